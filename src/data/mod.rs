@@ -1,0 +1,13 @@
+//! Data becomes integers once.
+//!
+//! [`Dictionary`] maps the distinct values of one column to codes `0..m-1` in order of first
+//! appearance (or in hierarchy-file order when seeded from one). [`EncodedTable`] is the in-memory
+//! representation the Flash engine works on: quasi-identifiers as one flat row-major `u32` array
+//! of leaf codes, each quasi-identifier with its [`Hierarchy`], and sensitive attributes as code
+//! columns. Nothing after loading sees strings.
+
+mod dictionary;
+mod table;
+
+pub use dictionary::Dictionary;
+pub use table::{EncodedTable, SensitiveColumn};

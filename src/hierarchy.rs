@@ -1,0 +1,164 @@
+//! Generalization hierarchies, encoded as integers.
+//!
+//! A [`Hierarchy`] is the ARX representation: a 2-D array `map[code][level]` of integer ids, where
+//! `code` is the dictionary code of an original (level-0) value, `0..leaves()`, and the result is
+//! the id of its generalization *at that level*. Ids are per level: level `l` has
+//! `labels[l].len()` distinct values with ids `0..`, and level 0's ids are the codes themselves.
+//! Per-level ids keep metrics simple (a count or a domain share per id and level).
+//!
+//! Both sources of hierarchies end up here:
+//! - ARX hierarchy files (`value;level1;level2;...`, see `config::hierarchy_file`): the domain is
+//!   the file's rows, in file order, whether or not the data contains them.
+//! - UT Dallas VGHs (interval trees in the XML, see `config::utd_xml`): the domain is the distinct
+//!   raw values of the data, labelled as the toolbox prints them (`[73.0]`), each mapped to the
+//!   first breadth-first leaf interval containing it, then up the tree.
+//!
+//! Nothing after loading looks at labels except the output writers.
+
+/// An encoded generalization hierarchy for one attribute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hierarchy {
+    /// Attribute name (header name, or `att<index>`).
+    pub name: String,
+    /// Number of levels, including level 0 (the original values). At least 1.
+    levels: usize,
+    /// `labels[level][id]`: the printed form of each distinct value at each level.
+    labels: Vec<Vec<String>>,
+    /// Row-major `leaves() x levels`: `map[code * levels + level]` = id at `level`.
+    map: Vec<u32>,
+}
+
+impl Hierarchy {
+    /// Builds a hierarchy from per-leaf label paths: `rows[code][level]` is the label of leaf `code`
+    /// at `level` (level 0 = the original value). All rows must have the same length >= 1.
+    /// Ids at each level are assigned in order of first appearance.
+    pub fn from_label_rows(name: impl Into<String>, rows: &[Vec<String>]) -> Hierarchy {
+        let levels = rows.first().map_or(1, |r| r.len()).max(1);
+        let mut labels: Vec<Vec<String>> = vec![Vec::new(); levels];
+        let mut index: Vec<rustc_hash::FxHashMap<String, u32>> = vec![Default::default(); levels];
+        let mut map = Vec::with_capacity(rows.len() * levels);
+        for row in rows {
+            debug_assert_eq!(row.len(), levels);
+            for (level, label) in row.iter().enumerate() {
+                let next = labels[level].len() as u32;
+                let id = *index[level].entry(label.clone()).or_insert_with(|| {
+                    labels[level].push(label.clone());
+                    next
+                });
+                map.push(id);
+            }
+        }
+        Hierarchy {
+            name: name.into(),
+            levels,
+            labels,
+            map,
+        }
+    }
+
+    /// Number of levels (height + 1 in ARX's terms: a file with c columns has c levels).
+    pub fn levels(&self) -> usize {
+        self.levels
+    }
+
+    /// Highest level index (`levels() - 1`).
+    pub fn max_level(&self) -> usize {
+        self.levels - 1
+    }
+
+    /// Number of original values (leaf codes).
+    pub fn leaves(&self) -> usize {
+        self.labels[0].len()
+    }
+
+    /// Number of distinct values at `level`.
+    pub fn width(&self, level: usize) -> usize {
+        self.labels[level].len()
+    }
+
+    /// Id of leaf `code` generalized to `level`.
+    #[inline]
+    pub fn get(&self, code: u32, level: usize) -> u32 {
+        self.map[code as usize * self.levels + level]
+    }
+
+    /// The generalization path of one leaf: ids at levels `0..levels()`.
+    #[inline]
+    pub fn row(&self, code: u32) -> &[u32] {
+        let s = code as usize * self.levels;
+        &self.map[s..s + self.levels]
+    }
+
+    /// Printed label of id `id` at `level`.
+    pub fn label(&self, level: usize, id: u32) -> &str {
+        &self.labels[level][id as usize]
+    }
+
+    /// All labels at `level`, indexed by id.
+    pub fn labels(&self, level: usize) -> &[String] {
+        &self.labels[level]
+    }
+
+    /// Code of an original value, if it is in the domain (linear; build a map for hot paths).
+    pub fn code_of(&self, value: &str) -> Option<u32> {
+        self.labels[0].iter().position(|v| v == value).map(|p| p as u32)
+    }
+
+    /// True if every group at level `l + 1` is a union of groups at level `l` (ARX's
+    /// monotonicity requirement): each id at level `l` has a single parent at `l + 1`.
+    /// Returns the first offending (level, label) otherwise.
+    pub fn check_monotonic(&self) -> std::result::Result<(), (usize, String)> {
+        for level in 0..self.levels.saturating_sub(1) {
+            let mut parent = vec![u32::MAX; self.width(level)];
+            for code in 0..self.leaves() as u32 {
+                let (a, b) = (self.get(code, level), self.get(code, level + 1));
+                let p = &mut parent[a as usize];
+                if *p == u32::MAX {
+                    *p = b;
+                } else if *p != b {
+                    return Err((level, self.label(level, a).to_string()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(v: &[&[&str]]) -> Vec<Vec<String>> {
+        v.iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn encodes_levels_with_per_level_ids() {
+        let h = Hierarchy::from_label_rows(
+            "age",
+            &rows(&[
+                &["34", "<50", "*"],
+                &["45", "<50", "*"],
+                &["66", ">=50", "*"],
+            ]),
+        );
+        assert_eq!(h.levels(), 3);
+        assert_eq!(h.leaves(), 3);
+        assert_eq!(h.width(1), 2);
+        assert_eq!(h.get(2, 1), 1);
+        assert_eq!(h.label(1, h.get(1, 1)), "<50");
+        assert_eq!(h.get(0, 2), h.get(2, 2));
+        assert!(h.check_monotonic().is_ok());
+    }
+
+    #[test]
+    fn detects_non_monotonic() {
+        let h = Hierarchy::from_label_rows(
+            "x",
+            &rows(&[&["a", "g", "1"], &["b", "g", "2"]]),
+        );
+        assert_eq!(h.check_monotonic(), Err((1, "g".to_string())));
+    }
+}

@@ -1,0 +1,267 @@
+//! The validated plan of a run.
+//!
+//! Flags (`cli`) and the XML config (`config::utd_xml`) are raw inputs; they are merged and
+//! validated into one [`Job`], which is all that loading, algorithms and writers ever see.
+//! Command-line values override the config's. Paths in a config are already resolved against the
+//! config file's folder when they arrive here.
+
+use std::path::PathBuf;
+
+use crate::hierarchy::Hierarchy;
+use crate::vgh::{CategoryMap, Vgh};
+
+/// Anonymization method (`-method`, case-insensitive on the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Method {
+    Datafly,
+    Mondrian,
+    IncognitoK,
+    IncognitoL,
+    IncognitoT,
+    Anatomy,
+    /// ARX's globally optimal Flash search, in memory.
+    Flash,
+    /// El Emam et al.'s Optimal Lattice Anonymization, on the same checker as Flash.
+    Ola,
+}
+
+impl Method {
+    /// Every accepted name, as printed in errors and `--help`.
+    pub const NAMES: &'static [&'static str] = &[
+        "Datafly",
+        "Mondrian",
+        "Incognito_K",
+        "Incognito_L",
+        "Incognito_T",
+        "Anatomy",
+        "Flash",
+        "OLA",
+    ];
+
+    /// Parses a method name case-insensitively.
+    pub fn parse(s: &str) -> Option<Method> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "datafly" => Method::Datafly,
+            "mondrian" => Method::Mondrian,
+            "incognito_k" => Method::IncognitoK,
+            "incognito_l" => Method::IncognitoL,
+            "incognito_t" => Method::IncognitoT,
+            "anatomy" => Method::Anatomy,
+            "flash" => Method::Flash,
+            "ola" => Method::Ola,
+            _ => return None,
+        })
+    }
+
+    /// The canonical name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Datafly => "Datafly",
+            Method::Mondrian => "Mondrian",
+            Method::IncognitoK => "Incognito_K",
+            Method::IncognitoL => "Incognito_L",
+            Method::IncognitoT => "Incognito_T",
+            Method::Anatomy => "Anatomy",
+            Method::Flash => "Flash",
+            Method::Ola => "OLA",
+        }
+    }
+
+    /// Full-domain methods need VGH leaves at equal depth.
+    pub fn is_full_domain(self) -> bool {
+        !matches!(self, Method::Mondrian | Method::Anatomy)
+    }
+}
+
+/// Output format (`-outputFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum OutputFormat {
+    GenVals,
+    GenValsDist,
+    Anatomy,
+}
+
+impl OutputFormat {
+    pub const NAMES: &'static [&'static str] = &["genVals", "genValsDist", "anatomy"];
+
+    /// Parses a format name case-insensitively.
+    pub fn parse(s: &str) -> Option<OutputFormat> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "genvals" => OutputFormat::GenVals,
+            "genvalsdist" => OutputFormat::GenValsDist,
+            "anatomy" => OutputFormat::Anatomy,
+            _ => return None,
+        })
+    }
+}
+
+/// Utility metric for lattice searches (`-metric`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum MetricKind {
+    DmStar,
+    Dm,
+    Height,
+    Precision,
+    Loss,
+    Entropy,
+    Aecs,
+}
+
+impl MetricKind {
+    pub const NAMES: &'static [&'static str] =
+        &["DMStar", "DM", "Height", "Precision", "Loss", "Entropy", "AECS"];
+
+    /// Parses a metric name case-insensitively.
+    pub fn parse(s: &str) -> Option<MetricKind> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "dmstar" | "dm*" => MetricKind::DmStar,
+            "dm" => MetricKind::Dm,
+            "height" => MetricKind::Height,
+            "precision" => MetricKind::Precision,
+            "loss" => MetricKind::Loss,
+            "entropy" => MetricKind::Entropy,
+            "aecs" => MetricKind::Aecs,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricKind::DmStar => "DMStar",
+            MetricKind::Dm => "DM",
+            MetricKind::Height => "Height",
+            MetricKind::Precision => "Precision",
+            MetricKind::Loss => "Loss",
+            MetricKind::Entropy => "Entropy",
+            MetricKind::Aecs => "AECS",
+        }
+    }
+}
+
+/// How many records may be suppressed.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub enum SuppressionLimit {
+    /// `-suppThreshold N`: an absolute number of tuples (the toolbox's meaning).
+    Tuples(u64),
+    /// `-suppression F`: a fraction of the records, 0 <= F < 1; budget floor(F * n) (ARX's meaning).
+    Fraction(f64),
+}
+
+impl SuppressionLimit {
+    /// The budget in records for a table of `n` records.
+    pub fn budget(self, n: u64) -> u64 {
+        match self {
+            SuppressionLimit::Tuples(t) => t,
+            SuppressionLimit::Fraction(f) => (f * n as f64).floor() as u64,
+        }
+    }
+}
+
+/// Ground distance of t-closeness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum TDistance {
+    Equal,
+    Hierarchical,
+    Ordered,
+}
+
+/// One privacy model of a `<privacy>` element (or derived from `-k`, `-l`, `-c`, `-t`).
+/// `attribute` is the position in [`Job::sensitive`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum PrivacyModel {
+    KAnonymity { k: u64 },
+    DistinctL { attribute: usize, l: f64 },
+    EntropyL { attribute: usize, l: f64 },
+    RecursiveCL { attribute: usize, c: f64, l: f64 },
+    TCloseness { attribute: usize, t: f64, distance: TDistance },
+    DeltaPresence { dmin: f64, dmax: f64, subset: SubsetSpec },
+}
+
+/// The research subset of delta-presence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum SubsetSpec {
+    /// A file with the subset's rows (same layout as the input).
+    File(PathBuf),
+    /// A 0/1 column of the input (its index).
+    Column(usize),
+}
+
+/// How a quasi-identifier's values generalize.
+#[derive(Debug, Clone)]
+pub enum Generalization {
+    /// A UT Dallas interval VGH, with a category map for categorical attributes.
+    Vgh(Vgh),
+    /// An ARX hierarchy file, already parsed and validated (the domain is its rows).
+    File { path: PathBuf, hierarchy: Hierarchy },
+}
+
+/// A quasi-identifier, in `<qid>` order.
+#[derive(Debug, Clone)]
+pub struct QuasiIdentifier {
+    /// 0-based column index in the input row.
+    pub index: usize,
+    /// Header name, or `att<index>` without a header.
+    pub name: String,
+    pub generalization: Generalization,
+}
+
+/// A sensitive attribute, in `<sens>` order.
+#[derive(Debug, Clone)]
+pub struct SensitiveAttribute {
+    pub index: usize,
+    pub name: String,
+    /// Category map (`<map>`): categorical; without one, values are numbers.
+    pub map: Option<CategoryMap>,
+    /// Hierarchy file, where a distance (hierarchical t-closeness) needs one.
+    pub hierarchy: Option<(PathBuf, Hierarchy)>,
+}
+
+/// Where the input comes from and how it is split.
+#[derive(Debug, Clone)]
+pub struct InputSpec {
+    pub path: PathBuf,
+    /// Field separator: one byte or a multi-character string such as `, `.
+    pub separator: String,
+    /// The first line is a header (extension `header='true'`).
+    pub header: bool,
+}
+
+/// Where the output goes.
+#[derive(Debug, Clone)]
+pub struct OutputSpec {
+    pub path: PathBuf,
+    pub format: OutputFormat,
+}
+
+/// The validated plan of one run.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub method: Method,
+    /// The config file the job came from, if any (recorded in the store's run table).
+    pub config_path: Option<PathBuf>,
+    /// The config file's text, recorded verbatim in the store.
+    pub config_text: Option<String>,
+    pub input: InputSpec,
+    pub output: Option<OutputSpec>,
+    /// Identifier columns: removed from genVals/genValsDist/ST output.
+    pub ids: Vec<usize>,
+    pub qids: Vec<QuasiIdentifier>,
+    pub sensitive: Vec<SensitiveAttribute>,
+    pub k: u64,
+    pub l: f64,
+    pub c: f64,
+    pub t: f64,
+    /// Suppression limit; `None` means the method's default (Datafly: k tuples; Flash: 0).
+    pub suppression: Option<SuppressionLimit>,
+    pub metric: MetricKind,
+    /// Privacy models for the lattice methods (from `<privacy>`, else k-anonymity with `k`).
+    pub privacy: Vec<PrivacyModel>,
+    /// Seed of Anatomy's random choices.
+    pub seed: u64,
+    /// Keep the SQLite working database here (default: a temporary file).
+    pub db: Option<PathBuf>,
+    /// Write a JSON report here.
+    pub report: Option<PathBuf>,
+    /// No progress bars.
+    pub quiet: bool,
+}

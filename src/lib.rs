@@ -1,0 +1,16 @@
+//! anonbox: an anonymizer for tabular personal data.
+//!
+//! Layout (see `README.md`): `cli` parses flags, `config` reads UT Dallas XML configs and ARX
+//! hierarchy files, both merge into a validated [`job::Job`]. `io` reads and writes delimited
+//! text; `store` is the SQLite backend (records larger than memory); `data` is the in-memory
+//! dictionary encoding. `lattice`, `check` and `algorithms` search over transformations only;
+//! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
+//! and the JSON report.
+
+pub mod data;
+pub mod error;
+pub mod hierarchy;
+pub mod job;
+pub mod vgh;
+
+pub use error::{Error, Result};

@@ -10,6 +10,7 @@
 pub mod data;
 pub mod error;
 pub mod hierarchy;
+pub mod javafmt;
 pub mod job;
 pub mod vgh;
 

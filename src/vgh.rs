@@ -40,3 +40,65 @@ pub struct Vgh {
     /// Present for categorical attributes.
     pub map: Option<CategoryMap>,
 }
+
+impl Interval {
+    /// Parses the toolbox's notation (see module docs). Errors: `Empty interval (...)!`-style text.
+    pub fn parse(_s: &str) -> Result<Interval, String> {
+        todo!("config helper")
+    }
+
+    /// True if the point `x` lies in the interval.
+    pub fn contains_point(&self, _x: f64) -> bool {
+        todo!("config helper")
+    }
+
+    /// True if `other` lies within `self` (the toolbox's `Interval.contains`).
+    pub fn contains(&self, _other: &Interval) -> bool {
+        todo!("config helper")
+    }
+}
+
+impl CategoryMap {
+    /// The integer of a (trimmed) category.
+    pub fn get(&self, _category: &str) -> Option<i64> {
+        todo!("config helper")
+    }
+}
+
+impl Vgh {
+    /// The point of a raw field: trimmed; a category's mapped integer, or the parsed number.
+    /// Errors name the problem (`unmapped category 'X'`, `'X' is not a number`).
+    pub fn point(&self, _raw: &str) -> Result<f64, String> {
+        todo!("config helper")
+    }
+
+    /// The labels of a point from level 0 to the root: level 0 is the raw point label
+    /// ([`point_label`]), level 1 the first breadth-first leaf containing it (skipped when that
+    /// leaf is a singleton, which then coincides with level 0), then its ancestors up to the
+    /// root. `None` if no leaf contains the point. With leaves at equal depth every path has
+    /// [`Vgh::levels`] labels.
+    pub fn path(&self, _x: f64) -> Option<Vec<String>> {
+        todo!("config helper")
+    }
+
+    /// Number of levels of the full-domain lattice including level 0 (the toolbox's
+    /// "levels" + 1): the repo's age VGH (leaves at depth 2) has 4, `<vgh value='[0:1]'/>` has 2.
+    pub fn levels(&self) -> usize {
+        todo!("config helper")
+    }
+
+    /// True if all leaves are at the same depth (required by full-domain methods).
+    pub fn leaves_at_equal_depth(&self) -> bool {
+        todo!("config helper")
+    }
+
+    /// The root's label: the suppression value.
+    pub fn root_label(&self) -> &str {
+        &self.root.label
+    }
+}
+
+/// The printed form of a raw point: `[` + Java `Double.toString(x)` + `]`, e.g. `[73.0]`.
+pub fn point_label(x: f64) -> String {
+    format!("[{}]", crate::javafmt::double_to_string(x))
+}

@@ -1,0 +1,3 @@
+//! The one integration-test binary. Each area has its own module; shared helpers in `common`.
+
+mod common;

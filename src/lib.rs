@@ -14,6 +14,7 @@ pub mod error;
 pub mod hierarchy;
 pub mod javafmt;
 pub mod job;
+pub mod privacy;
 pub mod run;
 pub mod vgh;
 

@@ -7,6 +7,7 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod algorithms;
 pub mod cli;
 pub mod config;
 pub mod data;

@@ -1,0 +1,5 @@
+//! Anonymization methods.
+
+pub mod anatomy;
+pub mod incognito;
+pub mod mondrian;

@@ -238,7 +238,7 @@ pub fn anatomize(
              records, more than 1/l with l = {l})"
         )));
     }
-    initial.sort_by(|a, b| b.1.cmp(&a.1)); // stable: ties keep ascending value
+    initial.sort_by_key(|e| std::cmp::Reverse(e.1)); // stable: ties keep ascending value
     let mut order = BucketOrder::new(&initial);
     let mut rand = JavaRandom::new(seed);
     let mut taken = Vec::with_capacity(l);

@@ -225,9 +225,10 @@ impl Criteria {
                 }
             }
         }
-        c.needs_sensitive =
-            !(c.entropy_l.is_empty() && c.recursive.is_empty() && c.distinct_l.is_empty())
-                || !c.t.is_empty();
+        c.needs_sensitive = !(c.entropy_l.is_empty()
+            && c.recursive.is_empty()
+            && c.distinct_l.is_empty()
+            && c.t.is_empty());
         if c.needs_sensitive && table.is_none() {
             return Err(Error::Invalid(
                 "Incognito: l-diversity and t-closeness need a sensitive attribute".into(),

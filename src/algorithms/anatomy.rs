@@ -540,7 +540,7 @@ mod tests {
         let counts = [5u64, 3, 5, 1, 2, 4, 4, 1];
         let l = 3;
         let mut naive: Vec<(usize, u64)> = counts.iter().copied().enumerate().collect();
-        naive.sort_by(|a, b| b.1.cmp(&a.1));
+        naive.sort_by_key(|e| std::cmp::Reverse(e.1));
         let mut order = BucketOrder::new(&naive);
         let mut taken = Vec::new();
         loop {
@@ -554,7 +554,7 @@ mod tests {
             for e in &mut naive[..l] {
                 e.1 -= 1;
             }
-            naive.sort_by(|a, b| b.1.cmp(&a.1));
+            naive.sort_by_key(|e| std::cmp::Reverse(e.1));
             order.put_back_decremented(&taken);
         }
     }

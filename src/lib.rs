@@ -7,6 +7,7 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod audit;
 pub mod data;
 pub mod error;
 pub mod hierarchy;

@@ -8,6 +8,8 @@
 //! and the JSON report.
 
 pub mod audit;
+pub mod cli;
+pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;

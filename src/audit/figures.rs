@@ -17,13 +17,14 @@ use rustc_hash::FxHashMap;
 
 use crate::hierarchy::Hierarchy;
 use crate::job::TDistance;
+use crate::privacy::distribution::{Distribution, DistributionBuf};
 use crate::privacy::ldiversity::{
     distinct_l, entropy_l, is_distinct_l_diverse, is_entropy_l_diverse, is_recursive_cl_diverse,
     recursive_l,
 };
 use crate::privacy::properties::EXACT_TOLERANCE;
 use crate::privacy::tcloseness::{EqualDistance, HierarchicalDistance, OrderedDistance};
-use crate::privacy::{delta, Distribution, Flavor};
+use crate::privacy::{delta, Flavor};
 
 /// Records grouped into equivalence classes by their encoded quasi-identifier key.
 #[derive(Debug, Default)]
@@ -34,11 +35,11 @@ pub struct Classes {
     keys: Vec<Box<[u32]>>,
     sizes: Vec<u64>,
     /// Per class, when a sensitive attribute is audited.
-    distributions: Vec<Distribution>,
+    distributions: Vec<DistributionBuf>,
     /// Per class: records of the research subset.
     subset: Vec<u64>,
     /// Every record's sensitive value, suppressed ones included.
-    table: Distribution,
+    table: DistributionBuf,
     suppressed: u64,
 }
 
@@ -60,7 +61,7 @@ impl Classes {
         self.keys.push(key.into());
         self.index.insert(key.into(), c as u32);
         self.sizes.push(0);
-        self.distributions.push(Distribution::new());
+        self.distributions.push(DistributionBuf::new());
         self.subset.push(0);
         c
     }
@@ -329,43 +330,43 @@ pub fn checks(
     }
     if let Some(l) = th.l {
         check(format!("distinct {l}-diversity"), &mut |c| {
-            is_distinct_l_diverse(&dists[c], l)
+            is_distinct_l_diverse(dists[c].view(), l)
         });
         if let Some(cc) = th.c {
             check(format!("recursive ({cc},{l})-diversity"), &mut |c| {
-                is_recursive_cl_diverse(&dists[c], cc, l, Flavor::Exact, &mut scratch)
+                is_recursive_cl_diverse(dists[c].view(), cc, l, Flavor::Exact, &mut scratch)
             });
         }
     }
     if let Some(l) = th.entropy_l {
         check(format!("entropy {l}-diversity"), &mut |c| {
-            is_entropy_l_diverse(&dists[c], l, Flavor::Exact)
+            is_entropy_l_diverse(dists[c].view(), l, Flavor::Exact)
         });
     }
     if let Some((t, distance)) = th.t {
         match distance {
             TDistance::Equal => {
-                let e = EqualDistance::new(&classes.table);
+                let e = EqualDistance::new(classes.table.view());
                 check(format!("{t}-closeness (equal distance)"), &mut |c| {
-                    e.is_close(&dists[c], t, Flavor::Exact)
+                    e.is_close(dists[c].view(), t, Flavor::Exact)
                 });
             }
             TDistance::Ordered => {
                 let values = p
                     .numeric
                     .ok_or("the ordered distance needs a numeric attribute")?;
-                let o = OrderedDistance::new(&classes.table, values);
+                let o = OrderedDistance::new(classes.table.view(), values);
                 check(format!("{t}-closeness (ordered distance)"), &mut |c| {
-                    o.is_close(&dists[c], t, Flavor::Exact)
+                    o.is_close(dists[c].view(), t, Flavor::Exact)
                 });
             }
             TDistance::Hierarchical => {
                 let h = p
                     .hierarchy
                     .ok_or("the hierarchical distance needs a hierarchy")?;
-                let hd = HierarchicalDistance::new(&classes.table, h)?;
+                let hd = HierarchicalDistance::new(classes.table.view(), h)?;
                 check(format!("{t}-closeness (hierarchical distance)"), &mut |c| {
-                    hd.is_close(&dists[c], t, Flavor::Exact)
+                    hd.is_close(dists[c].view(), t, Flavor::Exact)
                 });
             }
         }
@@ -412,24 +413,29 @@ fn sensitive_figures(
 ) -> std::result::Result<SensitiveFigures, String> {
     let dists = &classes.distributions;
     let mut scratch = Vec::new();
-    let min_usize =
-        |f: &mut dyn FnMut(&Distribution) -> usize| dists.iter().map(f).min().unwrap_or(0);
+    let min_usize = |f: &mut dyn FnMut(Distribution) -> usize| {
+        dists.iter().map(|d| f(d.view())).min().unwrap_or(0)
+    };
     let distinct = min_usize(&mut |d| distinct_l(d));
-    let entropy = dists.iter().map(entropy_l).fold(f64::INFINITY, f64::min);
+    let entropy = dists
+        .iter()
+        .map(|d| entropy_l(d.view()))
+        .fold(f64::INFINITY, f64::min);
     let recursive = p.c.map(|c| RecursiveFigure {
         c,
         l: min_usize(&mut |d| recursive_l(d, c, &mut scratch)),
     });
-    let max_of = |f: &dyn Fn(&Distribution) -> f64| dists.iter().map(f).fold(0.0, f64::max);
-    let equal = EqualDistance::new(&classes.table);
+    let max_of =
+        |f: &dyn Fn(Distribution) -> f64| dists.iter().map(|d| f(d.view())).fold(0.0, f64::max);
+    let equal = EqualDistance::new(classes.table.view());
     let t_equal = max_of(&|d| equal.distance(d));
     let t_ordered = p.numeric.map(|values| {
-        let o = OrderedDistance::new(&classes.table, values);
+        let o = OrderedDistance::new(classes.table.view(), values);
         max_of(&|d| o.distance(d))
     });
     let t_hierarchical = match p.hierarchy {
         Some(h) => {
-            let hd = HierarchicalDistance::new(&classes.table, h)?;
+            let hd = HierarchicalDistance::new(classes.table.view(), h)?;
             Some(max_of(&|d| hd.distance(d)))
         }
         None => None,

@@ -9,7 +9,9 @@
 //!
 //! Defaults (neither flag nor config): method Mondrian (the toolbox's fallback), k 10, l 10,
 //! c 0.2, t 0.2, separator `,`, format genVals, metric Loss (ARX's default), seed 3345 (the
-//! toolbox's `Random` seed), suppression: the method's own default.
+//! toolbox's `Random` seed), suppression: the method's own default. The separator is literal
+//! (it may have several characters, like `, `); the two characters `\t` mean a tab, as they did
+//! in the toolbox's regex split.
 //!
 //! Privacy models: a `<privacy>` element gives them explicitly (a `-k`, `-l`, `-c` or `-t` flag
 //! replaces the matching parameter in them); without one they follow from the method: k-anonymity
@@ -340,6 +342,12 @@ impl<'a> Builder<'a> {
             (None, Some(s)) => s,
             (None, None) => ",".to_string(),
         };
+        // `\t` as typed on a shell: the toolbox split with a Java regex, where it means a tab.
+        let separator = if separator == "\\t" {
+            "\t".to_string()
+        } else {
+            separator
+        };
         Ok(InputSpec {
             path,
             separator,
@@ -403,6 +411,12 @@ impl<'a> Builder<'a> {
             let real = std::fs::canonicalize(parent)
                 .ok()
                 .and_then(|p| file.file_name().map(|n| p.join(n)));
+            if file.exists() {
+                self.warnings.push(format!(
+                    "WARNING: Output file will be overwritten ({})",
+                    file.display()
+                ));
+            }
             if real.is_some() && real == input_real {
                 return Err(self.source_err(
                     src,

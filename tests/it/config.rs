@@ -272,6 +272,17 @@ fn anatomy_forces_its_format_with_the_toolbox_warning() {
     )
     .unwrap();
     assert!(warnings.is_empty());
+    // Like the toolbox, existing output files are announced (anatomy: both of them).
+    w.write("out_QIT.csv", "");
+    w.write("out_ST.csv", "");
+    let (_, warnings) = build(&w, &small_config("method='anatomy' l='2'", &body), &[]).unwrap();
+    assert_eq!(warnings.len(), 3);
+    assert!(
+        warnings[1].starts_with("WARNING: Output file will be overwritten (")
+            && warnings[1].ends_with("out_QIT.csv)"),
+        "{warnings:?}"
+    );
+    assert!(warnings[2].ends_with("out_ST.csv)"), "{warnings:?}");
 }
 
 #[test]
@@ -510,6 +521,22 @@ fn multi_character_separator_counts_fields() {
         e.contains("index 3 is beyond the row width") && e.contains("has 3 fields (separator ', '"),
         "{e}"
     );
+}
+
+#[test]
+fn backslash_t_means_tab() {
+    let w = Workdir::new();
+    w.write("in.csv", "34\tMale\n45\tFemale\n");
+    let cfg = small_config("", "<qid><att index='1'><vgh value='[0:100]'/></att></qid>");
+    let (job, _) = build(&w, &cfg, &["-separator", "\\t"]).unwrap();
+    assert_eq!(job.input.separator, "\t");
+    let e = build_err(&w, &cfg, &["-separator", "t"]);
+    assert!(e.contains("index 1 is beyond the row width"), "{e}");
+    let tab = cfg.replace(
+        "<input filename='in.csv'/>",
+        "<input filename='in.csv' separator='&#09;'/>",
+    );
+    assert_eq!(build(&w, &tab, &[]).unwrap().0.input.separator, "\t");
 }
 
 #[test]

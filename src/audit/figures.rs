@@ -108,6 +108,11 @@ impl Classes {
         self.keys.is_empty()
     }
 
+    /// The sensitive codes present in the file (suppressed records included), ascending.
+    pub fn table_codes(&self) -> &[u32] {
+        self.table.view().codes
+    }
+
     /// The key of class `c`.
     pub fn key(&self, c: usize) -> &[u32] {
         &self.keys[c]

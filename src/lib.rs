@@ -7,12 +7,17 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod algorithms;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
+pub mod io;
 pub mod javafmt;
+pub mod progress;
 pub mod job;
+pub mod output;
 pub mod run;
+pub mod store;
 pub mod vgh;
 
 pub use error::{Error, Result};

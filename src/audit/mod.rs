@@ -1,0 +1,2 @@
+//! `anonbox audit`: the privacy figures of a delimited file as it stands.
+pub mod figures;

@@ -81,7 +81,11 @@ impl Progress {
 
     /// A spinner with a message (phases without a known length).
     pub fn spinner(&self, phase: &str) -> Bar {
-        self.make(Kind::Spinner, None, &format!("{phase:>6} {{spinner}} {{msg}} ({{elapsed}})"))
+        self.make(
+            Kind::Spinner,
+            None,
+            &format!("{phase:>6} {{spinner}} {{msg}} ({{elapsed}})"),
+        )
     }
 }
 

@@ -40,13 +40,7 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
     let progress = Progress::new(job.quiet);
     let (report, store) = match job.method {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
-            algorithms::datafly::run(
-                store,
-                job,
-                &loaded.encoding,
-                loaded.summary.records(),
-                p,
-            )
+            algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
         // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
         // (Flash, OLA) through a runner over `data::load::load_table`.
@@ -134,7 +128,10 @@ pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
     let s = summary.stats;
     let input = job.input.path.display();
     if s.blank_lines > 0 {
-        eprintln!("anonbox: warning: {input}: skipped {} blank lines", s.blank_lines);
+        eprintln!(
+            "anonbox: warning: {input}: skipped {} blank lines",
+            s.blank_lines
+        );
     }
     if s.rows_skipped > 0 {
         eprintln!(

@@ -61,7 +61,11 @@ pub fn run(
     let g: Vec<String> = (0..nq).map(|i| format!("G{i}")).collect();
     let gs = g.join(", ");
     let atts = cols.join(", ");
-    let max: Vec<usize> = encoding.qids.iter().map(|e| e.hierarchy.max_level()).collect();
+    let max: Vec<usize> = encoding
+        .qids
+        .iter()
+        .map(|e| e.hierarchy.max_level())
+        .collect();
 
     let bar = progress.spinner("search");
     bar.set_message("Datafly");
@@ -175,7 +179,11 @@ pub fn run(
         [k as i64],
     )?;
     if suppressed > 0 {
-        let root: Vec<&str> = encoding.qids.iter().map(|e| e.suppressed.as_str()).collect();
+        let root: Vec<&str> = encoding
+            .qids
+            .iter()
+            .map(|e| e.suppressed.as_str())
+            .collect();
         store.insert_class(suppression_id, &root, suppressed as u64, true)?;
     }
     store.exec("DROP TABLE temp.DataflyClass; DROP TABLE temp.DataflyTuple;")?;

@@ -190,7 +190,10 @@ impl<'a> RowEncoder<'a> {
     /// Checks that every attribute's column exists in rows of `width` fields.
     pub fn check_width(&self, width: usize, line: u64) -> Result<()> {
         let ids = self.job.ids.iter().map(|&i| (i, "identifier".to_string()));
-        let attrs = self.columns.iter().map(|c| (c.index, format!("'{}'", c.name)));
+        let attrs = self
+            .columns
+            .iter()
+            .map(|c| (c.index, format!("'{}'", c.name)));
         for (index, what) in attrs.chain(ids) {
             if index >= width {
                 return Err(Error::at(
@@ -210,9 +213,9 @@ impl<'a> RowEncoder<'a> {
     pub fn encode(&mut self, rec: &ByteRecord, line: u64, out: &mut [u32]) -> Result<()> {
         for (c, slot) in self.columns.iter_mut().zip(out.iter_mut()) {
             let raw = io::trim(&rec[c.index]);
-            *slot = c.encode(raw).map_err(|msg| {
-                Error::at(&self.path, line, Some(c.name.to_string()), msg)
-            })?;
+            *slot = c
+                .encode(raw)
+                .map_err(|msg| Error::at(&self.path, line, Some(c.name.to_string()), msg))?;
         }
         Ok(())
     }
@@ -315,9 +318,7 @@ impl ColumnEncoder<'_> {
                 let v = utf8(raw)?;
                 let x = crate::javafmt::parse_double(v)
                     .ok_or_else(|| format!("'{v}' is not a number"))?;
-                let (code, new) = self
-                    .dictionary
-                    .intern(&crate::javafmt::double_to_string(x));
+                let (code, new) = self.dictionary.intern(&crate::javafmt::double_to_string(x));
                 if new {
                     values.push(x);
                 }
@@ -415,5 +416,9 @@ pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encod
             hierarchy: s.hierarchy.clone(),
         })
         .collect();
-    Ok((EncodedTable::new(qi, hierarchies, sensitive), encoding, summary))
+    Ok((
+        EncodedTable::new(qi, hierarchies, sensitive),
+        encoding,
+        summary,
+    ))
 }

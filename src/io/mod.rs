@@ -75,11 +75,7 @@ impl Format {
     /// Opens `path` for reading (and reads its header, if the format has one).
     pub fn open(&self, path: &Path) -> Result<DelimitedReader<BufReader<File>>> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        DelimitedReader::new(
-            self,
-            path,
-            BufReader::with_capacity(READ_BUFFER, file),
-        )
+        DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, file))
     }
 
     /// A reader over any buffered source; `path` names it in error messages.
@@ -97,7 +93,10 @@ impl Format {
 #[inline]
 pub fn trim(field: &[u8]) -> &[u8] {
     let start = field.iter().position(|&b| b > b' ').unwrap_or(field.len());
-    let end = field.iter().rposition(|&b| b > b' ').map_or(start, |p| p + 1);
+    let end = field
+        .iter()
+        .rposition(|&b| b > b' ')
+        .map_or(start, |p| p + 1);
     &field[start..end]
 }
 

@@ -465,7 +465,9 @@ mod tests {
             }
         );
 
-        let mut r = format.reader(Path::new("t.csv"), &b"a;b\n1;2;3\n"[..]).unwrap();
+        let mut r = format
+            .reader(Path::new("t.csv"), &b"a;b\n1;2;3\n"[..])
+            .unwrap();
         let err = r.next_row(&mut rec).unwrap_err().to_string();
         assert_eq!(err, "t.csv:2: expected 2 fields, found 3");
     }

@@ -17,7 +17,8 @@ pub fn needs_quotes(field: &[u8], sep: &[u8]) -> bool {
         let s = sep[0];
         field.iter().any(|&b| b == s || b == b'\n' || b == b'\r')
     } else {
-        field.iter().any(|&b| b == b'\n' || b == b'\r') || field.windows(sep.len()).any(|w| w == sep)
+        field.iter().any(|&b| b == b'\n' || b == b'\r')
+            || field.windows(sep.len()).any(|w| w == sep)
     }
 }
 
@@ -121,9 +122,7 @@ impl AtomicFile {
             // As an ordinary new file: the umask decides.
             builder.permissions(std::fs::Permissions::from_mode(0o666));
         }
-        let temp = builder
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(target, e))?;
+        let temp = builder.tempfile_in(dir).map_err(|e| Error::io(target, e))?;
         Ok(AtomicFile {
             target: target.to_path_buf(),
             out: BufWriter::with_capacity(1 << 20, temp),

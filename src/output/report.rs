@@ -80,12 +80,17 @@ impl Report {
             suppressed_records: outcome.suppressed_records,
             equivalence_classes: outcome.equivalence_classes,
             transformations_checked: outcome.transformations_checked,
-            elapsed_seconds: elapsed,
+            elapsed_seconds: Elapsed {
+                load: micros(elapsed.load),
+                search: micros(elapsed.search),
+                write: micros(elapsed.write),
+                total: micros(elapsed.total),
+            },
             extra: outcome.extra.clone(),
         }
     }
 
-    /// The report as pretty JSON.
+    /// The report as pretty JSON (keys in declaration order, `extra` last).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a report serializes")
     }
@@ -99,4 +104,9 @@ impl Report {
             other => other,
         })
     }
+}
+
+/// Seconds rounded to microseconds (no float noise in the report).
+fn micros(s: f64) -> f64 {
+    (s * 1e6).round() / 1e6
 }

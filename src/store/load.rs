@@ -119,7 +119,9 @@ impl Store {
                 .ctx(&path)?;
             let mut dict = self
                 .conn
-                .prepare_cached("INSERT INTO Dictionary (AttributeID, Code, Value) VALUES (?1, ?2, ?3)")
+                .prepare_cached(
+                    "INSERT INTO Dictionary (AttributeID, Code, Value) VALUES (?1, ?2, ?3)",
+                )
                 .ctx(&path)?;
             for (id, (q, e)) in job.qids.iter().zip(&enc.qids).enumerate() {
                 let (source, file) = match &q.generalization {
@@ -141,7 +143,8 @@ impl Store {
                 ])
                 .ctx(&path)?;
                 for (code, v) in e.dictionary.values().iter().enumerate() {
-                    dict.execute(params![id as i64, code as i64, v]).ctx(&path)?;
+                    dict.execute(params![id as i64, code as i64, v])
+                        .ctx(&path)?;
                 }
                 self.write_hierarchy(id, &e.hierarchy)?;
             }
@@ -166,7 +169,8 @@ impl Store {
                 ])
                 .ctx(&path)?;
                 for (code, v) in e.dictionary.values().iter().enumerate() {
-                    dict.execute(params![id as i64, code as i64, v]).ctx(&path)?;
+                    dict.execute(params![id as i64, code as i64, v])
+                        .ctx(&path)?;
                 }
                 if let Some(h) = &e.hierarchy {
                     self.write_hierarchy(id, h)?;

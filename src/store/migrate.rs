@@ -91,8 +91,14 @@ mod tests {
     #[test]
     fn refuses_a_newer_database() {
         let mut conn = Connection::open_in_memory().unwrap();
-        conn.pragma_update(None, "user_version", latest() + 1).unwrap();
-        let err = migrate(&mut conn, Path::new("kept.db")).unwrap_err().to_string();
-        assert!(err.contains("kept.db was written by a newer anonbox"), "{err}");
+        conn.pragma_update(None, "user_version", latest() + 1)
+            .unwrap();
+        let err = migrate(&mut conn, Path::new("kept.db"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("kept.db was written by a newer anonbox"),
+            "{err}"
+        );
     }
 }

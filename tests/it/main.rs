@@ -3,3 +3,6 @@
 mod cli;
 mod common;
 mod config;
+mod datafly;
+mod kcheck;
+mod pipeline;

@@ -4,3 +4,6 @@ mod audit;
 mod cli;
 mod common;
 mod config;
+mod datafly;
+mod kcheck;
+mod pipeline;

@@ -8,15 +8,20 @@
 //! and the JSON report.
 
 pub mod algorithms;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
+pub mod io;
 pub mod javafmt;
 pub mod job;
+pub mod output;
 pub mod privacy;
+pub mod progress;
 pub mod run;
+pub mod store;
 pub mod vgh;
 
 pub use error::{Error, Result};

@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::algorithms::tuples::Backend;
 use crate::algorithms::{self, Outcome};
 use crate::data::load::LoadSummary;
 use crate::job::{Job, Method, OutputFormat};
@@ -42,15 +43,36 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
-        // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
-        // (Flash, OLA) through a runner over `data::load::load_table`.
-        m @ (Method::Mondrian
-        | Method::IncognitoK
-        | Method::IncognitoL
-        | Method::IncognitoT
-        | Method::Anatomy
-        | Method::Flash
-        | Method::Ola) => {
+        Method::Mondrian => run_on_store(job, &progress, started, |store, loaded, p| {
+            algorithms::mondrian::run(store, job, &loaded.encoding, p, Backend::Auto)
+        })?,
+        Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {
+            run_on_store(job, &progress, started, |store, loaded, p| {
+                algorithms::incognito::run(
+                    store,
+                    job,
+                    &loaded.encoding,
+                    loaded.summary.records(),
+                    p,
+                    Backend::Auto,
+                    &mut say,
+                )
+            })?
+        }
+        Method::Anatomy => run_on_store(job, &progress, started, |store, loaded, p| {
+            algorithms::anatomy::run(
+                store,
+                job,
+                &loaded.encoding,
+                loaded.summary.records(),
+                p,
+                Backend::Auto,
+                &mut say,
+            )
+        })?,
+        // In-memory methods (Flash, OLA) plug in here through a runner over
+        // `data::load::load_table`.
+        m @ (Method::Flash | Method::Ola) => {
             return Err(Error::Invalid(format!(
                 "method {} not implemented yet",
                 m.name()
@@ -69,7 +91,6 @@ pub fn run_on_store(
     started: Instant,
     method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
 ) -> Result<(Report, Option<Store>)> {
-    check_output_format(job)?;
     let mut store = Store::open(job.db.as_deref())?;
     store.record_run(job)?;
     let loaded = store.load(job, progress)?;
@@ -79,7 +100,7 @@ pub fn run_on_store(
     let outcome = method(&store, &loaded, progress)?;
     let t_search = started.elapsed().as_secs_f64();
 
-    write_output(job, loaded.summary.records(), &mut store.labels(), progress)?;
+    write_store_output(job, &store, &loaded, progress)?;
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -112,15 +133,46 @@ pub fn write_output(
     }
 }
 
-/// Fails early on output formats no writer handles yet (before the load).
-fn check_output_format(job: &Job) -> Result<()> {
-    match job.output.as_ref().map(|o| o.format) {
-        None | Some(OutputFormat::GenVals) => Ok(()),
-        Some(f) => Err(Error::Invalid(format!(
-            "output format {} not implemented yet",
-            output::format_name(f)
-        ))),
+/// Writes the job's output, if any, from a store whose records are assigned to classes: every
+/// format (genValsDist's statistics and anatomy's raw values come from the store's tuples and
+/// records).
+pub fn write_store_output(
+    job: &Job,
+    store: &Store,
+    loaded: &Loaded,
+    progress: &Progress,
+) -> Result<()> {
+    let Some(out) = &job.output else {
+        return Ok(());
+    };
+    let records = loaded.summary.records();
+    match out.format {
+        OutputFormat::GenVals => {
+            genvals::write(job, &out.path, records, &mut store.labels(), progress)
+        }
+        OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
+            job,
+            store,
+            &loaded.encoding,
+            &out.path,
+            records,
+            progress,
+        ),
+        OutputFormat::Anatomy => output::anatomy::write_from_store(
+            job,
+            store,
+            &loaded.encoding,
+            &out.path,
+            records,
+            progress,
+        ),
     }
+}
+
+/// Prints one of the toolbox's console lines on stdout (a closed stdout is not an error).
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 /// Warns (stderr) about skipped rows and blank lines.

@@ -32,7 +32,17 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::tuples::{finish_transaction, Backend};
+use crate::data::load::Encoding;
+use crate::job::Job;
+use crate::progress::Progress;
+use crate::store::{SqlContext, Store};
 use crate::{Error, Result};
+
+/// Records up to which Anatomy keeps its buckets in memory (about 16 bytes per record); beyond,
+/// the picks go through SQL and only an order-statistic tree (4 bytes per record) stays in
+/// memory.
+pub const MEMORY_RECORDS: u64 = 4_000_000;
 
 /// The toolbox's default seed of Anatomy's `java.util.Random`.
 pub const TOOLBOX_SEED: u64 = 3345;
@@ -131,7 +141,7 @@ pub trait Source {
 
 /// What a run of Anatomy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Grouping {
     /// The l used (after [`integer_l`]).
     pub l: usize,
     /// Groups created (their ids are `1..=groups`).
@@ -209,7 +219,7 @@ pub fn anatomize(
     seed: u64,
     source: &mut impl Source,
     say: &mut dyn FnMut(&str),
-) -> Result<Outcome> {
+) -> Result<Grouping> {
     let l = integer_l(l_param);
     if l_param.fract() != 0.0 {
         say(&format!("Converting rational l value to integer: {l}"));
@@ -270,7 +280,7 @@ pub fn anatomize(
         let group = list.remove(i);
         source.assign(record, group)?;
     }
-    Ok(Outcome {
+    Ok(Grouping {
         l,
         groups,
         residue: remaining.len() as u64,
@@ -317,6 +327,22 @@ impl OrderStatistic {
             1 << (usize::BITS - 1 - len.leading_zeros())
         };
         OrderStatistic { tree, top }
+    }
+
+    /// Number of positions still present.
+    pub fn len(&self) -> usize {
+        let mut n = 0usize;
+        let mut i = self.tree.len() - 1;
+        while i > 0 {
+            n += self.tree[i] as usize;
+            i &= i - 1;
+        }
+        n
+    }
+
+    /// True if no position is present.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Removes and returns the position of the `k`-th (0-based) present position.
@@ -418,6 +444,280 @@ impl Source for MemorySource {
 
     fn assign(&mut self, record: u64, group: u32) -> Result<()> {
         self.group[record as usize - 1] = group;
+        Ok(())
+    }
+}
+
+/// Runs Anatomy on a loaded store: every record's group goes to
+/// `AnonRecordTable.EquivalenceID`, one `EquivalenceTable` row per group (no generalization:
+/// its labels are empty, the QIT file publishes the exact values). Console lines go to `say`.
+pub fn run(
+    store: &Store,
+    job: &Job,
+    encoding: &Encoding,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+    say: &mut dyn FnMut(&str),
+) -> Result<super::Outcome> {
+    if job.sensitive.len() != 1 {
+        return Err(Error::Invalid(
+            "Anatomy: Set 1 (and only 1) sensitive attribute!!".into(),
+        ));
+    }
+    let s = &job.sensitive[0];
+    let enc = &encoding.sensitive[0];
+    let col = store.layout().sensitive[0].clone();
+    // Buckets in ascending sensitive value (the tie order): the mapped integer of a category,
+    // the number, or the hierarchy file's order.
+    let codes = enc.dictionary.len();
+    let key = |code: usize| -> f64 {
+        match (&s.map, &enc.numeric) {
+            (Some(map), _) => map.get(enc.dictionary.value(code as u32)).unwrap_or(0) as f64,
+            (None, Some(values)) => values[code],
+            (None, None) => code as f64,
+        }
+    };
+    let mut order: Vec<usize> = (0..codes).collect();
+    order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+    let mut bucket_of = vec![0u32; codes];
+    for (b, &code) in order.iter().enumerate() {
+        bucket_of[code] = b as u32;
+    }
+
+    let bar = progress.spinner("search");
+    bar.set_message("Anatomy");
+    let db = store.path();
+    let in_memory = match backend {
+        Backend::Auto => records <= MEMORY_RECORDS,
+        Backend::Memory => true,
+        Backend::Sql => false,
+    };
+    let outcome = if in_memory {
+        let mut buckets = Vec::with_capacity(records as usize);
+        {
+            let mut stmt = store
+                .conn()
+                .prepare(&format!(
+                    "SELECT {col} FROM AnonRecordTable ORDER BY RecordID"
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                buckets.push(bucket_of[r.get::<_, i64>(0).ctx(db)? as usize]);
+            }
+        }
+        let mut src = MemorySource::new(&buckets, codes);
+        let outcome = anatomize(&src.counts(), job.l, job.seed, &mut src, say)?;
+        let groups = src.into_groups();
+        store.exec("BEGIN")?;
+        let result = (|| {
+            let mut stmt = store
+                .conn()
+                .prepare("UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = ?2")
+                .ctx(db)?;
+            for (i, &g) in groups.iter().enumerate() {
+                stmt.execute([g as i64, i as i64 + 1]).ctx(db)?;
+            }
+            Ok(())
+        })();
+        finish_transaction(store, result)?;
+        outcome
+    } else {
+        let mut src = SqlSource::new(store, &col, &bucket_of, &order)?;
+        store.exec("BEGIN")?;
+        let result = src
+            .counts()
+            .and_then(|counts| anatomize(&counts, job.l, job.seed, &mut src, say));
+        let outcome = match result {
+            Ok(o) => {
+                store.exec("COMMIT")?;
+                o
+            }
+            Err(e) => {
+                let _ = store.exec("ROLLBACK");
+                let _ = src.drop_tables();
+                return Err(e);
+            }
+        };
+        src.drop_tables()?;
+        outcome
+    };
+    let empty: Vec<&str> = vec![""; job.qids.len()];
+    store.exec("BEGIN")?;
+    let result = (|| {
+        let mut stmt = store
+            .conn()
+            .prepare(
+                "SELECT EquivalenceID, COUNT(*) FROM AnonRecordTable GROUP BY EquivalenceID \
+                 ORDER BY EquivalenceID",
+            )
+            .ctx(db)?;
+        let sizes = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .ctx(db)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .ctx(db)?;
+        for (g, n) in sizes {
+            store.insert_class(g, &empty, n as u64, false)?;
+        }
+        Ok(())
+    })();
+    finish_transaction(store, result)?;
+    bar.finish();
+    let mut extra = serde_json::Map::new();
+    extra.insert("l".into(), serde_json::json!(outcome.l));
+    extra.insert("seed".into(), serde_json::json!(job.seed));
+    extra.insert("residue".into(), serde_json::json!(outcome.residue));
+    extra.insert(
+        "backend".into(),
+        serde_json::json!(if in_memory { "memory" } else { "sql" }),
+    );
+    Ok(super::Outcome {
+        equivalence_classes: outcome.groups as u64,
+        suppression_limit: Some(0),
+        extra,
+        ..super::Outcome::default()
+    })
+}
+
+/// Anatomy's picks through SQL: `temp.AnatomyRecord(Bucket, Rank, RecordID)` numbers each
+/// bucket's records in record order; an order statistic per bucket turns "the k-th remaining"
+/// into a rank, and the record's group is written straight to `AnonRecordTable`.
+struct SqlSource<'a> {
+    store: &'a Store,
+    col: String,
+    /// Sensitive code of each bucket.
+    code_of: Vec<u32>,
+    present: Vec<OrderStatistic>,
+}
+
+impl<'a> SqlSource<'a> {
+    fn new(
+        store: &'a Store,
+        col: &str,
+        bucket_of: &[u32],
+        order: &[usize],
+    ) -> Result<SqlSource<'a>> {
+        let db = store.path();
+        store.exec(
+            "DROP TABLE IF EXISTS temp.AnatomyBucket; DROP TABLE IF EXISTS temp.AnatomyRecord;\n\
+             CREATE TEMP TABLE AnatomyBucket (Code INTEGER PRIMARY KEY, Bucket INTEGER NOT NULL);",
+        )?;
+        store.exec("BEGIN")?;
+        let result = (|| {
+            let mut stmt = store
+                .conn()
+                .prepare("INSERT INTO temp.AnatomyBucket VALUES (?1, ?2)")
+                .ctx(db)?;
+            for (code, &b) in bucket_of.iter().enumerate() {
+                stmt.execute([code as i64, b as i64]).ctx(db)?;
+            }
+            Ok(())
+        })();
+        finish_transaction(store, result)?;
+        store.exec(&format!(
+            "CREATE TEMP TABLE AnatomyRecord (Bucket INTEGER NOT NULL, Rank INTEGER NOT NULL, \
+             RecordID INTEGER NOT NULL, PRIMARY KEY (Bucket, Rank)) WITHOUT ROWID;\n\
+             INSERT INTO temp.AnatomyRecord SELECT b.Bucket, \
+             ROW_NUMBER() OVER (PARTITION BY b.Bucket ORDER BY r.RecordID) - 1, r.RecordID \
+             FROM AnonRecordTable r JOIN temp.AnatomyBucket b ON b.Code = r.{col};\n\
+             CREATE INDEX IF NOT EXISTS AnatomyBySensitive ON AnonRecordTable ({col});"
+        ))?;
+        let mut present = Vec::with_capacity(order.len());
+        {
+            let mut stmt = store
+                .conn()
+                .prepare("SELECT COUNT(*) FROM temp.AnatomyRecord WHERE Bucket = ?1")
+                .ctx(db)?;
+            for b in 0..order.len() {
+                let n: i64 = stmt.query_row([b as i64], |r| r.get(0)).ctx(db)?;
+                present.push(OrderStatistic::full(n as usize));
+            }
+        }
+        Ok(SqlSource {
+            store,
+            col: col.to_string(),
+            code_of: order.iter().map(|&c| c as u32).collect(),
+            present,
+        })
+    }
+
+    fn counts(&self) -> Result<Vec<u64>> {
+        Ok(self.present.iter().map(|p| p.len() as u64).collect())
+    }
+
+    fn drop_tables(&self) -> Result<()> {
+        self.store.exec(
+            "DROP TABLE IF EXISTS temp.AnatomyRecord; DROP TABLE IF EXISTS temp.AnatomyBucket;\n\
+             DROP INDEX IF EXISTS AnatomyBySensitive;",
+        )
+    }
+}
+
+impl Source for SqlSource<'_> {
+    fn take(&mut self, bucket: usize, offset: u64, group: u32) -> Result<()> {
+        let rank = self.present[bucket].take(offset);
+        self.store
+            .conn()
+            .prepare_cached(
+                "UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = \
+                 (SELECT RecordID FROM temp.AnatomyRecord WHERE Bucket = ?2 AND Rank = ?3)",
+            )
+            .and_then(|mut s| s.execute([group as i64, bucket as i64, rank as i64]))
+            .ctx(self.store.path())?;
+        Ok(())
+    }
+
+    fn remaining(&mut self) -> Result<Vec<(u64, usize)>> {
+        let db = self.store.path();
+        let mut stmt = self
+            .store
+            .conn()
+            .prepare(&format!(
+                "SELECT r.RecordID, b.Bucket FROM AnonRecordTable r \
+                 JOIN temp.AnatomyBucket b ON b.Code = r.{} \
+                 WHERE r.EquivalenceID IS NULL ORDER BY r.RecordID",
+                self.col
+            ))
+            .ctx(db)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as usize))
+            })
+            .ctx(db)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .ctx(db)?;
+        Ok(rows)
+    }
+
+    fn groups_with(&mut self, bucket: usize) -> Result<Vec<u32>> {
+        let db = self.store.path();
+        let mut stmt = self
+            .store
+            .conn()
+            .prepare(&format!(
+                "SELECT DISTINCT EquivalenceID FROM AnonRecordTable \
+                 WHERE {} = ?1 AND EquivalenceID IS NOT NULL ORDER BY 1",
+                self.col
+            ))
+            .ctx(db)?;
+        let rows = stmt
+            .query_map([self.code_of[bucket] as i64], |r| {
+                Ok(r.get::<_, i64>(0)? as u32)
+            })
+            .ctx(db)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .ctx(db)?;
+        Ok(rows)
+    }
+
+    fn assign(&mut self, record: u64, group: u32) -> Result<()> {
+        self.store
+            .conn()
+            .prepare_cached("UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = ?2")
+            .and_then(|mut s| s.execute([group as i64, record as i64]))
+            .ctx(self.store.path())?;
         Ok(())
     }
 }

@@ -49,14 +49,19 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use super::tuples::{self, finish_transaction, Backend, Tuples};
+use super::Outcome;
+use crate::data::load::Encoding;
 use crate::hierarchy::Hierarchy;
-use crate::job::{Method, PrivacyModel, TDistance};
-use crate::privacy::distribution::Distribution;
+use crate::job::{Job, Method, PrivacyModel, TDistance};
+use crate::privacy::distribution::{Distribution, DistributionBuf};
 use crate::privacy::ldiversity::{
     is_distinct_l_diverse, is_entropy_l_diverse, is_recursive_cl_diverse,
 };
 use crate::privacy::tcloseness::{EqualDistance, OrderedDistance};
 use crate::privacy::Flavor;
+use crate::progress::Progress;
+use crate::store::{SqlContext, Store};
 use crate::{Error, Result};
 
 /// A node's printed name: levels joined by `_`.
@@ -145,7 +150,7 @@ pub fn summary_lines(qid_indexes: &[usize], search: &Search) -> Vec<String> {
 #[derive(Debug, Clone, Default)]
 pub struct Class {
     pub size: u64,
-    pub sensitive: Distribution,
+    pub sensitive: DistributionBuf,
 }
 
 /// A t-closeness distance built once from the table's distribution.
@@ -174,7 +179,7 @@ impl Criteria {
     /// `budget`: records that may be suppressed (0 for Incognito_L and _T).
     pub fn new(
         models: &[PrivacyModel],
-        table: Option<&Distribution>,
+        table: Option<Distribution<'_>>,
         values: Option<&[f64]>,
         budget: u64,
     ) -> Result<Criteria> {
@@ -248,11 +253,11 @@ impl Criteria {
     }
 
     /// True if the class satisfies every model.
-    pub fn class_ok(&self, class: &Class, scratch: &mut Vec<u32>) -> bool {
+    pub fn class_ok(&self, class: &Class) -> bool {
         if self.k.is_some_and(|k| class.size < k) {
             return false;
         }
-        let d = &class.sensitive;
+        let d = class.sensitive.view();
         self.distinct_l.iter().all(|&l| is_distinct_l_diverse(d, l))
             && self
                 .entropy_l
@@ -261,7 +266,7 @@ impl Criteria {
             && self
                 .recursive
                 .iter()
-                .all(|&(c, l)| is_recursive_cl_diverse(d, c, l, Flavor::Toolbox, scratch))
+                .all(|&(c, l)| is_recursive_cl_diverse(d, c, l, Flavor::Toolbox))
             && self.t.iter().all(|(t, dist)| match dist {
                 Distance::Equal(e) => e.is_close(d, *t, Flavor::Toolbox),
                 Distance::Ordered(o) => o.is_close(d, *t, Flavor::Toolbox),
@@ -292,10 +297,9 @@ pub struct Verdict {
 
 /// Judges a node from its classes.
 pub fn judge<'a>(criteria: &Criteria, classes: impl IntoIterator<Item = &'a Class>) -> Verdict {
-    let mut scratch = Vec::new();
     let (mut kept, mut suppressed) = (0u64, 0u64);
     for c in classes {
-        if criteria.class_ok(c, &mut scratch) {
+        if criteria.class_ok(c) {
             kept += 1;
         } else {
             suppressed += c.size;
@@ -323,7 +327,7 @@ pub struct TupleTable {
     codes: Vec<u32>,
     counts: Vec<u64>,
     /// Sensitive distribution per tuple (empty when no model needs it).
-    sensitive: Vec<Distribution>,
+    sensitive: Vec<DistributionBuf>,
 }
 
 impl TupleTable {
@@ -338,7 +342,7 @@ impl TupleTable {
     }
 
     /// Appends a tuple (tuples must come in order of their first record).
-    pub fn push(&mut self, codes: &[u32], count: u64, sensitive: Option<Distribution>) {
+    pub fn push(&mut self, codes: &[u32], count: u64, sensitive: Option<DistributionBuf>) {
         debug_assert_eq!(codes.len(), self.width);
         self.codes.extend_from_slice(codes);
         self.counts.push(count);
@@ -382,12 +386,460 @@ impl TupleTable {
             let class = &mut classes[c as usize];
             class.size += self.counts[t];
             if let Some(s) = self.sensitive.get(t) {
-                class.sensitive.merge(s);
+                class.sensitive.merge(s.view());
             }
             of_tuple.push(c);
         }
         (classes, of_tuple)
     }
+}
+
+/// The sensitive attribute the job's models use (position in `Job::sensitive`), if any.
+fn sensitive_attribute(models: &[PrivacyModel]) -> Result<Option<usize>> {
+    let mut found: Option<usize> = None;
+    for m in models {
+        let a = match *m {
+            PrivacyModel::DistinctL { attribute, .. }
+            | PrivacyModel::EntropyL { attribute, .. }
+            | PrivacyModel::RecursiveCL { attribute, .. }
+            | PrivacyModel::TCloseness { attribute, .. } => attribute,
+            PrivacyModel::KAnonymity { .. } | PrivacyModel::DeltaPresence { .. } => continue,
+        };
+        match found {
+            Some(f) if f != a => {
+                return Err(Error::Invalid(
+                    "Incognito: set 1 (and only 1) sensitive attribute: the privacy models use \
+                     several (Flash supports that)"
+                        .into(),
+                ))
+            }
+            _ => found = Some(a),
+        }
+    }
+    Ok(found)
+}
+
+/// Runs Incognito_K, _L or _T on a loaded store: prints the toolbox's console lines through
+/// `say`, fills `EquivalenceTable`, `QidTuple.EquivalenceID` and every record's class.
+pub fn run(
+    store: &Store,
+    job: &Job,
+    encoding: &Encoding,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+    say: &mut dyn FnMut(&str),
+) -> Result<Outcome> {
+    let hierarchies: Vec<Hierarchy> = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
+    let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
+    let budget = budget(job.method, job.suppression, job.k, records);
+    let attribute = sensitive_attribute(&job.privacy)?;
+    let sens_col =
+        match attribute {
+            Some(a) => {
+                Some(store.layout().sensitive.get(a).cloned().ok_or_else(|| {
+                    Error::Invalid(format!("Incognito: no sensitive attribute {a}"))
+                })?)
+            }
+            None => None,
+        };
+    if job.method == Method::IncognitoL
+        && job.c <= 0.0
+        && job
+            .privacy
+            .iter()
+            .any(|m| matches!(m, PrivacyModel::EntropyL { .. }))
+    {
+        say("Parameter c was not set, therefore using Entropy l-diversity as the privacy definition.");
+    }
+    let db = store.path();
+    let table_dist = match &sens_col {
+        Some(col) => {
+            let mut stmt = store
+                .conn()
+                .prepare(&format!(
+                    "SELECT {col}, COUNT(*) FROM AnonRecordTable GROUP BY {col}"
+                ))
+                .ctx(db)?;
+            let pairs = stmt
+                .query_map([], |r| {
+                    Ok((r.get::<_, i64>(0)? as u32, r.get::<_, i64>(1)? as u32))
+                })
+                .ctx(db)?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .ctx(db)?;
+            Some(DistributionBuf::from_pairs(pairs))
+        }
+        None => None,
+    };
+    let values = attribute.and_then(|a| encoding.sensitive[a].numeric.clone());
+    let criteria = Criteria::new(
+        &job.privacy,
+        table_dist.as_ref().map(|d| d.view()),
+        values.as_deref(),
+        budget,
+    )?;
+
+    let bar = progress.spinner("search");
+    bar.set_message(job.method.name());
+    let tuple_count = tuples::count(store)?;
+    let in_memory = backend.in_memory(tuple_count);
+    let sens = if criteria.needs_sensitive() {
+        sens_col.as_deref()
+    } else {
+        None
+    };
+    let (found, bad) = if in_memory {
+        let (table, t) = memory_table(store, sens)?;
+        let found = search(
+            &max,
+            &mut |node| {
+                bar.set_message(format!("{}: {}", job.method.name(), node_name(node)));
+                let (classes, _) = table.group(&hierarchies, node);
+                let v = judge(&criteria, &classes);
+                Ok(v.pass.then_some(v.kept))
+            },
+            say,
+        )?;
+        let bad = match found.selection() {
+            Some(node) => {
+                let (classes, of_tuple) = table.group(&hierarchies, node);
+                // The generalized key of each failing class, from its first tuple.
+                let mut bad_keys = Vec::new();
+                let mut seen = vec![false; classes.len()];
+                for (ti, &c) in of_tuple.iter().enumerate() {
+                    let c = c as usize;
+                    if !seen[c] {
+                        seen[c] = true;
+                        if !criteria.class_ok(&classes[c]) {
+                            bad_keys.push(key_of(&hierarchies, node, t.tuple(ti)));
+                        }
+                    }
+                }
+                bad_keys
+            }
+            None => Vec::new(),
+        };
+        (found, bad)
+    } else {
+        let src = SqlSource::new(store, sens)?;
+        let found = search(
+            &max,
+            &mut |node| {
+                bar.set_message(format!("{}: {}", job.method.name(), node_name(node)));
+                let (mut kept, mut suppressed, mut pass) = (0u64, 0u64, true);
+                src.classes(node, &mut |_, class| {
+                    if criteria.class_ok(class) {
+                        kept += 1;
+                    } else {
+                        suppressed += class.size;
+                        if suppressed > criteria.budget() {
+                            pass = false;
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                })?;
+                Ok(pass.then_some(kept))
+            },
+            say,
+        )?;
+        let mut bad = Vec::new();
+        if let Some(node) = found.selection() {
+            src.classes(node, &mut |key, class| {
+                if !criteria.class_ok(class) {
+                    bad.push(key.to_vec());
+                }
+                Ok(true)
+            })?;
+        }
+        src.drop_tables()?;
+        (found, bad)
+    };
+    let qid_indexes: Vec<usize> = job.qids.iter().map(|q| q.index).collect();
+    for line in summary_lines(&qid_indexes, &found) {
+        say(&line);
+    }
+    let Some(node) = found.selection().map(<[usize]>::to_vec) else {
+        return Err(Error::Invalid(
+            "No anonymous generalizations!!! (no generalization satisfies the privacy model)"
+                .into(),
+        ));
+    };
+    bar.set_message(format!("{}: writing classes", job.method.name()));
+    assign(store, encoding, &node, &bad)?;
+    bar.finish();
+
+    let (kept, suppressed_records) = store.class_summary()?;
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "backend".into(),
+        serde_json::json!(if in_memory { "memory" } else { "sql" }),
+    );
+    extra.insert(
+        "anonymous_generalizations".into(),
+        serde_json::json!(found
+            .successes
+            .iter()
+            .map(|(n, _)| node_name(n))
+            .collect::<Vec<_>>()),
+    );
+    Ok(Outcome {
+        transformation: Some(node),
+        suppression_limit: Some(budget),
+        suppressed_records,
+        equivalence_classes: kept,
+        transformations_checked: Some(found.checked),
+        extra,
+        ..Outcome::default()
+    })
+}
+
+/// The generalized ids of a tuple at `node`.
+fn key_of(hierarchies: &[Hierarchy], node: &[usize], codes: &[u32]) -> Vec<u32> {
+    codes
+        .iter()
+        .zip(hierarchies)
+        .zip(node)
+        .map(|((&c, h), &l)| h.get(c, l))
+        .collect()
+}
+
+/// Reads the tuples (and, with `sens`, each tuple's sensitive distribution) into memory.
+fn memory_table(store: &Store, sens: Option<&str>) -> Result<(TupleTable, Tuples)> {
+    let t = Tuples::load(store)?;
+    let mut table = TupleTable::new(t.width);
+    match sens {
+        None => {
+            for i in 0..t.len() {
+                table.push(t.tuple(i), t.counts[i], None);
+            }
+        }
+        Some(col) => {
+            let mut index: FxHashMap<&[u32], usize> = FxHashMap::default();
+            for i in 0..t.len() {
+                index.insert(t.tuple(i), i);
+            }
+            let mut dists = vec![DistributionBuf::new(); t.len()];
+            let cols = store.layout().qids.join(", ");
+            let db = store.path();
+            let mut stmt = store
+                .conn()
+                .prepare(&format!(
+                    "SELECT {cols}, {col}, COUNT(*) FROM AnonRecordTable GROUP BY {cols}, {col}"
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let mut key = vec![0u32; t.width];
+            while let Some(r) = rows.next().ctx(db)? {
+                for (q, k) in key.iter_mut().enumerate() {
+                    *k = r.get::<_, i64>(q).ctx(db)? as u32;
+                }
+                let s = r.get::<_, i64>(t.width).ctx(db)? as u32;
+                let n = r.get::<_, i64>(t.width + 1).ctx(db)? as u32;
+                let i = *index.get(key.as_slice()).ok_or_else(|| {
+                    Error::Invalid("internal error: a record's tuple is not in QidTuple".into())
+                })?;
+                dists[i].add(s, n);
+            }
+            for (i, d) in dists.into_iter().enumerate() {
+                table.push(t.tuple(i), t.counts[i], Some(d));
+            }
+        }
+    }
+    Ok((table, t))
+}
+
+/// Incognito's classes through SQL: one `GROUP BY` over the tuples per node, with the tuples'
+/// codes generalized by `HierarchyMap` lookups (its primary key).
+struct SqlSource<'a> {
+    store: &'a Store,
+    /// `temp.IncognitoSens` (tuples split by sensitive value) or `QidTuple`.
+    source: &'static str,
+    with_sens: bool,
+}
+
+impl<'a> SqlSource<'a> {
+    fn new(store: &'a Store, sens: Option<&str>) -> Result<SqlSource<'a>> {
+        let Some(col) = sens else {
+            return Ok(SqlSource {
+                store,
+                source: "QidTuple",
+                with_sens: false,
+            });
+        };
+        let cols = store.layout().qids.join(", ");
+        store.exec(&format!(
+            "DROP TABLE IF EXISTS temp.IncognitoSens;\n\
+             CREATE TEMP TABLE IncognitoSens AS SELECT {cols}, {col} AS Sens, COUNT(*) AS Count \
+             FROM AnonRecordTable GROUP BY {cols}, {col};"
+        ))?;
+        Ok(SqlSource {
+            store,
+            source: "temp.IncognitoSens",
+            with_sens: true,
+        })
+    }
+
+    /// Streams the node's classes (in key order) with their keys; `visit` returns false to stop.
+    fn classes(
+        &self,
+        node: &[usize],
+        visit: &mut dyn FnMut(&[u32], &Class) -> Result<bool>,
+    ) -> Result<()> {
+        let cols = &self.store.layout().qids;
+        let ids: Vec<String> = (0..cols.len()).map(|q| format!("h{q}.Id")).collect();
+        let mut group = ids.join(", ");
+        if self.with_sens {
+            group.push_str(", t.Sens");
+        }
+        let sens = if self.with_sens { "t.Sens" } else { "0" };
+        let sql = format!(
+            "SELECT {}, {sens}, SUM(t.Count) FROM {} t {} GROUP BY {group} ORDER BY {group}",
+            ids.join(", "),
+            self.source,
+            hierarchy_joins(cols, node, "t"),
+        );
+        let db = self.store.path();
+        let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        let width = cols.len();
+        let mut key = vec![0u32; width];
+        let mut current: Option<Vec<u32>> = None;
+        let mut class = Class::default();
+        while let Some(r) = rows.next().ctx(db)? {
+            for (q, k) in key.iter_mut().enumerate() {
+                *k = r.get::<_, i64>(q).ctx(db)? as u32;
+            }
+            let s = r.get::<_, i64>(width).ctx(db)? as u32;
+            let n = r.get::<_, i64>(width + 1).ctx(db)? as u64;
+            if current.as_deref() != Some(key.as_slice()) {
+                if let Some(k) = current.take() {
+                    if !visit(&k, &class)? {
+                        return Ok(());
+                    }
+                }
+                current = Some(key.clone());
+                class.size = 0;
+                class.sensitive.clear();
+            }
+            class.size += n;
+            if self.with_sens {
+                class.sensitive.add(s, n as u32);
+            }
+        }
+        if let Some(k) = current {
+            visit(&k, &class)?;
+        }
+        Ok(())
+    }
+
+    fn drop_tables(&self) -> Result<()> {
+        self.store.exec("DROP TABLE IF EXISTS temp.IncognitoSens")
+    }
+}
+
+/// `JOIN HierarchyMap h<q> ON ...` for every quasi-identifier at the node's levels.
+fn hierarchy_joins(cols: &[String], node: &[usize], t: &str) -> String {
+    cols.iter()
+        .zip(node)
+        .enumerate()
+        .map(|(q, (c, l))| {
+            format!(
+                "JOIN HierarchyMap h{q} ON h{q}.AttributeID = {q} AND h{q}.Level = {l} \
+                 AND h{q}.Code = {t}.{c} "
+            )
+        })
+        .collect()
+}
+
+/// Writes the selected node's classes: numbered by first record, the `bad` classes (keys) into
+/// the suppression class (the next number, with the suppression labels).
+fn assign(store: &Store, encoding: &Encoding, node: &[usize], bad: &[Vec<u32>]) -> Result<()> {
+    let cols = store.layout().qids.clone();
+    let nq = cols.len();
+    let g: Vec<String> = (0..nq).map(|q| format!("G{q}")).collect();
+    let gs = g.join(", ");
+    let ids: Vec<String> = (0..nq).map(|q| format!("h{q}.Id AS G{q}")).collect();
+    store.exec(&format!(
+        "DROP TABLE IF EXISTS temp.IncognitoClass;\n\
+         CREATE TEMP TABLE IncognitoClass AS SELECT {}, SUM(t.Count) AS Size, \
+         ROW_NUMBER() OVER (ORDER BY MIN(t.FirstRecord)) AS EquivalenceID, 1 AS Ok \
+         FROM QidTuple t {} GROUP BY {};\n\
+         CREATE UNIQUE INDEX temp.IncognitoClassKey ON IncognitoClass ({gs});",
+        ids.join(", "),
+        hierarchy_joins(&cols, node, "t"),
+        (0..nq)
+            .map(|q| format!("h{q}.Id"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ))?;
+    let db = store.path();
+    store.exec("BEGIN")?;
+    let result = (|| {
+        let mut stmt = store
+            .conn()
+            .prepare(&format!(
+                "UPDATE temp.IncognitoClass SET Ok = 0 WHERE {}",
+                (0..nq)
+                    .map(|q| format!("G{q} = ?{}", q + 1))
+                    .collect::<Vec<_>>()
+                    .join(" AND ")
+            ))
+            .ctx(db)?;
+        for key in bad {
+            stmt.execute(rusqlite::params_from_iter(key.iter().map(|&k| k as i64)))
+                .ctx(db)?;
+        }
+        let classes: i64 = store.value("SELECT COUNT(*) FROM temp.IncognitoClass", [])?;
+        let suppression_id = classes + 1;
+        let labels = (0..nq)
+            .map(|q| {
+                format!(
+                    "(SELECT Label FROM HierarchyLabel WHERE AttributeID = {q} AND Level = {} \
+                     AND Id = c.G{q})",
+                    node[q]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let on = cols
+            .iter()
+            .enumerate()
+            .map(|(q, c)| {
+                format!(
+                    "c.G{q} = (SELECT Id FROM HierarchyMap WHERE AttributeID = {q} AND Level = {} \
+                     AND Code = QidTuple.{c})",
+                    node[q]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        store.exec(&format!(
+            "INSERT INTO EquivalenceTable (EquivalenceID, {atts}, Size, Suppressed) \
+             SELECT c.EquivalenceID, {labels}, c.Size, 0 FROM temp.IncognitoClass c \
+             WHERE c.Ok ORDER BY c.EquivalenceID;\n\
+             UPDATE QidTuple SET EquivalenceID = (SELECT CASE WHEN c.Ok THEN c.EquivalenceID \
+             ELSE {suppression_id} END FROM temp.IncognitoClass c WHERE {on});",
+            atts = cols.join(", "),
+        ))?;
+        let suppressed: i64 = store.value(
+            "SELECT COALESCE(SUM(Size), 0) FROM temp.IncognitoClass WHERE NOT Ok",
+            [],
+        )?;
+        if suppressed > 0 {
+            let root: Vec<&str> = encoding
+                .qids
+                .iter()
+                .map(|e| e.suppressed.as_str())
+                .collect();
+            store.insert_class(suppression_id, &root, suppressed as u64, true)?;
+        }
+        Ok(())
+    })();
+    finish_transaction(store, result)?;
+    store.exec("DROP TABLE temp.IncognitoClass")?;
+    store.assign_records()
 }
 
 #[cfg(test)]
@@ -480,7 +932,7 @@ mod tests {
         let crit = Criteria::new(&[PrivacyModel::KAnonymity { k: 3 }], None, None, 2).unwrap();
         let class = |n| Class {
             size: n,
-            sensitive: Distribution::new(),
+            sensitive: DistributionBuf::new(),
         };
         let v = judge(&crit, &[class(5), class(2), class(4)]);
         assert_eq!(

@@ -11,6 +11,7 @@ pub mod anatomy;
 pub mod datafly;
 pub mod incognito;
 pub mod mondrian;
+pub mod tuples;
 
 use crate::job::MetricKind;
 

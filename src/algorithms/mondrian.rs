@@ -32,7 +32,13 @@
 
 use std::collections::VecDeque;
 
+use super::tuples::{self, finish_transaction, qid_points, Backend, Tuples};
+use super::Outcome;
+use crate::data::load::Encoding;
 use crate::javafmt::double_to_string;
+use crate::job::{Generalization, Job};
+use crate::progress::Progress;
+use crate::store::{SqlContext, Store};
 use crate::vgh::Interval;
 use crate::{Error, Result};
 
@@ -447,6 +453,235 @@ impl Partitioner for MemoryPartitioner {
         for &t in &self.perm[s..e] {
             self.eid[t as usize] = eid;
         }
+        Ok(())
+    }
+}
+
+/// Runs Mondrian on a loaded store: fills `EquivalenceTable`, `QidTuple.EquivalenceID` and
+/// every record's class. `backend` picks the in-memory or the SQL partitioner (see the module
+/// docs; `Backend::Auto` in normal runs).
+pub fn run(
+    store: &Store,
+    job: &Job,
+    encoding: &Encoding,
+    progress: &Progress,
+    backend: Backend,
+) -> Result<Outcome> {
+    let mut dims = Vec::with_capacity(job.qids.len());
+    let mut rank_of_code: Vec<Vec<u32>> = Vec::with_capacity(job.qids.len());
+    for (q, e) in job.qids.iter().zip(&encoding.qids) {
+        let Generalization::Vgh(vgh) = &q.generalization else {
+            return Err(Error::Invalid(format!(
+                "Mondrian: quasi-identifier '{}' has a hierarchy file; Mondrian splits numbers \
+                 and mapped categories, so it needs a <vgh> (its root is the starting interval)",
+                q.name
+            )));
+        };
+        let points = qid_points(e).ok_or_else(|| {
+            Error::Invalid(format!(
+                "Mondrian: the values of '{}' are not numbers",
+                q.name
+            ))
+        })?;
+        let dim = Dimension::new(vgh.root_label(), points.clone())?;
+        rank_of_code.push(points.iter().map(|&x| dim.rank(x)).collect());
+        dims.push(dim);
+    }
+    let records: i64 = store.value("SELECT COALESCE(SUM(Count), 0) FROM QidTuple", [])?;
+    let records = records as u64;
+    let tuple_count = tuples::count(store)?;
+    let bar = progress.spinner("search");
+    bar.set_message("Mondrian");
+    let in_memory = backend.in_memory(tuple_count);
+    let finals = if in_memory {
+        let t = Tuples::load(store)?;
+        let ranks: Vec<Vec<u32>> = (0..dims.len())
+            .map(|q| {
+                (0..t.len())
+                    .map(|i| rank_of_code[q][t.tuple(i)[q] as usize])
+                    .collect()
+            })
+            .collect();
+        let mut part = MemoryPartitioner::new(ranks, t.counts.clone());
+        let finals = anonymize(&dims, records, job.k, &mut part, None)?;
+        t.write_classes(store, &part.into_eids())?;
+        finals
+    } else {
+        let mut part = SqlPartitioner::new(store, &rank_of_code)?;
+        store.exec("BEGIN")?;
+        let result = anonymize(&dims, records, job.k, &mut part, None);
+        let finals = match result {
+            Ok(f) => {
+                finish_transaction(store, part.finish())?;
+                f
+            }
+            Err(e) => {
+                let _ = store.exec("ROLLBACK");
+                return Err(e);
+            }
+        };
+        part.drop_tables()?;
+        finals
+    };
+    store.exec("BEGIN")?;
+    let result = finals.iter().try_for_each(|c| {
+        let labels: Vec<String> = c
+            .bounds
+            .iter()
+            .zip(&dims)
+            .map(|(b, d)| b.label(d))
+            .collect();
+        let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        store.insert_class(c.eid as i64, &refs, c.size, false)
+    });
+    finish_transaction(store, result)?;
+    bar.set_message("Mondrian: assigning records");
+    store.assign_records()?;
+    bar.finish();
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "backend".into(),
+        serde_json::json!(if in_memory { "memory" } else { "sql" }),
+    );
+    Ok(Outcome {
+        equivalence_classes: finals.len() as u64,
+        suppression_limit: Some(0),
+        extra,
+        ..Outcome::default()
+    })
+}
+
+/// Mondrian in SQL over a working copy of `QidTuple` with ranks: `temp.MondrianTuple
+/// (FirstRecord, Class, Count, R0, R1, ...)`, indexed by class. A pending class is a working id
+/// (positive); a final class is stored as `-eid`.
+pub struct SqlPartitioner<'a> {
+    store: &'a Store,
+    dims: usize,
+    next_id: i64,
+}
+
+impl<'a> SqlPartitioner<'a> {
+    /// Creates the working tables (`rank_of_code[q][code]`: the rank of each code).
+    pub fn new(store: &'a Store, rank_of_code: &[Vec<u32>]) -> Result<SqlPartitioner<'a>> {
+        let cols = &store.layout().qids;
+        let db = store.path();
+        let mut sql = String::from("DROP TABLE IF EXISTS temp.MondrianTuple;\n");
+        for q in 0..cols.len() {
+            sql.push_str(&format!(
+                "DROP TABLE IF EXISTS temp.MondrianRank{q};\n\
+                 CREATE TEMP TABLE MondrianRank{q} (Code INTEGER PRIMARY KEY, Rank INTEGER NOT NULL);\n"
+            ));
+        }
+        store.exec(&sql)?;
+        store.exec("BEGIN")?;
+        let result = (|| {
+            for (q, ranks) in rank_of_code.iter().enumerate() {
+                let mut stmt = store
+                    .conn()
+                    .prepare(&format!("INSERT INTO temp.MondrianRank{q} VALUES (?1, ?2)"))
+                    .ctx(db)?;
+                for (code, &rank) in ranks.iter().enumerate() {
+                    stmt.execute([code as i64, rank as i64]).ctx(db)?;
+                }
+            }
+            Ok(())
+        })();
+        finish_transaction(store, result)?;
+        let rcols: Vec<String> = (0..cols.len())
+            .map(|q| format!("R{q} INTEGER NOT NULL"))
+            .collect();
+        let joins: String = cols
+            .iter()
+            .enumerate()
+            .map(|(q, c)| format!(" JOIN temp.MondrianRank{q} r{q} ON r{q}.Code = t.{c}"))
+            .collect();
+        let ranks: Vec<String> = (0..cols.len()).map(|q| format!("r{q}.Rank")).collect();
+        store.exec(&format!(
+            "BEGIN;\n\
+             CREATE TEMP TABLE MondrianTuple (FirstRecord INTEGER PRIMARY KEY, \
+             Class INTEGER NOT NULL, Count INTEGER NOT NULL, {});\n\
+             INSERT INTO temp.MondrianTuple SELECT t.FirstRecord, 1, t.Count, {} \
+             FROM QidTuple t{joins};\n\
+             CREATE INDEX temp.MondrianByClass ON MondrianTuple (Class);\n\
+             COMMIT;",
+            rcols.join(", "),
+            ranks.join(", ")
+        ))?;
+        Ok(SqlPartitioner {
+            store,
+            dims: cols.len(),
+            next_id: 2,
+        })
+    }
+
+    /// Copies the final classes to `QidTuple.EquivalenceID`.
+    fn finish(&self) -> Result<()> {
+        self.store.exec(
+            "UPDATE QidTuple SET EquivalenceID = (SELECT -m.Class FROM temp.MondrianTuple m \
+             WHERE m.FirstRecord = QidTuple.FirstRecord);",
+        )
+    }
+
+    fn drop_tables(&self) -> Result<()> {
+        let mut sql = String::from("DROP TABLE temp.MondrianTuple;");
+        for q in 0..self.dims {
+            sql.push_str(&format!("DROP TABLE temp.MondrianRank{q};"));
+        }
+        self.store.exec(&sql)
+    }
+}
+
+impl Partitioner for SqlPartitioner<'_> {
+    type Class = i64;
+
+    fn all(&mut self) -> Result<i64> {
+        Ok(1)
+    }
+
+    fn median(&mut self, &class: &i64, n: u64, dim: usize) -> Result<(u32, u64)> {
+        let db = self.store.path();
+        let mut stmt = self
+            .store
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT R{dim}, SUM(Count) FROM temp.MondrianTuple WHERE Class = ?1 \
+                 GROUP BY R{dim} ORDER BY R{dim}"
+            ))
+            .ctx(db)?;
+        let mut rows = stmt.query([class]).ctx(db)?;
+        let target = median_count(n);
+        let mut cum = 0u64;
+        while let Some(r) = rows.next().ctx(db)? {
+            cum += r.get::<_, i64>(1).ctx(db)? as u64;
+            if cum >= target {
+                return Ok((r.get::<_, i64>(0).ctx(db)? as u32, cum));
+            }
+        }
+        Err(Error::Invalid(format!(
+            "internal error: Mondrian class {class} holds fewer than {n} records"
+        )))
+    }
+
+    fn split(&mut self, class: i64, dim: usize, median: u32, _left: u64) -> Result<(i64, i64)> {
+        let (l, r) = (self.next_id, self.next_id + 1);
+        self.next_id += 2;
+        self.store
+            .conn()
+            .prepare_cached(&format!(
+                "UPDATE temp.MondrianTuple SET Class = CASE WHEN R{dim} <= ?1 THEN ?2 ELSE ?3 END \
+                 WHERE Class = ?4"
+            ))
+            .and_then(|mut s| s.execute([median as i64, l, r, class]))
+            .ctx(self.store.path())?;
+        Ok((l, r))
+    }
+
+    fn finalize(&mut self, class: i64, eid: u32) -> Result<()> {
+        self.store
+            .conn()
+            .prepare_cached("UPDATE temp.MondrianTuple SET Class = ?1 WHERE Class = ?2")
+            .and_then(|mut s| s.execute([-(eid as i64), class]))
+            .ctx(self.store.path())?;
         Ok(())
     }
 }

@@ -356,3 +356,28 @@ mod golden {
         assert!(bad.is_empty(), "{} differ:\n{}", bad.len(), bad.join("\n"));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every finite double prints in Java's shape and parses back to itself.
+        #[test]
+        fn prints_and_parses_back(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            prop_assume!(x.is_finite());
+            let s = super::double_to_string(x);
+            prop_assert_eq!(super::parse_double(&s).map(f64::to_bits), Some(x.to_bits()), "{}", s);
+            let mantissa = s.trim_start_matches('-').split('E').next().unwrap();
+            let (int, frac) = mantissa.split_once('.').unwrap();
+            prop_assert!(!int.is_empty() && !frac.is_empty(), "{}", s);
+            if s.contains('E') {
+                prop_assert_eq!(int.len(), 1);
+                prop_assert!(x.abs() < 1e-3 || x.abs() >= 1e7);
+            } else {
+                prop_assert!(x == 0.0 || (x.abs() >= 1e-3 && x.abs() < 1e7));
+            }
+        }
+    }
+}

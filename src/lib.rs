@@ -7,6 +7,8 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod cli;
+pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;

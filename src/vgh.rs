@@ -558,3 +558,51 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn interval() -> impl Strategy<Value = Interval> {
+        (-4i32..5, 0i32..5, any::<bool>(), any::<bool>())
+            .prop_map(|(low, len, lc, hc)| Interval {
+                low: low as f64,
+                high: (low + len) as f64,
+                low_closed: lc,
+                high_closed: hc,
+            })
+            .prop_filter("non-empty", |i| !i.is_empty())
+    }
+
+    proptest! {
+        /// `contains` is exactly set inclusion: checked on every half-integer point, which
+        /// distinguishes all intervals with integer bounds.
+        #[test]
+        fn contains_is_set_inclusion(a in interval(), b in interval()) {
+            let points: Vec<f64> = (-20..=20).map(|i| i as f64 / 2.0).collect();
+            let inclusion = points
+                .iter()
+                .all(|&p| !b.contains_point(p) || a.contains_point(p));
+            prop_assert_eq!(a.contains(&b), inclusion);
+        }
+
+        /// Writing an interval in the toolbox notation and parsing it gives it back.
+        #[test]
+        fn notation_round_trips(i in interval()) {
+            let text = format!(
+                "{}{}:{}{}",
+                if i.low_closed { '[' } else { '(' },
+                crate::javafmt::double_to_string(i.low),
+                crate::javafmt::double_to_string(i.high),
+                if i.high_closed { ']' } else { ')' },
+            );
+            let parsed = Interval::parse(&text).unwrap();
+            if i.is_singleton() {
+                prop_assert_eq!(parsed, Interval::point(i.low));
+            } else {
+                prop_assert_eq!(parsed, i);
+            }
+        }
+    }
+}

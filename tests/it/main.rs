@@ -1,3 +1,5 @@
 //! The one integration-test binary. Each area has its own module; shared helpers in `common`.
 
+mod cli;
 mod common;
+mod config;

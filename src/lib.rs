@@ -7,15 +7,21 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod algorithms;
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
+pub mod io;
 pub mod javafmt;
 pub mod job;
+pub mod output;
 pub mod privacy;
+pub mod progress;
 pub mod run;
+pub mod store;
 pub mod vgh;
 
 pub use error::{Error, Result};

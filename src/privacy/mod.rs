@@ -1,6 +1,6 @@
 //! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence.
 //!
-//! The models with a sensitive attribute are pure functions over class [`Distribution`]s (and,
+//! The models with a sensitive attribute are pure functions over class distributions ([`distribution::Distribution`]) (and,
 //! for t-closeness, the table's distribution), shared by every engine: the Flash checker and the
 //! UT Dallas Incognito_L / Incognito_T call the same code, choosing whose arithmetic to follow with
 //! a [`Flavor`]. `anonbox audit` uses [`Flavor::Exact`].
@@ -11,5 +11,4 @@ pub mod ldiversity;
 pub mod properties;
 pub mod tcloseness;
 
-pub use distribution::Distribution;
-pub use properties::{is_monotonic, Flavor};
+pub use properties::Flavor;

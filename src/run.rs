@@ -77,6 +77,10 @@ pub fn run_on_store(
     let t_load = started.elapsed().as_secs_f64();
 
     let outcome = method(&store, &loaded, progress)?;
+    store.check_classes(loaded.summary.records())?;
+    if store.is_kept() {
+        store.assign_records()?;
+    }
     let t_search = started.elapsed().as_secs_f64();
 
     write_output(job, loaded.summary.records(), &mut store.labels(), progress)?;

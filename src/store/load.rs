@@ -254,7 +254,6 @@ impl Store {
         }
         Ok(())
     }
-
 }
 
 /// Counts distinct quasi-identifier tuples in bounded memory (see the module docs).

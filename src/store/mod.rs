@@ -271,10 +271,7 @@ impl Store {
             [],
         )?;
         let sizes: i64 = self.value("SELECT COALESCE(SUM(Size), 0) FROM EquivalenceTable", [])?;
-        let counted: i64 = self.value(
-            "SELECT COALESCE(SUM(t.Count), 0) FROM QidTuple t",
-            [],
-        )?;
+        let counted: i64 = self.value("SELECT COALESCE(SUM(t.Count), 0) FROM QidTuple t", [])?;
         if orphans > 0 || sizes as u64 != records || counted as u64 != records {
             return Err(Error::Invalid(format!(
                 "internal error: {orphans} tuples without a class; classes hold {sizes} records, \
@@ -360,20 +357,27 @@ fn open_kept(path: &Path) -> Result<Connection> {
 
 /// [`LabelSource`] over the store: each record (in `RecordID` order) through its tuple in
 /// `QidTuple` to its class in `EquivalenceTable`.
+///
+/// When the tuples fit the load's tuple budget (the usual case), tuple -> class and the classes'
+/// labels are read into memory and the records are one scan of their codes; otherwise SQL joins
+/// each record to its tuple and class (bounded memory, about three times slower).
 pub struct StoreLabels<'a> {
     store: &'a Store,
 }
 
-impl LabelSource for StoreLabels<'_> {
-    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+impl StoreLabels<'_> {
+    /// True if tuple -> class fits in memory.
+    pub fn in_memory(&self) -> Result<bool> {
+        let s = self.store;
+        let tuples: i64 = s.value("SELECT COUNT(*) FROM QidTuple", [])?;
+        let per_entry = 8 * s.layout().qids.len() + 160;
+        Ok((tuples as usize).saturating_mul(per_entry) <= s.tuple_memory)
+    }
+
+    fn by_sql(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
         let s = self.store;
         let l = s.layout();
-        let cols = l
-            .qids
-            .iter()
-            .map(|c| format!("e.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let cols = prefixed("e", &l.qids);
         let on = l
             .qids
             .iter()
@@ -401,4 +405,87 @@ impl LabelSource for StoreLabels<'_> {
         }
         Ok(())
     }
+
+    fn by_map(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let s = self.store;
+        let l = s.layout();
+        let n = l.qids.len();
+        let db = &s.path;
+        // Classes: EquivalenceID -> position in `labels`.
+        let mut labels: Vec<LabelRow> = Vec::new();
+        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
+        {
+            let sql = format!(
+                "SELECT EquivalenceID, {} FROM EquivalenceTable",
+                l.qids.join(", ")
+            );
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let mut row = LabelRow::new();
+                for i in 0..n {
+                    let v = r.get_ref(i + 1).ctx(db)?;
+                    row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
+                }
+                class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
+                labels.push(row);
+            }
+        }
+        // Tuples: codes -> class position.
+        let mut tuple_class: rustc_hash::FxHashMap<Box<[u32]>, u32> = Default::default();
+        let mut key = vec![0u32; n];
+        {
+            let sql = format!("SELECT EquivalenceID, {} FROM QidTuple", l.qids.join(", "));
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
+                    return Err(Error::Invalid(
+                        "internal error: a tuple has no class".to_string(),
+                    ));
+                };
+                for (i, k) in key.iter_mut().enumerate() {
+                    *k = r.get::<_, i64>(i + 1).ctx(db)? as u32;
+                }
+                tuple_class.insert(key.as_slice().into(), class);
+            }
+        }
+        let sql = format!(
+            "SELECT {} FROM AnonRecordTable ORDER BY RecordID",
+            l.qids.join(", ")
+        );
+        let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        while let Some(r) = rows.next().ctx(db)? {
+            for (i, k) in key.iter_mut().enumerate() {
+                *k = r.get::<_, i64>(i).ctx(db)? as u32;
+            }
+            let Some(&class) = tuple_class.get(key.as_slice()) else {
+                return Err(Error::Invalid(
+                    "internal error: a record's tuple is missing from QidTuple".to_string(),
+                ));
+            };
+            f(&labels[class as usize])?;
+        }
+        Ok(())
+    }
+}
+
+impl LabelSource for StoreLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        if self.in_memory()? {
+            self.by_map(f)
+        } else {
+            self.by_sql(f)
+        }
+    }
+}
+
+/// `a.c1, a.c2, ...`
+fn prefixed(alias: &str, cols: &[String]) -> String {
+    cols.iter()
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -25,10 +25,12 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Help(text) | Command::Version(text) => print(&text),
-        Command::Audit(_) => fail(
-            &Error::Usage("the audit subcommand is not available in this build".to_string()),
-            2,
-        ),
+        // Audit: 0 every threshold holds, 1 one fails, 2 bad input.
+        Command::Audit(args) => match anonbox::audit::run(&args, &mut std::io::stdout().lock()) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => fail(&e, 2),
+        },
         Command::Run(args) => {
             let job = match anonbox::config::build_job(&args) {
                 Ok(job) => job,

@@ -108,6 +108,11 @@ impl Classes {
         self.keys.is_empty()
     }
 
+    /// The sensitive codes present in the file (suppressed records included), ascending.
+    pub fn table_codes(&self) -> &[u32] {
+        self.table.view().codes
+    }
+
     /// The key of class `c`.
     pub fn key(&self, c: usize) -> &[u32] {
         &self.keys[c]
@@ -324,7 +329,6 @@ pub fn checks(
         });
     };
     let dists = &classes.distributions;
-    let mut scratch = Vec::new();
     if let Some(k) = th.k {
         check(format!("{k}-anonymity"), &mut |c| classes.sizes[c] >= k);
     }
@@ -334,7 +338,7 @@ pub fn checks(
         });
         if let Some(cc) = th.c {
             check(format!("recursive ({cc},{l})-diversity"), &mut |c| {
-                is_recursive_cl_diverse(dists[c].view(), cc, l, Flavor::Exact, &mut scratch)
+                is_recursive_cl_diverse(dists[c].view(), cc, l, Flavor::Exact)
             });
         }
     }
@@ -412,7 +416,6 @@ fn sensitive_figures(
     name: &str,
 ) -> std::result::Result<SensitiveFigures, String> {
     let dists = &classes.distributions;
-    let mut scratch = Vec::new();
     let min_usize = |f: &mut dyn FnMut(Distribution) -> usize| {
         dists.iter().map(|d| f(d.view())).min().unwrap_or(0)
     };
@@ -423,7 +426,7 @@ fn sensitive_figures(
         .fold(f64::INFINITY, f64::min);
     let recursive = p.c.map(|c| RecursiveFigure {
         c,
-        l: min_usize(&mut |d| recursive_l(d, c, &mut scratch)),
+        l: min_usize(&mut |d| recursive_l(d, c)),
     });
     let max_of =
         |f: &dyn Fn(Distribution) -> f64| dists.iter().map(|d| f(d.view())).fold(0.0, f64::max);

@@ -97,12 +97,21 @@ pub fn is_entropy_l_diverse(d: Distribution<'_>, l: f64, flavor: Flavor) -> bool
     }
 }
 
-/// Counts sorted ascending into a reusable buffer.
-fn sorted_counts<'a>(d: Distribution<'_>, buf: &'a mut Vec<u32>) -> &'a [u32] {
-    buf.clear();
-    buf.extend(d.counts.iter().copied());
-    buf.sort_unstable();
-    buf
+/// Calls `f` with the class's counts sorted ascending: on the stack for up to 64 values (the
+/// usual case; no allocation per class), else in a vector.
+fn with_sorted_counts<R>(d: Distribution<'_>, f: impl FnOnce(&[u32]) -> R) -> R {
+    const STACK: usize = 64;
+    if d.counts.len() <= STACK {
+        let mut buf = [0u32; STACK];
+        let buf = &mut buf[..d.counts.len()];
+        buf.copy_from_slice(d.counts);
+        buf.sort_unstable();
+        f(buf)
+    } else {
+        let mut buf = d.counts.to_vec();
+        buf.sort_unstable();
+        f(&buf)
+    }
 }
 
 /// The tail start index (into counts sorted ascending) for `m` distinct values and parameter
@@ -119,14 +128,8 @@ fn tail_start(m: usize, l: f64, flavor: Flavor) -> Option<usize> {
 }
 
 /// Recursive (c,l)-diversity of one class, in the arithmetic of `flavor`: `l` distinct values and
-/// `r1 < c·(r_l + ... + r_m)`. `scratch` is a reusable buffer (its contents are overwritten).
-pub fn is_recursive_cl_diverse(
-    d: Distribution<'_>,
-    c: f64,
-    l: f64,
-    flavor: Flavor,
-    scratch: &mut Vec<u32>,
-) -> bool {
+/// `r1 < c·(r_l + ... + r_m)`.
+pub fn is_recursive_cl_diverse(d: Distribution<'_>, c: f64, l: f64, flavor: Flavor) -> bool {
     let m = d.distinct();
     let Some(start) = tail_start(m, l, flavor) else {
         return false;
@@ -134,34 +137,36 @@ pub fn is_recursive_cl_diverse(
     if m == 0 {
         return false;
     }
-    let counts = sorted_counts(d, scratch);
-    let r1 = counts[m - 1] as f64;
-    let tail: u64 = counts[..=start].iter().map(|&x| x as u64).sum();
-    r1 < c * tail as f64
+    with_sorted_counts(d, |counts| {
+        let r1 = counts[m - 1] as f64;
+        let tail: u64 = counts[..=start].iter().map(|&x| x as u64).sum();
+        r1 < c * tail as f64
+    })
 }
 
 /// The class's recursive l for a given `c`: the largest integer `l` (1..=m) with
 /// `r1 < c·(r_l + ... + r_m)`, or 0 if even `l = 1` fails (c <= 1) or the class is empty.
-pub fn recursive_l(d: Distribution<'_>, c: f64, scratch: &mut Vec<u32>) -> usize {
+pub fn recursive_l(d: Distribution<'_>, c: f64) -> usize {
     let m = d.distinct();
     if m == 0 {
         return 0;
     }
-    let counts = sorted_counts(d, scratch);
-    let r1 = counts[m - 1] as f64;
-    // Tail of l = the l-th largest count and all smaller ones = ascending indices 0..=m-l.
-    // It shrinks as l grows: scan l upwards, keeping the last l that passes.
-    let mut tail: u64 = counts.iter().map(|&x| x as u64).sum();
-    let mut best = 0;
-    for l in 1..=m {
-        if r1 < c * tail as f64 {
-            best = l;
-        } else {
-            break;
+    with_sorted_counts(d, |counts| {
+        let r1 = counts[m - 1] as f64;
+        // Tail of l = the l-th largest count and all smaller ones = ascending indices 0..=m-l.
+        // It shrinks as l grows: scan l upwards, keeping the last l that passes.
+        let mut tail: u64 = counts.iter().map(|&x| x as u64).sum();
+        let mut best = 0;
+        for l in 1..=m {
+            if r1 < c * tail as f64 {
+                best = l;
+            } else {
+                break;
+            }
+            tail -= counts[m - l] as u64;
         }
-        tail -= counts[m - l] as u64;
-    }
-    best
+        best
+    })
 }
 
 #[cfg(test)]
@@ -281,90 +286,64 @@ mod tests {
 
     #[test]
     fn recursive_by_hand() {
-        let mut s = Vec::new();
         // Descending 5,3,2,2; c = 2: l=2 tail 7 (5 < 14), l=3 tail 4 (5 < 8), l=4 tail 2 (5 < 4 no).
         let d = dist(&[2, 5, 2, 3]);
         for f in ALL {
-            assert!(is_recursive_cl_diverse(d.view(), 2.0, 2.0, f, &mut s));
-            assert!(is_recursive_cl_diverse(d.view(), 2.0, 3.0, f, &mut s));
-            assert!(!is_recursive_cl_diverse(d.view(), 2.0, 4.0, f, &mut s));
+            assert!(is_recursive_cl_diverse(d.view(), 2.0, 2.0, f));
+            assert!(is_recursive_cl_diverse(d.view(), 2.0, 3.0, f));
+            assert!(!is_recursive_cl_diverse(d.view(), 2.0, 4.0, f));
             assert!(
-                !is_recursive_cl_diverse(d.view(), 2.0, 5.0, f, &mut s),
+                !is_recursive_cl_diverse(d.view(), 2.0, 5.0, f),
                 "fewer than l values"
             );
         }
-        assert_eq!(recursive_l(d.view(), 2.0, &mut s), 3);
-        assert_eq!(recursive_l(d.view(), 2.5001, &mut s), 4);
-        assert_eq!(
-            recursive_l(d.view(), 2.5, &mut s),
-            3,
-            "5 < 2.5·2 is false: strict"
-        );
+        assert_eq!(recursive_l(d.view(), 2.0), 3);
+        assert_eq!(recursive_l(d.view(), 2.5001), 4);
+        assert_eq!(recursive_l(d.view(), 2.5), 3, "5 < 2.5·2 is false: strict");
         // c = 1: l=1 5 < 12, l=2 5 < 7, l=3 5 < 4 no.
-        assert_eq!(recursive_l(d.view(), 1.0, &mut s), 2);
+        assert_eq!(recursive_l(d.view(), 1.0), 2);
         // One value: l = 1 is r1 < c·r1, which needs c > 1.
-        assert_eq!(recursive_l(dist(&[0, 7]).view(), 1.0, &mut s), 0);
-        assert_eq!(recursive_l(dist(&[0, 7]).view(), 1.5, &mut s), 1);
-        assert_eq!(recursive_l(Distribution::default(), 9.0, &mut s), 0);
+        assert_eq!(recursive_l(dist(&[0, 7]).view(), 1.0), 0);
+        assert_eq!(recursive_l(dist(&[0, 7]).view(), 1.5), 1);
+        assert_eq!(recursive_l(Distribution::default(), 9.0), 0);
     }
 
     #[test]
     fn recursive_ties() {
-        let mut s = Vec::new();
         // {3,3,3}, l = 3: r1 = 3, tail = r3 = 3; 3 < c·3 needs c > 1.
         let d = dist(&[3, 3, 3]);
         for f in ALL {
+            assert!(!is_recursive_cl_diverse(d.view(), 1.0, 3.0, f), "{f:?}");
             assert!(
-                !is_recursive_cl_diverse(d.view(), 1.0, 3.0, f, &mut s),
+                is_recursive_cl_diverse(d.view(), 1.0000001, 3.0, f),
                 "{f:?}"
             );
-            assert!(
-                is_recursive_cl_diverse(d.view(), 1.0000001, 3.0, f, &mut s),
-                "{f:?}"
-            );
-            assert!(
-                is_recursive_cl_diverse(d.view(), 1.0, 2.0, f, &mut s),
-                "3 < 1·6"
-            );
+            assert!(is_recursive_cl_diverse(d.view(), 1.0, 2.0, f), "3 < 1·6");
         }
-        assert_eq!(recursive_l(d.view(), 1.0, &mut s), 2);
-        assert_eq!(recursive_l(d.view(), 1.0000001, &mut s), 3);
+        assert_eq!(recursive_l(d.view(), 1.0), 2);
+        assert_eq!(recursive_l(d.view(), 1.0000001), 3);
         // Ties at the top: {4,4,1}, c = 1, l = 2: tail = 4 + 1 = 5 > 4 passes.
         assert!(is_recursive_cl_diverse(
             dist(&[4, 1, 4]).view(),
             1.0,
             2.0,
-            Flavor::Arx,
-            &mut s
+            Flavor::Arx
         ));
     }
 
     #[test]
     fn recursive_fractional_l_differs_between_tools() {
-        let mut s = Vec::new();
         // Descending 4,3,2,1, l = 2.5, c = 1. ARX: start m - ceil(l) = 1 -> tail 1+2 = 3, 4 < 3
         // fails. Toolbox: start round(1.5) = 2 -> tail 1+2+3 = 6, 4 < 6 passes.
         let d = dist(&[1, 2, 3, 4]);
-        assert!(!is_recursive_cl_diverse(
-            d.view(),
-            1.0,
-            2.5,
-            Flavor::Arx,
-            &mut s
-        ));
-        assert!(is_recursive_cl_diverse(
-            d.view(),
-            1.0,
-            2.5,
-            Flavor::Toolbox,
-            &mut s
-        ));
+        assert!(!is_recursive_cl_diverse(d.view(), 1.0, 2.5, Flavor::Arx));
+        assert!(is_recursive_cl_diverse(d.view(), 1.0, 2.5, Flavor::Toolbox));
         // Integer l: the same.
         for l in [2.0, 3.0, 4.0] {
             for c in [0.5, 1.0, 1.5, 2.0, 4.0] {
                 assert_eq!(
-                    is_recursive_cl_diverse(d.view(), c, l, Flavor::Arx, &mut s),
-                    is_recursive_cl_diverse(d.view(), c, l, Flavor::Toolbox, &mut s),
+                    is_recursive_cl_diverse(d.view(), c, l, Flavor::Arx),
+                    is_recursive_cl_diverse(d.view(), c, l, Flavor::Toolbox),
                 );
             }
         }
@@ -372,8 +351,6 @@ mod tests {
 
     #[test]
     fn recursive_l_agrees_with_the_predicate() {
-        let mut s = Vec::new();
-        let mut s2 = Vec::new();
         let cases: &[&[u32]] = &[
             &[1],
             &[5, 1],
@@ -384,9 +361,9 @@ mod tests {
         for counts in cases {
             let d = dist(counts);
             for c in [0.5, 1.0, 1.2, 2.0, 3.0, 10.0] {
-                let best = recursive_l(d.view(), c, &mut s);
+                let best = recursive_l(d.view(), c);
                 for l in 1..=counts.len() + 1 {
-                    let ok = is_recursive_cl_diverse(d.view(), c, l as f64, Flavor::Exact, &mut s2);
+                    let ok = is_recursive_cl_diverse(d.view(), c, l as f64, Flavor::Exact);
                     assert_eq!(ok, l <= best, "{counts:?} c={c} l={l}");
                 }
             }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use assert_cmd::Command;
 
+use crate::common;
 use crate::kcheck::{self, Spec};
 
 /// A folder for one test; the binary runs inside it with its own TMPDIR (to see the temporary
@@ -544,4 +545,65 @@ fn label_paths_write_identical_output() {
             records + u64::from(job.input.header)
         );
     }
+}
+
+/// The in-memory runner writes what the store writes: Datafly's choice on the census sample
+/// (age one level up, the 7 rows of classes under 10 suppressed), handed to `run_in_memory` as
+/// levels and suppressed rows, reproduces the toolbox's k = 10 output byte for byte.
+#[test]
+fn in_memory_runner_writes_full_domain_results() {
+    use anonbox::run::{run_in_memory, FullDomainResult};
+    let census = common::data("census-income-1k");
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("mem.data");
+    let cfg = census.join("config.xml");
+    let args = match anonbox::cli::parse_args([
+        "-config",
+        cfg.to_str().unwrap(),
+        "-output",
+        target.to_str().unwrap(),
+    ])
+    .unwrap()
+    {
+        anonbox::cli::Command::Run(r) => *r,
+        other => panic!("{other:?}"),
+    };
+    let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
+    let levels = vec![0usize, 1];
+    let (report, store) = run_in_memory(
+        &job,
+        &anonbox::progress::Progress::hidden(),
+        std::time::Instant::now(),
+        |table, _, _| {
+            let class = |r: usize| -> Vec<u32> {
+                let row = table.row(r);
+                (0..2)
+                    .map(|q| table.hierarchies[q].get(row[q], levels[q]))
+                    .collect()
+            };
+            let mut sizes = std::collections::HashMap::new();
+            for r in 0..table.rows() {
+                *sizes.entry(class(r)).or_insert(0) += 1;
+            }
+            let suppressed: Vec<bool> = (0..table.rows()).map(|r| sizes[&class(r)] < 10).collect();
+            let outcome = anonbox::algorithms::Outcome {
+                transformation: Some(levels.clone()),
+                suppressed_records: suppressed.iter().filter(|&&s| s).count() as u64,
+                ..Default::default()
+            };
+            Ok((
+                outcome,
+                FullDomainResult {
+                    levels: levels.clone(),
+                    suppressed,
+                },
+            ))
+        },
+    )
+    .unwrap();
+    assert!(store.is_none());
+    assert_eq!(report.suppressed_records, 7);
+    assert_eq!(report.records, 463);
+    let want = std::fs::read(census.join("reference/Datafly_genVals_k10.data")).unwrap();
+    assert!(std::fs::read(&target).unwrap() == want);
 }

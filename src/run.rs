@@ -4,7 +4,7 @@
 //! [`run_on_store`] (SQLite: open, load, method, genVals from the store) for the toolbox's
 //! methods; [`run_in_memory`] (an [`EncodedTable`] from [`load_table`], a method returning levels
 //! and suppressed rows) for the in-memory engine (Flash, OLA). Either way the writers take a
-//! [`LabelSource`](crate::output::LabelSource), and the report is assembled from the load
+//! [`LabelSource`], and the report is assembled from the load
 //! summary, the method's [`Outcome`] and the timings.
 //!
 //! Outputs are written atomically, or not at all: the output and the report go to temporary

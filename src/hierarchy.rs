@@ -101,7 +101,10 @@ impl Hierarchy {
 
     /// Code of an original value, if it is in the domain (linear; build a map for hot paths).
     pub fn code_of(&self, value: &str) -> Option<u32> {
-        self.labels[0].iter().position(|v| v == value).map(|p| p as u32)
+        self.labels[0]
+            .iter()
+            .position(|v| v == value)
+            .map(|p| p as u32)
     }
 
     /// True if every group at level `l + 1` is a union of groups at level `l` (ARX's
@@ -155,10 +158,7 @@ mod tests {
 
     #[test]
     fn detects_non_monotonic() {
-        let h = Hierarchy::from_label_rows(
-            "x",
-            &rows(&[&["a", "g", "1"], &["b", "g", "2"]]),
-        );
+        let h = Hierarchy::from_label_rows("x", &rows(&[&["a", "g", "1"], &["b", "g", "2"]]));
         assert_eq!(h.check_monotonic(), Err((1, "g".to_string())));
     }
 }

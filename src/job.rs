@@ -108,8 +108,15 @@ pub enum MetricKind {
 }
 
 impl MetricKind {
-    pub const NAMES: &'static [&'static str] =
-        &["DMStar", "DM", "Height", "Precision", "Loss", "Entropy", "AECS"];
+    pub const NAMES: &'static [&'static str] = &[
+        "DMStar",
+        "DM",
+        "Height",
+        "Precision",
+        "Loss",
+        "Entropy",
+        "AECS",
+    ];
 
     /// Parses a metric name case-insensitively.
     pub fn parse(s: &str) -> Option<MetricKind> {
@@ -169,12 +176,32 @@ pub enum TDistance {
 /// `attribute` is the position in [`Job::sensitive`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum PrivacyModel {
-    KAnonymity { k: u64 },
-    DistinctL { attribute: usize, l: f64 },
-    EntropyL { attribute: usize, l: f64 },
-    RecursiveCL { attribute: usize, c: f64, l: f64 },
-    TCloseness { attribute: usize, t: f64, distance: TDistance },
-    DeltaPresence { dmin: f64, dmax: f64, subset: SubsetSpec },
+    KAnonymity {
+        k: u64,
+    },
+    DistinctL {
+        attribute: usize,
+        l: f64,
+    },
+    EntropyL {
+        attribute: usize,
+        l: f64,
+    },
+    RecursiveCL {
+        attribute: usize,
+        c: f64,
+        l: f64,
+    },
+    TCloseness {
+        attribute: usize,
+        t: f64,
+        distance: TDistance,
+    },
+    DeltaPresence {
+        dmin: f64,
+        dmax: f64,
+        subset: SubsetSpec,
+    },
 }
 
 /// The research subset of delta-presence.

@@ -7,11 +7,16 @@
 //! `privacy` and `metrics` plug into the checker. `output` writes genVals, genValsDist, anatomy
 //! and the JSON report.
 
+pub mod algorithms;
+pub mod check;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
 pub mod javafmt;
 pub mod job;
+pub mod lattice;
+pub mod metrics;
+pub mod privacy;
 pub mod run;
 pub mod vgh;
 

@@ -36,7 +36,11 @@ impl EncodedTable {
         sensitive: Vec<SensitiveColumn>,
     ) -> EncodedTable {
         let width = hierarchies.len().max(1);
-        assert_eq!(qi.len() % width, 0, "row-major codes do not fill whole rows");
+        assert_eq!(
+            qi.len() % width,
+            0,
+            "row-major codes do not fill whole rows"
+        );
         let rows = if hierarchies.is_empty() {
             0
         } else {

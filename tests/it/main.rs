@@ -1,3 +1,4 @@
 //! The one integration-test binary. Each area has its own module; shared helpers in `common`.
 
 mod common;
+mod flash;

@@ -507,10 +507,11 @@ mod tests {
         let v = m.evaluate(&t, &[1, 0], &none);
         assert!((v - (1.25f64.sqrt() - 1.0)).abs() < 1e-12, "{v}");
         assert_eq!(m.level_bound(&[1, 0]), v);
-        // Suppress the class of row 3 (c,y): A sum = 6/4 + 1 = 2.5 -> v_A = 0.5; B: 3/2 + 1 -> 1/6.
+        // Suppress the class of row 3 (c,y): A sum = 3 * 2/4 + 1 = 2.5 -> v_A = (2.5 - 1) / 3 = 0.5;
+        // B (|dom| = 2, min = 2): 3 * 1/2 + 1 = 2.5 -> v_B = (2.5 - 2) / 2 = 0.25.
         let out = [(3u32, 1u32)];
         let v = m.evaluate(&t, &[1, 0], &stats(&out, 1));
-        let want = ((1.5f64) * (1.0 + truncate10(1.0 / 6.0))).sqrt() - 1.0;
+        let want = (1.5f64 * 1.25).sqrt() - 1.0;
         assert!((v - want).abs() < 1e-12, "{v} {want}");
         assert!(m.level_bound(&[1, 0]) <= v);
     }

@@ -8,16 +8,23 @@
 //! and the JSON report.
 
 pub mod algorithms;
+pub mod audit;
 pub mod check;
+pub mod cli;
+pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
+pub mod io;
 pub mod javafmt;
 pub mod job;
 pub mod lattice;
 pub mod metrics;
+pub mod output;
 pub mod privacy;
+pub mod progress;
 pub mod run;
+pub mod store;
 pub mod vgh;
 
 pub use error::{Error, Result};

@@ -1,5 +1,68 @@
-//! The `anonbox` binary: parse, run, exit code. All logic lives in the library.
+//! The `anonbox` binary: parse, build the job, run, exit code. All logic lives in the library.
+//!
+//! Exit status (also in `--help`):
+//! - 0: success, or stdout was closed by its reader (a broken pipe is not an error);
+//! - 1: the run failed (input data, I/O, database): [`anonbox::run::run`] returned an error;
+//! - 2: bad flags or configuration: the command line or the job could not be built, so nothing
+//!   was read or written.
+//!
+//! Every error is printed as one line, `anonbox: <message>`, on stderr.
 
-fn main() {
-    std::process::exit(0);
+use std::io::Write;
+use std::process::ExitCode;
+
+use anonbox::cli::{self, Command};
+use anonbox::Error;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let command = match cli::parse_args(args) {
+        Ok(c) => c,
+        Err(e) => return fail(&e, 2),
+    };
+    match command {
+        Command::Help(text) | Command::Version(text) => print(&text),
+        // Audit: 0 every threshold holds, 1 one fails, 2 bad input.
+        Command::Audit(args) => match anonbox::audit::run(&args, &mut std::io::stdout().lock()) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => fail(&e, 2),
+        },
+        Command::Run(args) => {
+            let job = match anonbox::config::build_job(&args) {
+                Ok(job) => job,
+                Err(e) => return fail(&e, 2),
+            };
+            match anonbox::run::run(&job) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&e, 1),
+            }
+        }
+    }
+}
+
+/// Prints `text` on stdout; a closed stdout is not an error.
+fn print(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&Error::io("<stdout>", e), 1),
+    }
+}
+
+/// Reports `e` as one line on stderr and returns `code`; a broken pipe exits 0.
+fn fail(e: &Error, code: u8) -> ExitCode {
+    if is_broken_pipe(e) {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(std::io::stderr(), "anonbox: {e}");
+    ExitCode::from(code)
+}
+
+fn is_broken_pipe(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
 }

@@ -1,10 +1,204 @@
 //! The pipeline of one anonymization run: load, search, write, report.
-//! (Owned by the store/pipeline work; this is the contract `main` calls.)
+//!
+//! [`run`] checks the paths, then dispatches on the method to a backend runner:
+//! [`run_on_store`] (SQLite: open, load, method, genVals from the store) for the toolbox's
+//! methods; the in-memory engine (Flash, OLA) gets its own runner over
+//! [`crate::data::load::load_table`]. Either way the writers take a
+//! [`LabelSource`](crate::output::LabelSource), and the report is assembled from the load
+//! summary, the method's [`Outcome`] and the timings.
+//!
+//! Outputs are written atomically, or not at all: the output and the report go to temporary
+//! files renamed when complete, and the temporary database is removed when the run ends, on
+//! success or error.
 
-use crate::job::Job;
-use crate::Result;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::algorithms::{self, Outcome};
+use crate::data::load::LoadSummary;
+use crate::job::{Job, Method, OutputFormat};
+use crate::output::{self, genvals, Elapsed, LabelSource, Report};
+use crate::progress::Progress;
+use crate::store::{Loaded, Store};
+use crate::{Error, Result};
+
+/// What a finished run produced (the report is also written if the job asks).
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub report: Report,
+}
 
 /// Runs a validated job to completion: outputs are written atomically, or not at all.
-pub fn run(_job: &Job) -> Result<()> {
-    todo!("pipeline")
+pub fn run(job: &Job) -> Result<()> {
+    run_job(job).map(|_| ())
+}
+
+/// [`run`], returning the report.
+pub fn run_job(job: &Job) -> Result<RunResult> {
+    check_paths(job)?;
+    let started = Instant::now();
+    let progress = Progress::new(job.quiet);
+    let (report, store) = match job.method {
+        Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
+            algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
+        })?,
+        // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
+        // (Flash, OLA) through a runner over `data::load::load_table`.
+        m @ (Method::Mondrian
+        | Method::IncognitoK
+        | Method::IncognitoL
+        | Method::IncognitoT
+        | Method::Anatomy
+        | Method::Flash
+        | Method::Ola) => {
+            return Err(Error::Invalid(format!(
+                "method {} not implemented yet",
+                m.name()
+            )))
+        }
+    };
+    finish(job, &report, store.as_ref())?;
+    Ok(RunResult { report })
+}
+
+/// Load into a store, run `method`, write the output from the store. Returns the report and
+/// the store (for the run record).
+pub fn run_on_store(
+    job: &Job,
+    progress: &Progress,
+    started: Instant,
+    method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
+) -> Result<(Report, Option<Store>)> {
+    check_output_format(job)?;
+    let mut store = Store::open(job.db.as_deref())?;
+    store.record_run(job)?;
+    let loaded = store.load(job, progress)?;
+    warn_skipped(job, &loaded.summary);
+    let t_load = started.elapsed().as_secs_f64();
+
+    let outcome = method(&store, &loaded, progress)?;
+    let t_search = started.elapsed().as_secs_f64();
+
+    write_output(job, loaded.summary.records(), &mut store.labels(), progress)?;
+    let t_total = started.elapsed().as_secs_f64();
+    let elapsed = Elapsed {
+        load: t_load,
+        search: t_search - t_load,
+        write: t_total - t_search,
+        total: t_total,
+    };
+    Ok((
+        Report::new(job, &loaded.summary, &outcome, elapsed),
+        Some(store),
+    ))
+}
+
+/// Writes the job's output, if any, from `labels`.
+pub fn write_output(
+    job: &Job,
+    records: u64,
+    labels: &mut dyn LabelSource,
+    progress: &Progress,
+) -> Result<()> {
+    let Some(out) = &job.output else {
+        return Ok(());
+    };
+    match out.format {
+        OutputFormat::GenVals => genvals::write(job, &out.path, records, labels, progress),
+        f => Err(Error::Invalid(format!(
+            "output format {} not implemented yet",
+            output::format_name(f)
+        ))),
+    }
+}
+
+/// Fails early on output formats no writer handles yet (before the load).
+fn check_output_format(job: &Job) -> Result<()> {
+    match job.output.as_ref().map(|o| o.format) {
+        None | Some(OutputFormat::GenVals) => Ok(()),
+        Some(f) => Err(Error::Invalid(format!(
+            "output format {} not implemented yet",
+            output::format_name(f)
+        ))),
+    }
+}
+
+/// Warns (stderr) about skipped rows and blank lines.
+pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
+    let s = summary.stats;
+    let input = job.input.path.display();
+    if s.blank_lines > 0 {
+        eprintln!(
+            "anonbox: warning: {input}: skipped {} blank lines",
+            s.blank_lines
+        );
+    }
+    if s.rows_skipped > 0 {
+        eprintln!(
+            "anonbox: {input}: skipped {} of {} rows containing '?'",
+            s.rows_skipped, s.rows_read
+        );
+    }
+}
+
+/// Report file and run record.
+fn finish(job: &Job, report: &Report, store: Option<&Store>) -> Result<()> {
+    if let Some(store) = store {
+        store.finish_run(&report.to_json())?;
+    }
+    if let Some(path) = &job.report {
+        report.write(path)?;
+    }
+    Ok(())
+}
+
+/// The input must not be overwritten: output, report and database must all be other files.
+fn check_paths(job: &Job) -> Result<()> {
+    let input = &job.input.path;
+    if !input.is_file() {
+        return Err(Error::in_file(input, "input file not found"));
+    }
+    let mut written: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &job.output {
+        written.push(("output", &o.path));
+    }
+    if let Some(r) = &job.report {
+        written.push(("report", r));
+    }
+    if let Some(d) = &job.db {
+        written.push(("database", d));
+    }
+    let canon_input = canonical(input);
+    for (i, (what, path)) in written.iter().enumerate() {
+        if canonical(path) == canon_input {
+            return Err(Error::Usage(format!(
+                "the {what} file {} is the input file: anonbox never overwrites its input",
+                path.display()
+            )));
+        }
+        for (other, p2) in &written[..i] {
+            if canonical(path) == canonical(p2) {
+                return Err(Error::Usage(format!(
+                    "the {what} and {other} files are the same file: {}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` with symlinks and `..` resolved as far as it exists (a new file's folder).
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
 }

@@ -1,6 +1,14 @@
-//! Anonymization algorithms. Lattice searches (Flash, OLA, exhaustive) see transformations and
-//! checker results only; `search` is their shared frame and [`solve`] the entry point.
+//! Anonymization methods. Each one receives the job (never flags) and a backend, and returns an
+//! [`Outcome`] for the report; the output writers take the labels from the backend.
+//!
+//! Store-backed methods (Datafly; Mondrian, Incognito, Anatomy to come) work on the SQLite
+//! [`Store`](crate::store::Store): they read `QidTuple` (distinct quasi-identifier tuples with
+//! counts), write `EquivalenceTable` and `QidTuple.EquivalenceID`, and call
+//! [`Store::assign_records`](crate::store::Store::assign_records). In-memory methods (Flash,
+//! OLA) work on an [`EncodedTable`](crate::data::EncodedTable): they see transformations and
+//! checker results only; `search` is their shared frame and [`solve`] their entry point.
 
+pub mod datafly;
 pub mod exhaustive;
 pub mod flash;
 pub mod ola;
@@ -8,11 +16,30 @@ pub mod search;
 
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
-use crate::job::{Job, SuppressionLimit};
+use crate::job::{Job, MetricKind, SuppressionLimit};
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::Result;
-pub use search::{Optimum, Outcome, Search};
+pub use search::{Optimum, Search, SearchOutcome};
+
+/// What a method reports about its result.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    /// Levels per quasi-identifier (full-domain methods).
+    pub transformation: Option<Vec<usize>>,
+    /// The metric that was optimised or evaluated, and its value.
+    pub metric: Option<MetricKind>,
+    pub information_loss: Option<f64>,
+    /// The suppression budget that applied, in records.
+    pub suppression_limit: Option<u64>,
+    pub suppressed_records: u64,
+    /// Classes in the output, suppressed records excluded.
+    pub equivalence_classes: u64,
+    /// Lattice methods: transformations evaluated.
+    pub transformations_checked: Option<u64>,
+    /// Method-specific report fields.
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
 
 /// A lattice search strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +58,7 @@ pub fn solve(
     budget: u64,
     algorithm: LatticeAlgorithm,
     config: CheckerConfig,
-) -> Result<Outcome> {
+) -> Result<SearchOutcome> {
     let mut search = Search::new(table, criteria, metric, budget, config)?;
     match algorithm {
         LatticeAlgorithm::Flash => flash::classify(&mut search),
@@ -43,7 +70,7 @@ pub fn solve(
 }
 
 /// The suppression budget of a lattice job: ARX's semantics, default 0.
-pub fn budget(job: &Job, rows: usize) -> u64 {
+pub fn lattice_budget(job: &Job, rows: usize) -> u64 {
     job.suppression
         .unwrap_or(SuppressionLimit::Fraction(0.0))
         .budget(rows as u64)
@@ -55,14 +82,14 @@ pub fn solve_job(
     table: &EncodedTable,
     algorithm: LatticeAlgorithm,
     config: CheckerConfig,
-) -> Result<Outcome> {
+) -> Result<SearchOutcome> {
     let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
     let metric = crate::metrics::build(job.metric, table);
     solve(
         table,
         criteria,
         metric,
-        budget(job, table.rows()),
+        lattice_budget(job, table.rows()),
         algorithm,
         config,
     )

@@ -44,7 +44,7 @@ pub struct Optimum {
 
 /// What a search returns.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct SearchOutcome {
     /// `None` if no transformation satisfies the privacy models within the budget.
     pub optimum: Option<Optimum>,
     /// Transformations checked.
@@ -290,7 +290,7 @@ impl<'a> Search<'a> {
     }
 
     /// The final outcome.
-    pub fn outcome(self) -> Outcome {
+    pub fn outcome(self) -> SearchOutcome {
         let optimum = self.best.map(|(id, loss)| {
             let r = self.results[&id];
             Optimum {
@@ -300,7 +300,7 @@ impl<'a> Search<'a> {
                 classes: r.classes,
             }
         });
-        Outcome {
+        SearchOutcome {
             optimum,
             checks: self.checker.stats().checks,
             lattice_size: self.lattice.size(),

@@ -5,8 +5,12 @@
 //! representation the Flash engine works on: quasi-identifiers as one flat row-major `u32` array
 //! of leaf codes, each quasi-identifier with its [`Hierarchy`], and sensitive attributes as code
 //! columns. Nothing after loading sees strings.
+//!
+//! [`load`] reads an input into codes once, for both backends: [`load::load_table`] builds an
+//! `EncodedTable`, the SQLite store's loader inserts the same codes into its tables.
 
 mod dictionary;
+pub mod load;
 mod table;
 
 pub use dictionary::Dictionary;

@@ -1,23 +1,33 @@
-//! Privacy models as plug-ins of the checker.
+//! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence.
 //!
-//! A model is a [`PrivacyCriterion`]: it says what the checker must keep per equivalence class
-//! ([`Requirements`]: a minimum class size and the distributions of sensitive attributes), whether
-//! it is monotonic (so the search may tag predictively), and judges one class at a time
-//! ([`PrivacyCriterion::is_satisfied`]). A class that fails any criterion is an outlier; its records
-//! are suppressed, and a transformation is valid if the outliers fit the suppression budget
-//! (`../shared/ARX-SEMANTICS.md`).
+//! The models with a sensitive attribute are pure functions over class distributions
+//! ([`distribution::Distribution`]) (and, for t-closeness, the table's distribution), shared by
+//! every engine: the Flash checker and the UT Dallas Incognito_L / Incognito_T call the same code,
+//! choosing whose arithmetic to follow with a [`Flavor`]. `anonbox audit` uses [`Flavor::Exact`].
 //!
-//! The checker filters classes by the largest [`Requirements::min_class_size`] first and calls
-//! `is_satisfied` only for criteria that are not [`PrivacyCriterion::size_only`], so plain
-//! k-anonymity costs one comparison per class.
-//!
-//! Distributions ([`Distribution`]) are sparse: the sensitive codes present in the class, sorted
-//! ascending, with their counts. Codes are those of [`crate::data::SensitiveColumn`]. A criterion
-//! that needs the distribution over the whole table (t-closeness) computes it when it is built.
+//! The checker's plug-in interface is [`PrivacyCriterion`]: a model says what the checker must
+//! keep per equivalence class ([`Requirements`]: a minimum class size and the distributions of
+//! sensitive attributes), whether it is monotonic (so the search may tag predictively), and
+//! judges one class at a time ([`PrivacyCriterion::is_satisfied`]). A class that fails any
+//! criterion is an outlier; its records are suppressed, and a transformation is valid if the
+//! outliers fit the suppression budget (`../shared/ARX-SEMANTICS.md`). The checker filters classes
+//! by the largest [`Requirements::min_class_size`] first and calls `is_satisfied` only for criteria
+//! that are not [`PrivacyCriterion::size_only`], so plain k-anonymity costs one comparison per
+//! class. [`criteria`] holds the models with a sensitive attribute as criteria.
+
+pub mod criteria;
+pub mod delta;
+pub mod distribution;
+pub mod ldiversity;
+pub mod properties;
+pub mod tcloseness;
+
+pub use distribution::Distribution;
+pub use properties::Flavor;
 
 use crate::data::EncodedTable;
 use crate::job::PrivacyModel;
-use crate::{Error, Result};
+use crate::Result;
 
 /// What a criterion needs the checker to collect per class.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -27,27 +37,6 @@ pub struct Requirements {
     /// Sensitive columns (indices into [`EncodedTable::sensitive`]) whose per-class distributions
     /// the criterion reads, in the order [`ClassView::distribution`] numbers them.
     pub distributions: Vec<usize>,
-}
-
-/// The frequencies of one sensitive attribute within one class.
-#[derive(Debug, Clone, Copy)]
-pub struct Distribution<'a> {
-    /// Sensitive codes present in the class, ascending.
-    pub codes: &'a [u32],
-    /// `counts[i]` records of the class have `codes[i]`.
-    pub counts: &'a [u32],
-}
-
-impl Distribution<'_> {
-    /// Number of distinct sensitive values in the class.
-    pub fn distinct(&self) -> usize {
-        self.codes.len()
-    }
-
-    /// Records in the class (sum of the counts).
-    pub fn total(&self) -> u64 {
-        self.counts.iter().map(|&c| c as u64).sum()
-    }
 }
 
 /// One equivalence class as a criterion sees it.
@@ -127,25 +116,19 @@ impl PrivacyCriterion for KAnonymity {
     }
 }
 
-/// Builds the criteria of a job: its `<privacy>` models, or k-anonymity with `k` if none.
-/// Models other than k-anonymity are added by their own modules.
+/// Builds the criteria of a job for the lattice engine: its `<privacy>` models, or k-anonymity
+/// with `k` if none. Models with a sensitive attribute follow ARX's arithmetic
+/// ([`Flavor::Arx`], see [`criteria`]).
 pub fn build(
     models: &[PrivacyModel],
     k: u64,
-    _table: &EncodedTable,
+    table: &EncodedTable,
 ) -> Result<Vec<Box<dyn PrivacyCriterion>>> {
     if models.is_empty() {
         return Ok(vec![Box::new(KAnonymity { k })]);
     }
     models
         .iter()
-        .map(|m| -> Result<Box<dyn PrivacyCriterion>> {
-            match m {
-                PrivacyModel::KAnonymity { k } => Ok(Box::new(KAnonymity { k: *k })),
-                other => Err(Error::Invalid(format!(
-                    "privacy model {other:?} is not supported by the lattice engine yet"
-                ))),
-            }
-        })
+        .map(|m| criteria::build(m, table, Flavor::Arx))
         .collect()
 }

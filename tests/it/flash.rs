@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anonbox::algorithms::{solve, LatticeAlgorithm, Outcome};
+use anonbox::algorithms::{solve, LatticeAlgorithm, SearchOutcome};
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::data::EncodedTable;
 use anonbox::hierarchy::Hierarchy;
@@ -75,7 +75,7 @@ pub fn run(
     metric: MetricKind,
     algorithm: LatticeAlgorithm,
     config: CheckerConfig,
-) -> Outcome {
+) -> SearchOutcome {
     let budget = SuppressionLimit::Fraction(fraction).budget(table.rows() as u64);
     solve(
         table,

@@ -1,0 +1,596 @@
+//! The command line: the toolbox's flags, GNU-style spellings, and subcommands.
+//!
+//! The toolbox takes `-name value` pairs, matches names case-insensitively and lets the first
+//! occurrence win (`../shared/UTD-TOOLBOX.md` §3). anonbox accepts exactly that, plus GNU style
+//! (`--method x`, `--method=x`), and new flags in both styles. Unlike the toolbox, an unknown
+//! flag, a flag without its value, a bad number or an unknown method, format or metric is an
+//! error that says what is accepted (§8).
+//!
+//! Parsing is three steps, in the ripgrep manner:
+//! 1. [`normalize`]: toolbox spellings become canonical `--name=value` arguments (names looked up
+//!    case-insensitively in clap's own argument list, so the two cannot drift apart; repeats are
+//!    dropped so the first occurrence wins).
+//! 2. clap parses them into [`RawArgs`]: raw strings, and the `--help` text.
+//! 3. [`RunArgs::from_raw`] types and checks each value, naming the flag in errors.
+//!
+//! The merge with the XML config and all validation that needs the config or the input happen
+//! in `config::build_job`. Subcommands: a first argument `audit` hands the remaining arguments
+//! to the audit parser ([`Command::Audit`]); anything else is a run.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use clap::{CommandFactory, Parser};
+
+use crate::javafmt::parse_double;
+use crate::job::{Method, MetricKind, OutputFormat};
+use crate::{Error, Result};
+
+const AFTER_HELP: &str = "\
+Flag names are case-insensitive and may be written -name value (as the UT Dallas toolbox does),
+--name value or --name=value. When a flag is repeated, the first occurrence wins. Flags override
+the XML configuration; paths inside the configuration are relative to its folder.
+
+Methods: Datafly, Mondrian, Incognito_K, Incognito_L, Incognito_T, Anatomy (the toolbox's),
+Flash, OLA (ARX-style optimal lattice search with -metric and <privacy> models).
+Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
+
+Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
+I/O, database), 2 bad flags or configuration (nothing was written).";
+
+/// Raw flag values as clap parses them after [`normalize`]. `None` means "not given", so the XML
+/// config's value (or the default) applies.
+#[derive(Parser, Debug, Default, Clone, PartialEq)]
+#[command(
+    name = "anonbox",
+    version,
+    about = "Anonymize a delimited text file: UT Dallas Anonymization Toolbox configs and \
+             methods, plus ARX-style optimal search.",
+    after_help = AFTER_HELP,
+    disable_help_subcommand = true
+)]
+pub struct RawArgs {
+    /// UT Dallas XML configuration [default: config.xml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<String>,
+    /// Anonymization method (see below) [default: the config's, else Mondrian]
+    #[arg(long, value_name = "NAME")]
+    pub method: Option<String>,
+    /// k of k-anonymity (Datafly, Mondrian, Incognito_K, Flash, OLA) [default: 10]
+    #[arg(long = "k", value_name = "INT")]
+    pub k: Option<String>,
+    /// l of l-diversity (Incognito_L, Anatomy) [default: 10]
+    #[arg(long = "l", value_name = "NUM")]
+    pub l: Option<String>,
+    /// c of recursive (c,l)-diversity; c <= 0 selects entropy l-diversity [default: 0.2]
+    #[arg(long = "c", value_name = "NUM")]
+    pub c: Option<String>,
+    /// t of t-closeness (Incognito_T), 0 < t <= 1 [default: 0.2]
+    #[arg(long = "t", value_name = "NUM")]
+    pub t: Option<String>,
+    /// Suppress at most N tuples (Datafly, Incognito_K) [default: k]
+    #[arg(long = "suppThreshold", value_name = "N")]
+    pub supp_threshold: Option<String>,
+    /// Suppress at most this fraction of the records, 0 <= F < 1 (ARX style; not with
+    /// -suppThreshold) [default: the config's, else the method's]
+    #[arg(long, value_name = "FRACTION")]
+    pub suppression: Option<String>,
+    /// Input file [default: the config's <input filename>]
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<String>,
+    /// Field separator, one or more characters [default: the config's, else ',']
+    #[arg(long, value_name = "STRING")]
+    pub separator: Option<String>,
+    /// Output file [default: the config's <output filename>]
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<String>,
+    /// genVals, genValsDist or anatomy [default: the config's, else genVals]
+    #[arg(long = "outputFormat", value_name = "NAME")]
+    pub output_format: Option<String>,
+    /// Utility metric of Flash/OLA: DMStar, DM, Height, Precision, Loss, Entropy, AECS
+    /// [default: Loss]
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Keep the SQLite working database in FILE [default: a temporary file]
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<String>,
+    /// Write a JSON report of the run to FILE [default: none]
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<String>,
+    /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<String>,
+    /// No progress bars
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Anonymize (the default).
+    Run(Box<RunArgs>),
+    /// `anonbox audit ...`: the arguments after `audit`, for the audit parser.
+    Audit(Vec<String>),
+    /// `--help`: the text to print on stdout.
+    Help(String),
+    /// `--version`: the text to print on stdout.
+    Version(String),
+}
+
+/// Typed, checked flag values. `None` = not given on the command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunArgs {
+    pub config: Option<PathBuf>,
+    pub method: Option<Method>,
+    pub k: Option<i64>,
+    pub l: Option<f64>,
+    pub c: Option<f64>,
+    pub t: Option<f64>,
+    pub supp_threshold: Option<u64>,
+    pub suppression: Option<f64>,
+    pub input: Option<PathBuf>,
+    pub separator: Option<String>,
+    pub output: Option<PathBuf>,
+    pub output_format: Option<OutputFormat>,
+    pub metric: Option<MetricKind>,
+    pub db: Option<PathBuf>,
+    pub report: Option<PathBuf>,
+    pub seed: Option<u64>,
+    pub quiet: bool,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse_args<I, S>(args: I) -> Result<Command>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let args: Vec<String> = args.into_iter().map(Into::into).collect();
+    if args.first().map(String::as_str) == Some("audit") {
+        return Ok(Command::Audit(args[1..].to_vec()));
+    }
+    let normalized = match normalize(&args)? {
+        Normalized::Args(a) => a,
+        Normalized::Help => return Ok(Command::Help(help_text())),
+        Normalized::Version => {
+            let cmd = RawArgs::command();
+            return Ok(Command::Version(format!(
+                "{} {}\n",
+                cmd.get_name(),
+                cmd.get_version().unwrap_or("")
+            )));
+        }
+    };
+    let raw = RawArgs::try_parse_from(std::iter::once("anonbox".to_string()).chain(normalized))
+        .map_err(|e| {
+            // Not expected after normalize(); keep clap's first line as the message.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad arguments");
+            Error::Usage(first.trim_start_matches("error: ").to_string())
+        })?;
+    Ok(Command::Run(Box::new(RunArgs::from_raw(&raw)?)))
+}
+
+/// The `--help` text.
+pub fn help_text() -> String {
+    RawArgs::command().render_long_help().to_string()
+}
+
+enum Normalized {
+    Args(Vec<String>),
+    Help,
+    Version,
+}
+
+/// One flag of the command line: canonical (clap) name and whether it takes a value.
+struct Flag {
+    name: String,
+    takes_value: bool,
+}
+
+fn flags() -> Vec<Flag> {
+    let mut cmd = RawArgs::command();
+    cmd.build();
+    cmd.get_arguments()
+        .filter_map(|a| {
+            Some(Flag {
+                name: a.get_long()?.to_string(),
+                takes_value: a.get_action().takes_values(),
+            })
+        })
+        .collect()
+}
+
+/// Rewrites toolbox- and GNU-style flags as canonical `--name=value` / `--name`, first
+/// occurrence winning. Errors on unknown flags, missing values and stray arguments.
+fn normalize(args: &[String]) -> Result<Normalized> {
+    let flags = flags();
+    let accepted = || {
+        flags
+            .iter()
+            .filter(|f| f.name != "help" && f.name != "version")
+            .map(|f| format!("-{}", f.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let body = match arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) {
+            Some(body) if !body.is_empty() => body,
+            _ => {
+                return Err(Error::Usage(format!(
+                    "unexpected argument '{arg}' (flags are written -name value; see --help)"
+                )))
+            }
+        };
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let lower = name.to_ascii_lowercase();
+        if lower == "help" || lower == "h" {
+            return Ok(Normalized::Help);
+        }
+        if lower == "version" || name == "V" {
+            return Ok(Normalized::Version);
+        }
+        let Some(flag) = flags.iter().find(|f| f.name.eq_ignore_ascii_case(name)) else {
+            return Err(Error::Usage(format!(
+                "unknown flag '{arg}'; accepted flags: {}, --help, --version",
+                accepted()
+            )));
+        };
+        let shown = format!("-{}", flag.name);
+        let value = if flag.takes_value {
+            match inline {
+                Some(v) => Some(v),
+                None => match args.get(i) {
+                    Some(v) => {
+                        i += 1;
+                        Some(v.clone())
+                    }
+                    None => return Err(Error::Usage(format!("{shown} needs a value"))),
+                },
+            }
+        } else {
+            if inline.is_some() {
+                return Err(Error::Usage(format!("{shown} takes no value")));
+            }
+            None
+        };
+        if !seen.insert(flag.name.clone()) {
+            continue; // the first occurrence wins, as in the toolbox
+        }
+        out.push(match value {
+            Some(v) => format!("--{}={v}", flag.name),
+            None => format!("--{}", flag.name),
+        });
+    }
+    Ok(Normalized::Args(out))
+}
+
+impl RunArgs {
+    /// Types and checks the raw values; errors name the flag.
+    pub fn from_raw(raw: &RawArgs) -> Result<RunArgs> {
+        let path = |v: &Option<String>, flag: &str| -> Result<Option<PathBuf>> {
+            match v {
+                Some(s) if s.is_empty() => Err(Error::Usage(format!("{flag}: empty file name"))),
+                Some(s) => Ok(Some(PathBuf::from(s))),
+                None => Ok(None),
+            }
+        };
+        let double = |v: &Option<String>, flag: &str| -> Result<Option<f64>> {
+            v.as_deref()
+                .map(|s| {
+                    parse_double(s)
+                        .filter(|x| !x.is_nan())
+                        .ok_or_else(|| Error::Usage(format!("{flag}: '{s}' is not a number")))
+                })
+                .transpose()
+        };
+        let named = |v: &Option<String>, flag: &str, what: &str, names: &[&str]| -> Error {
+            Error::Usage(format!(
+                "{flag}: unknown {what} '{}'; accepted: {}",
+                v.as_deref().unwrap_or(""),
+                names.join(", ")
+            ))
+        };
+
+        let k = raw
+            .k
+            .as_deref()
+            .map(|s| {
+                s.trim()
+                    .parse::<i64>()
+                    .map_err(|_| Error::Usage(format!("-k: '{s}' is not an integer")))
+            })
+            .transpose()?;
+        let supp_threshold = raw
+            .supp_threshold
+            .as_deref()
+            .map(|s| {
+                s.trim().parse::<u64>().map_err(|_| {
+                    Error::Usage(format!(
+                        "-suppThreshold: '{s}' is not a number of tuples (an integer >= 0)"
+                    ))
+                })
+            })
+            .transpose()?;
+        let suppression = double(&raw.suppression, "-suppression")?;
+        if let Some(f) = suppression {
+            if !(0.0..1.0).contains(&f) {
+                return Err(Error::Usage(format!(
+                    "-suppression: {} is not a fraction in [0, 1)",
+                    raw.suppression.as_deref().unwrap_or("")
+                )));
+            }
+        }
+        if suppression.is_some() && supp_threshold.is_some() {
+            return Err(Error::Usage(
+                "-suppression and -suppThreshold cannot be combined: -suppression is a fraction \
+                 of the records, -suppThreshold a number of tuples"
+                    .to_string(),
+            ));
+        }
+        let seed = raw
+            .seed
+            .as_deref()
+            .map(|s| {
+                s.trim()
+                    .parse::<u64>()
+                    .map_err(|_| Error::Usage(format!("-seed: '{s}' is not an integer >= 0")))
+            })
+            .transpose()?;
+        let method = match &raw.method {
+            None => None,
+            Some(s) => Some(
+                Method::parse(s.trim())
+                    .ok_or_else(|| named(&raw.method, "-method", "method", Method::NAMES))?,
+            ),
+        };
+        let output_format = match &raw.output_format {
+            None => None,
+            Some(s) => Some(OutputFormat::parse(s.trim()).ok_or_else(|| {
+                named(
+                    &raw.output_format,
+                    "-outputFormat",
+                    "output format",
+                    OutputFormat::NAMES,
+                )
+            })?),
+        };
+        let metric = match &raw.metric {
+            None => None,
+            Some(s) => Some(
+                MetricKind::parse(s.trim())
+                    .ok_or_else(|| named(&raw.metric, "-metric", "metric", MetricKind::NAMES))?,
+            ),
+        };
+        if raw.separator.as_deref() == Some("") {
+            return Err(Error::Usage("-separator: empty separator".to_string()));
+        }
+        Ok(RunArgs {
+            config: path(&raw.config, "-config")?,
+            method,
+            k,
+            l: double(&raw.l, "-l")?,
+            c: double(&raw.c, "-c")?,
+            t: double(&raw.t, "-t")?,
+            supp_threshold,
+            suppression,
+            input: path(&raw.input, "-input")?,
+            separator: raw.separator.clone(),
+            output: path(&raw.output, "-output")?,
+            output_format,
+            metric,
+            db: path(&raw.db, "-db")?,
+            report: path(&raw.report, "-report")?,
+            seed,
+            quiet: raw.quiet,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> RunArgs {
+        match parse_args(args.iter().copied()).unwrap() {
+            Command::Run(r) => *r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn usage(args: &[&str]) -> String {
+        match parse_args(args.iter().copied()) {
+            Err(Error::Usage(m)) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        RawArgs::command().debug_assert();
+    }
+
+    #[test]
+    fn toolbox_style_case_insensitive() {
+        let r = run(&[
+            "-CONFIG",
+            "c.xml",
+            "-Method",
+            "datafly",
+            "-K",
+            "5",
+            "-l",
+            "2.5",
+            "-c",
+            "0",
+            "-T",
+            "0.3",
+            "-SUPPTHRESHOLD",
+            "4",
+            "-input",
+            "in.csv",
+            "-separator",
+            ";",
+            "-output",
+            "o.csv",
+            "-outputformat",
+            "GenValsDist",
+        ]);
+        assert_eq!(r.config, Some(PathBuf::from("c.xml")));
+        assert_eq!(r.method, Some(Method::Datafly));
+        assert_eq!(r.k, Some(5));
+        assert_eq!((r.l, r.c, r.t), (Some(2.5), Some(0.0), Some(0.3)));
+        assert_eq!(r.supp_threshold, Some(4));
+        assert_eq!(r.input, Some(PathBuf::from("in.csv")));
+        assert_eq!(r.separator.as_deref(), Some(";"));
+        assert_eq!(r.output, Some(PathBuf::from("o.csv")));
+        assert_eq!(r.output_format, Some(OutputFormat::GenValsDist));
+        assert!(!r.quiet);
+    }
+
+    #[test]
+    fn gnu_style_and_new_flags() {
+        let r = run(&[
+            "--method=flash",
+            "--k",
+            "3",
+            "--suppression=0.02",
+            "--metric",
+            "dm*",
+            "--db",
+            "w.db",
+            "--report=r.json",
+            "--seed",
+            "7",
+            "--quiet",
+            "-Quiet",
+        ]);
+        assert_eq!(r.method, Some(Method::Flash));
+        assert_eq!(r.k, Some(3));
+        assert_eq!(r.suppression, Some(0.02));
+        assert_eq!(r.metric, Some(MetricKind::DmStar));
+        assert_eq!(r.db, Some(PathBuf::from("w.db")));
+        assert_eq!(r.report, Some(PathBuf::from("r.json")));
+        assert_eq!(r.seed, Some(7));
+        assert!(r.quiet);
+    }
+
+    #[test]
+    fn first_occurrence_wins() {
+        let r = run(&[
+            "-k", "5", "-K", "7", "--k=9", "-method", "mondrian", "-method", "x",
+        ]);
+        assert_eq!(r.k, Some(5));
+        assert_eq!(r.method, Some(Method::Mondrian));
+    }
+
+    #[test]
+    fn values_may_look_like_flags() {
+        let r = run(&["-separator", "-", "-k", "-5", "-input", "--weird"]);
+        assert_eq!(r.separator.as_deref(), Some("-"));
+        assert_eq!(r.k, Some(-5), "range is checked by build_job");
+        assert_eq!(r.input, Some(PathBuf::from("--weird")));
+        let r = run(&["-separator", ", "]);
+        assert_eq!(r.separator.as_deref(), Some(", "));
+    }
+
+    #[test]
+    fn no_flags_is_a_default_run() {
+        assert_eq!(run(&[]), RunArgs::default());
+    }
+
+    #[test]
+    fn errors_name_the_flag_and_list_what_is_accepted() {
+        let e = usage(&["-foo", "1"]);
+        assert!(
+            e.starts_with("unknown flag '-foo'; accepted flags: -config, -method, -k,"),
+            "{e}"
+        );
+        assert!(e.contains("-suppThreshold") && e.contains("-quiet"), "{e}");
+        assert_eq!(usage(&["-k"]), "-k needs a value");
+        assert_eq!(usage(&["-input", "a", "-OUTPUT"]), "-output needs a value");
+        assert_eq!(usage(&["-k", "x"]), "-k: 'x' is not an integer");
+        assert_eq!(usage(&["-k", "2.5"]), "-k: '2.5' is not an integer");
+        assert_eq!(usage(&["-l", "many"]), "-l: 'many' is not a number");
+        assert_eq!(usage(&["--t=NaN"]), "-t: 'NaN' is not a number");
+        assert_eq!(
+            usage(&["-method", "fast"]),
+            "-method: unknown method 'fast'; accepted: Datafly, Mondrian, Incognito_K, \
+             Incognito_L, Incognito_T, Anatomy, Flash, OLA"
+        );
+        assert_eq!(
+            usage(&["-outputFormat", "csv"]),
+            "-outputFormat: unknown output format 'csv'; accepted: genVals, genValsDist, anatomy"
+        );
+        assert!(usage(&["-metric", "gain"])
+            .starts_with("-metric: unknown metric 'gain'; accepted: DMStar"));
+        assert!(
+            usage(&["-suppression", "0.1", "-suppThreshold", "3"]).contains("cannot be combined")
+        );
+        assert_eq!(
+            usage(&["-suppression", "1"]),
+            "-suppression: 1 is not a fraction in [0, 1)"
+        );
+        assert!(usage(&["-suppThreshold", "-1"]).starts_with("-suppThreshold: '-1' is not"));
+        assert_eq!(usage(&["-seed", "x"]), "-seed: 'x' is not an integer >= 0");
+        assert_eq!(usage(&["--quiet=yes"]), "-quiet takes no value");
+        assert_eq!(usage(&["-separator", ""]), "-separator: empty separator");
+        assert_eq!(usage(&["-input", ""]), "-input: empty file name");
+        assert!(usage(&["config.xml"]).starts_with("unexpected argument 'config.xml'"));
+        assert!(usage(&["-"]).starts_with("unexpected argument '-'"));
+    }
+
+    #[test]
+    fn help_and_version() {
+        let Command::Help(h) = parse_args(["-k", "x", "--help"]).unwrap() else {
+            panic!()
+        };
+        for flag in [
+            "--config",
+            "--method",
+            "--k",
+            "--l",
+            "--c",
+            "--t",
+            "--suppThreshold",
+            "--input",
+            "--separator",
+            "--output",
+            "--outputFormat",
+            "--suppression",
+            "--metric",
+            "--db",
+            "--report",
+            "--seed",
+            "--quiet",
+        ] {
+            assert!(h.contains(flag), "{flag} missing from help");
+        }
+        assert!(h.contains("[default: config.xml]") && h.contains("[default: 10]"));
+        assert!(h.contains("Exit status"));
+        assert!(matches!(parse_args(["-HELP"]).unwrap(), Command::Help(_)));
+        assert!(matches!(parse_args(["-h"]).unwrap(), Command::Help(_)));
+        let Command::Version(v) = parse_args(["--version"]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(v, format!("anonbox {}\n", env!("CARGO_PKG_VERSION")));
+        assert!(matches!(parse_args(["-V"]).unwrap(), Command::Version(_)));
+    }
+
+    #[test]
+    fn audit_dispatches() {
+        assert_eq!(
+            parse_args(["audit", "-k", "5", "x.csv"]).unwrap(),
+            Command::Audit(vec!["-k".into(), "5".into(), "x.csv".into()])
+        );
+    }
+}

@@ -1,0 +1,752 @@
+//! From flags and an XML config to a validated [`Job`].
+//!
+//! [`build_job`] reads the toolbox XML (`utd_xml`), merges the command line over it (a flag
+//! beats the config, the config beats the default), resolves attribute names against the input's
+//! header, loads hierarchy files (`hierarchy_file`), derives the privacy models, and checks
+//! everything that can be checked before touching the data. Each check stops with one message
+//! that names the file and the element (or the flag) at fault, so a bad configuration never
+//! reaches `run::run` and never leaves an output file behind.
+//!
+//! Defaults (neither flag nor config): method Mondrian (the toolbox's fallback), k 10, l 10,
+//! c 0.2, t 0.2, separator `,`, format genVals, metric Loss (ARX's default), seed 3345 (the
+//! toolbox's `Random` seed), suppression: the method's own default. The separator is literal
+//! (it may have several characters, like `, `); the two characters `\t` mean a tab, as they did
+//! in the toolbox's regex split.
+//!
+//! Privacy models: a `<privacy>` element gives them explicitly (a `-k`, `-l`, `-c` or `-t` flag
+//! replaces the matching parameter in them); without one they follow from the method: k-anonymity
+//! for Datafly, Mondrian, Incognito_K, Flash and OLA; recursive (c,l)-diversity for Incognito_L
+//! (entropy l-diversity when c <= 0); t-closeness for Incognito_T (equal distance for a mapped
+//! sensitive attribute, ordered for a numeric one); distinct l-diversity for Anatomy.
+
+pub mod hierarchy_file;
+pub mod utd_xml;
+mod xml;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use crate::cli::RunArgs;
+use crate::job::{
+    Generalization, InputSpec, Job, Method, MetricKind, OutputFormat, OutputSpec, PrivacyModel,
+    QuasiIdentifier, SensitiveAttribute, SubsetSpec, SuppressionLimit, TDistance,
+};
+use crate::vgh::Vgh;
+use crate::{Error, Result};
+use utd_xml::{AttributeElement, PrivacyKind, Site, Subset, UtdConfig};
+
+/// The toolbox's default config file, relative to the working directory.
+pub const DEFAULT_CONFIG: &str = "config.xml";
+/// The toolbox's `java.util.Random` seed for Anatomy.
+pub const DEFAULT_SEED: u64 = 3345;
+
+/// Builds the job from the flags and the config they name; warnings go to stderr.
+pub fn build_job(args: &RunArgs) -> Result<Job> {
+    let (job, warnings) = build_job_with_warnings(args)?;
+    for w in warnings {
+        eprintln!("{w}");
+    }
+    Ok(job)
+}
+
+/// Like [`build_job`], returning the warnings instead of printing them.
+pub fn build_job_with_warnings(args: &RunArgs) -> Result<(Job, Vec<String>)> {
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG));
+    let cfg = utd_xml::load(&config_path)?;
+    Builder {
+        args,
+        cfg: &cfg,
+        warnings: Vec::new(),
+    }
+    .build()
+}
+
+/// Where a value came from, so that its error names the flag or the config element.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Flag(&'static str),
+    Config(&'a Site, &'static str),
+    Default,
+}
+
+struct Builder<'a> {
+    args: &'a RunArgs,
+    cfg: &'a UtdConfig,
+    warnings: Vec<String>,
+}
+
+/// The input's first non-blank line, split.
+struct FirstLine {
+    fields: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    fn at(&self, site: &Site, msg: impl Into<String>) -> Error {
+        Error::at(&self.cfg.path, site.line, Some(site.tag.clone()), msg)
+    }
+
+    fn source_err(&self, src: Source<'_>, msg: impl std::fmt::Display) -> Error {
+        match src {
+            Source::Flag(flag) => Error::Usage(format!("{flag}: {msg}")),
+            Source::Config(site, attr) => Error::at(
+                &self.cfg.path,
+                site.line,
+                Some(format!("{} attribute {attr}", site.tag)),
+                msg.to_string(),
+            ),
+            Source::Default => Error::Invalid(msg.to_string()),
+        }
+    }
+
+    /// Flag, else config, else default.
+    fn pick<T: Copy>(
+        &self,
+        flag: Option<T>,
+        flag_name: &'static str,
+        config: Option<T>,
+        attr: &'static str,
+        default: T,
+    ) -> (T, Source<'a>) {
+        match (flag, config) {
+            (Some(v), _) => (v, Source::Flag(flag_name)),
+            (None, Some(v)) => (v, Source::Config(&self.cfg.root, attr)),
+            (None, None) => (default, Source::Default),
+        }
+    }
+
+    fn build(mut self) -> Result<(Job, Vec<String>)> {
+        let args = self.args;
+        let cfg = self.cfg;
+        let method = args.method.or(cfg.method).unwrap_or(Method::Mondrian);
+
+        let (k, k_src) = self.pick(args.k, "-k", cfg.k, "k", 10);
+        if k < 1 {
+            return Err(self.source_err(k_src, format!("k must be at least 1 (got {k})")));
+        }
+        let (l, l_src) = self.pick(args.l, "-l", cfg.l, "l", 10.0);
+        let (c, _) = self.pick(args.c, "-c", cfg.c, "c", 0.2);
+        let (t, t_src) = self.pick(args.t, "-t", cfg.t, "t", 0.2);
+        check_t(t).map_err(|m| self.source_err(t_src, m))?;
+        if matches!(method, Method::IncognitoL | Method::Anatomy) && cfg.privacy.is_none() {
+            check_l(l).map_err(|m| self.source_err(l_src, format!("{}: {m}", method.name())))?;
+        }
+
+        let input = self.input()?;
+        let first = peek_first_line(&input.path, &input.separator)?;
+        let header = if input.header {
+            match &first {
+                Some(f) => Some(f.fields.clone()),
+                None => {
+                    return Err(Error::in_file(
+                        &input.path,
+                        "the input is empty, but the config says it has a header line",
+                    ))
+                }
+            }
+        } else {
+            None
+        };
+        let width = first.as_ref().map(|f| f.fields.len());
+
+        // Identifiers, quasi-identifiers, sensitive attributes: columns and names.
+        let qid_elements = match &cfg.qid {
+            Some((_, atts)) if !atts.is_empty() => atts,
+            Some((site, _)) => {
+                return Err(self.at(site, "No quasi-identifier: <qid> declares no attribute"))
+            }
+            None => {
+                return Err(self.at(
+                    &cfg.root,
+                    "No quasi-identifier: the config has no <qid> element",
+                ))
+            }
+        };
+        let sens_elements: &'a [AttributeElement] =
+            cfg.sens.as_ref().map_or(&[], |(_, atts)| atts.as_slice());
+        let mut columns: HashMap<usize, (&str, &Site)> = HashMap::new();
+        let mut resolve = |this: &Self, att: &'a AttributeElement, role: &'static str| {
+            let (index, name) = this.column(att, header.as_deref(), &input.path)?;
+            if let Some(w) = width {
+                if index >= w {
+                    return Err(this.at(
+                        &att.site,
+                        format!(
+                            "index {index} is beyond the row width: the first line of {} has \
+                             {w} fields (separator '{}'; indexes start at 0)",
+                            input.path.display(),
+                            input.separator
+                        ),
+                    ));
+                }
+            }
+            if let Some((other_role, other)) = columns.insert(index, (role, &att.site)) {
+                return Err(this.at(
+                    &att.site,
+                    format!(
+                        "column {index} is declared twice: as {role} here and as {other_role} \
+                         on line {} ({})",
+                        other.line, other.tag
+                    ),
+                ));
+            }
+            Ok((index, name))
+        };
+
+        let mut ids = Vec::new();
+        for att in &cfg.ids {
+            ids.push(resolve(&self, att, "an identifier")?.0);
+        }
+        let mut qids = Vec::new();
+        for att in qid_elements {
+            let (index, name) = resolve(&self, att, "a quasi-identifier")?;
+            let generalization = match (&att.hierarchy, &att.vgh) {
+                (Some(path), _) => Generalization::File {
+                    hierarchy: self.hierarchy(att, path, &name)?,
+                    path: path.clone(),
+                },
+                (None, Some(root)) => {
+                    let vgh = Vgh {
+                        root: root.clone(),
+                        map: att.map.clone(),
+                    };
+                    if method.is_full_domain() {
+                        if let Some((leaf, got, want)) = vgh.first_unequal_leaf() {
+                            return Err(self.at(
+                                &att.site,
+                                format!(
+                                    "{}: all leaf nodes should be at the same depth: leaf {leaf} \
+                                     gives {got} levels, the first leaf {want} (full-domain \
+                                     methods need equal depths; Mondrian and Anatomy do not)",
+                                    method.name()
+                                ),
+                            ));
+                        }
+                    }
+                    Generalization::Vgh(vgh)
+                }
+                (None, None) => unreachable!("utd_xml requires a <vgh> or a hierarchy file"),
+            };
+            qids.push(QuasiIdentifier {
+                index,
+                name,
+                generalization,
+            });
+        }
+        let mut sensitive = Vec::new();
+        for att in sens_elements {
+            let (index, name) = resolve(&self, att, "a sensitive attribute")?;
+            let hierarchy = match &att.hierarchy {
+                Some(path) => Some((path.clone(), self.hierarchy(att, path, &name)?)),
+                None => None,
+            };
+            sensitive.push(SensitiveAttribute {
+                index,
+                name,
+                map: att.map.clone(),
+                hierarchy,
+            });
+        }
+
+        if matches!(
+            method,
+            Method::IncognitoL | Method::IncognitoT | Method::Anatomy
+        ) && sensitive.len() != 1
+        {
+            let site = cfg.sens.as_ref().map_or(&cfg.root, |(s, _)| s);
+            return Err(self.at(
+                site,
+                format!(
+                    "{}: set 1 (and only 1) sensitive attribute under <sens> (found {})",
+                    method.name(),
+                    sensitive.len()
+                ),
+            ));
+        }
+
+        let privacy = self.privacy(method, k, l, c, t, &sensitive, width)?;
+
+        let suppression = match (args.supp_threshold, args.suppression, cfg.suppression) {
+            (Some(n), _, _) => Some(SuppressionLimit::Tuples(n)),
+            (None, Some(f), _) => Some(SuppressionLimit::Fraction(f)),
+            (None, None, Some(f)) => {
+                if !(0.0..1.0).contains(&f) {
+                    return Err(self.source_err(
+                        Source::Config(&cfg.root, "suppression"),
+                        format!("suppression {f} is not a fraction in [0, 1)"),
+                    ));
+                }
+                Some(SuppressionLimit::Fraction(f))
+            }
+            (None, None, None) => None,
+        };
+
+        let output = self.output(method, &input)?;
+
+        let job = Job {
+            method,
+            config_path: Some(cfg.path.clone()),
+            config_text: Some(cfg.text.clone()),
+            input,
+            output,
+            ids,
+            qids,
+            sensitive,
+            k: k as u64,
+            l,
+            c,
+            t,
+            suppression,
+            metric: args.metric.or(cfg.metric).unwrap_or(MetricKind::Loss),
+            privacy,
+            seed: args.seed.unwrap_or(DEFAULT_SEED),
+            db: args.db.clone(),
+            report: args.report.clone(),
+            quiet: args.quiet,
+        };
+        Ok((job, self.warnings))
+    }
+
+    fn input(&self) -> Result<InputSpec> {
+        let cfg_input = self.cfg.input.as_ref();
+        let (path, from_flag) = match (&self.args.input, cfg_input.and_then(|i| i.filename.clone()))
+        {
+            (Some(p), _) => (p.clone(), true),
+            (None, Some(p)) => (p, false),
+            (None, None) => {
+                return Err(self.at(
+                    cfg_input.map_or(&self.cfg.root, |i| &i.site),
+                    "No input file: give -input FILE or <input filename='FILE'/>",
+                ))
+            }
+        };
+        if !path.is_file() {
+            let msg = format!("input file {} does not exist", path.display());
+            return Err(if from_flag {
+                Error::Usage(format!("-input: {msg}"))
+            } else {
+                self.at(&cfg_input.expect("from config").site, msg)
+            });
+        }
+        let separator = match (
+            &self.args.separator,
+            cfg_input.and_then(|i| i.separator.clone()),
+        ) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) if s.is_empty() => {
+                return Err(self.at(&cfg_input.expect("from config").site, "empty separator"))
+            }
+            (None, Some(s)) => s,
+            (None, None) => ",".to_string(),
+        };
+        // `\t` as typed on a shell: the toolbox split with a Java regex, where it means a tab.
+        let separator = if separator == "\\t" {
+            "\t".to_string()
+        } else {
+            separator
+        };
+        Ok(InputSpec {
+            path,
+            separator,
+            header: cfg_input.and_then(|i| i.header).unwrap_or(false),
+        })
+    }
+
+    fn output(&mut self, method: Method, input: &InputSpec) -> Result<Option<OutputSpec>> {
+        let cfg_output = self.cfg.output.as_ref();
+        let mut format = self
+            .args
+            .output_format
+            .or(cfg_output.and_then(|o| o.format))
+            .unwrap_or(OutputFormat::GenVals);
+        if method == Method::Anatomy && format != OutputFormat::Anatomy {
+            self.warnings.push(
+                "WARNING: Output format set to Anatomy, since anonymization method is Anatomy"
+                    .to_string(),
+            );
+            format = OutputFormat::Anatomy;
+        }
+        let (path, src) =
+            match (
+                &self.args.output,
+                cfg_output.and_then(|o| o.filename.clone()),
+            ) {
+                (Some(p), _) => (p.clone(), Source::Flag("-output")),
+                (None, Some(p)) => (
+                    p,
+                    Source::Config(&cfg_output.expect("from config").site, "filename"),
+                ),
+                (None, None) if self.args.report.is_some() => return Ok(None),
+                (None, None) => return Err(self.at(
+                    cfg_output.map_or(&self.cfg.root, |o| &o.site),
+                    "No output file: give -output FILE or <output filename='FILE'/> (or -report \
+                     FILE for a report only)",
+                )),
+            };
+        let written = match format {
+            OutputFormat::Anatomy => {
+                let (qit, st) = anatomy_paths(&path);
+                vec![qit, st]
+            }
+            _ => vec![path.clone()],
+        };
+        let input_real = std::fs::canonicalize(&input.path).ok();
+        for file in &written {
+            let parent = match file.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if !parent.is_dir() {
+                return Err(self.source_err(
+                    src,
+                    format!("output folder {} does not exist", parent.display()),
+                ));
+            }
+            if file.is_dir() {
+                return Err(self.source_err(src, format!("{} is a folder", file.display())));
+            }
+            let real = std::fs::canonicalize(parent)
+                .ok()
+                .and_then(|p| file.file_name().map(|n| p.join(n)));
+            if file.exists() {
+                self.warnings.push(format!(
+                    "WARNING: Output file will be overwritten ({})",
+                    file.display()
+                ));
+            }
+            if real.is_some() && real == input_real {
+                return Err(self.source_err(
+                    src,
+                    format!(
+                        "output {} is the input file; choose another output path",
+                        file.display()
+                    ),
+                ));
+            }
+        }
+        Ok(Some(OutputSpec { path, format }))
+    }
+
+    /// The column index and name of an attribute element, using the header when there is one.
+    fn column(
+        &self,
+        att: &AttributeElement,
+        header: Option<&[String]>,
+        input: &Path,
+    ) -> Result<(usize, String)> {
+        match (att.index, &att.name, header) {
+            (Some(i), None, None) => Ok((i, format!("att{i}"))),
+            (Some(i), Some(name), None) => Ok((i, name.clone())),
+            (None, Some(name), None) => Err(self.at(
+                &att.site,
+                format!(
+                    "name '{name}' without an index needs a header line (<input header='true'/>)"
+                ),
+            )),
+            (Some(i), name, Some(h)) => {
+                let Some(col) = h.get(i) else {
+                    return Ok((i, name.clone().unwrap_or_else(|| format!("att{i}"))));
+                    // range checked by the caller
+                };
+                match name {
+                    Some(n) if n != col => Err(self.at(
+                        &att.site,
+                        format!(
+                            "name '{n}' does not match column {i} of the header of {}, '{col}'",
+                            input.display()
+                        ),
+                    )),
+                    _ => Ok((i, col.clone())),
+                }
+            }
+            (None, Some(name), Some(h)) => match h.iter().position(|c| c == name) {
+                Some(i) => Ok((i, name.clone())),
+                None => Err(self.at(
+                    &att.site,
+                    format!(
+                        "no column named '{name}' in the header of {} (columns: {})",
+                        input.display(),
+                        h.join(", ")
+                    ),
+                )),
+            },
+            (None, None, _) => unreachable!("utd_xml requires an index or a name"),
+        }
+    }
+
+    fn hierarchy(
+        &self,
+        att: &AttributeElement,
+        path: &Path,
+        name: &str,
+    ) -> Result<crate::hierarchy::Hierarchy> {
+        if !path.is_file() {
+            return Err(self.at(
+                &att.site,
+                format!("hierarchy file {} does not exist", path.display()),
+            ));
+        }
+        hierarchy_file::load(path, name)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn privacy(
+        &self,
+        method: Method,
+        k: i64,
+        l: f64,
+        c: f64,
+        t: f64,
+        sensitive: &[SensitiveAttribute],
+        width: Option<usize>,
+    ) -> Result<Vec<PrivacyModel>> {
+        let Some((_, elements)) = &self.cfg.privacy else {
+            let numeric = sensitive.first().is_some_and(|s| s.map.is_none());
+            return Ok(vec![match method {
+                Method::IncognitoL if c <= 0.0 => PrivacyModel::EntropyL { attribute: 0, l },
+                Method::IncognitoL => PrivacyModel::RecursiveCL { attribute: 0, c, l },
+                Method::IncognitoT => PrivacyModel::TCloseness {
+                    attribute: 0,
+                    t,
+                    distance: if numeric {
+                        TDistance::Ordered
+                    } else {
+                        TDistance::Equal
+                    },
+                },
+                Method::Anatomy => PrivacyModel::DistinctL { attribute: 0, l },
+                _ => PrivacyModel::KAnonymity { k: k as u64 },
+            }]);
+        };
+        let args = self.args;
+        let mut models = Vec::new();
+        for el in elements {
+            let attr = |name: &Option<String>| -> Result<usize> {
+                match name {
+                    Some(n) => sensitive.iter().position(|s| &s.name == n).ok_or_else(|| {
+                        self.at(
+                            &el.site,
+                            format!(
+                                "attribute '{n}' is not declared under <sens> (declared: {})",
+                                names(sensitive)
+                            ),
+                        )
+                    }),
+                    None if sensitive.len() == 1 => Ok(0),
+                    None => Err(self.at(
+                        &el.site,
+                        format!(
+                            "attribute='NAME' is required: <sens> declares {} attributes ({})",
+                            sensitive.len(),
+                            names(sensitive)
+                        ),
+                    )),
+                }
+            };
+            let with_l = |l: f64| -> Result<f64> {
+                let l = args.l.unwrap_or(l);
+                check_l(l).map_err(|m| match args.l {
+                    Some(_) => Error::Usage(format!("-l: {m}")),
+                    None => self.at(&el.site, m),
+                })?;
+                Ok(l)
+            };
+            let model = match &el.kind {
+                PrivacyKind::KAnonymity { k } => {
+                    let k = args.k.unwrap_or(*k);
+                    if k < 1 {
+                        return Err(match args.k {
+                            Some(_) => Error::Usage(format!("-k: k must be at least 1 (got {k})")),
+                            None => self.at(&el.site, format!("k must be at least 1 (got {k})")),
+                        });
+                    }
+                    PrivacyModel::KAnonymity { k: k as u64 }
+                }
+                PrivacyKind::DistinctL { attribute, l } => PrivacyModel::DistinctL {
+                    attribute: attr(attribute)?,
+                    l: with_l(*l)?,
+                },
+                PrivacyKind::EntropyL { attribute, l } => PrivacyModel::EntropyL {
+                    attribute: attr(attribute)?,
+                    l: with_l(*l)?,
+                },
+                PrivacyKind::RecursiveCL { attribute, c, l } => PrivacyModel::RecursiveCL {
+                    attribute: attr(attribute)?,
+                    c: args.c.unwrap_or(*c),
+                    l: with_l(*l)?,
+                },
+                PrivacyKind::TCloseness {
+                    attribute,
+                    t,
+                    distance,
+                } => {
+                    let attribute = attr(attribute)?;
+                    let t = args.t.unwrap_or(*t);
+                    check_t(t).map_err(|m| match args.t {
+                        Some(_) => Error::Usage(format!("-t: {m}")),
+                        None => self.at(&el.site, m),
+                    })?;
+                    if *distance == TDistance::Hierarchical
+                        && sensitive[attribute].hierarchy.is_none()
+                    {
+                        return Err(self.at(
+                            &el.site,
+                            format!(
+                                "hierarchical distance needs a hierarchy file for '{}' \
+                                 (<att ... hierarchy='FILE'/> under <sens>)",
+                                sensitive[attribute].name
+                            ),
+                        ));
+                    }
+                    PrivacyModel::TCloseness {
+                        attribute,
+                        t,
+                        distance: *distance,
+                    }
+                }
+                PrivacyKind::DeltaPresence { dmin, dmax, subset } => {
+                    let subset = match subset {
+                        Subset::File(p) => {
+                            if !p.is_file() {
+                                return Err(self.at(
+                                    &el.site,
+                                    format!("subset file {} does not exist", p.display()),
+                                ));
+                            }
+                            SubsetSpec::File(p.clone())
+                        }
+                        Subset::Column(i) => {
+                            if width.is_some_and(|w| *i >= w) {
+                                return Err(self.at(
+                                    &el.site,
+                                    format!("subset-index {i} is beyond the row width"),
+                                ));
+                            }
+                            SubsetSpec::Column(*i)
+                        }
+                    };
+                    PrivacyModel::DeltaPresence {
+                        dmin: *dmin,
+                        dmax: *dmax,
+                        subset,
+                    }
+                }
+            };
+            models.push(model);
+        }
+        if models.is_empty() {
+            let (site, _) = self.cfg.privacy.as_ref().expect("checked above");
+            return Err(self.at(site, "<privacy> declares no privacy model"));
+        }
+        Ok(models)
+    }
+}
+
+fn names(sensitive: &[SensitiveAttribute]) -> String {
+    if sensitive.is_empty() {
+        return "none".to_string();
+    }
+    sensitive
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn check_l(l: f64) -> std::result::Result<(), String> {
+    if l > 1.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "l must be greater than 1 (got {l}; l-diversity with l <= 1 means nothing)"
+        ))
+    }
+}
+
+fn check_t(t: f64) -> std::result::Result<(), String> {
+    if t > 0.0 && t <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!("t must be in (0, 1] (got {t})"))
+    }
+}
+
+/// The two files of the anatomy format for `-output dir/name.ext`: the name is split at the last
+/// `.` of the whole path, as the toolbox does (`dir/name_QIT.ext`, `dir/name_ST.ext`); without a
+/// dot, `NAME_QIT` and `NAME_ST`.
+pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
+    let s = output.to_string_lossy();
+    match s.rfind('.') {
+        Some(dot) => (
+            PathBuf::from(format!("{}_QIT{}", &s[..dot], &s[dot..])),
+            PathBuf::from(format!("{}_ST{}", &s[..dot], &s[dot..])),
+        ),
+        None => (
+            PathBuf::from(format!("{s}_QIT")),
+            PathBuf::from(format!("{s}_ST")),
+        ),
+    }
+}
+
+/// The first non-blank line of the input, split by `separator` (literally) and trimmed; `None`
+/// for an input without one. A UTF-8 byte-order mark and a CR line end are removed.
+fn peek_first_line(path: &Path, separator: &str) -> Result<Option<FirstLine>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        return Ok(Some(FirstLine {
+            fields: line
+                .split(separator)
+                .map(|f| f.trim().to_string())
+                .collect(),
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anatomy_paths_split_at_the_last_dot() {
+        assert_eq!(
+            anatomy_paths(Path::new("out/x.data")),
+            ("out/x_QIT.data".into(), "out/x_ST.data".into())
+        );
+        assert_eq!(
+            anatomy_paths(Path::new("out.d/x")),
+            ("out_QIT.d/x".into(), "out_ST.d/x".into())
+        );
+        assert_eq!(
+            anatomy_paths(Path::new("x")),
+            ("x_QIT".into(), "x_ST".into())
+        );
+    }
+
+    #[test]
+    fn ranges() {
+        assert!(check_l(1.0).is_err());
+        assert!(check_l(1.2).is_ok());
+        assert!(check_t(0.0).is_err());
+        assert!(check_t(1.0).is_ok());
+        assert!(check_t(1.01).is_err());
+        assert!(check_t(f64::NAN).is_err());
+    }
+}

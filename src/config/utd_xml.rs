@@ -1,0 +1,997 @@
+//! The UT Dallas toolbox's XML configuration, read exactly as the toolbox reads it.
+//!
+//! See `../shared/UTD-TOOLBOX.md` §4. In short: the root is the first element, whatever its name;
+//! its attributes `k`, `l`, `c`, `t`, `method` are read with case-insensitive names; its direct
+//! children `input`, `output`, `id`, `qid`, `sens` are matched case-insensitively (several
+//! `<id>` accumulate; the last `<qid>` and `<sens>` win); attribute elements under them may have
+//! any name and need an `index`; inside one, `map` and `vgh` are matched case-sensitively; VGH
+//! nodes may have any name, nest to any depth, and must lie within their parent; a `<map>` that
+//! comes before the `<vgh>` must map every category into some leaf. Unknown attributes and
+//! children are ignored, as in the toolbox.
+//!
+//! anonbox extensions (all optional, ignored by the toolbox):
+//! - `<input filename='adult.csv' separator=';' header='true'/>`: the first line names the
+//!   columns. Attribute elements may then give `name='age'` (checked against the header, or used
+//!   to find the index when `index` is absent).
+//! - `<att index='1' name='age' hierarchy='adult_hierarchy_age.csv'/>` under `<qid>` or `<sens>`:
+//!   an ARX hierarchy file instead of `<map>` + `<vgh>`.
+//! - root attributes `suppression` (a fraction of records, ARX style) and `metric`.
+//! - `<privacy>`: privacy models for the lattice methods (see [`PrivacyKind`]).
+//!
+//! Relative paths are resolved against the config file's folder. This module only reads; the
+//! checks that need the input file or the method (index range, duplicates, leaf depth) are in
+//! `config::build_job`. Errors name the file, the line and the element.
+
+use std::path::{Path, PathBuf};
+
+use super::xml::{self, Element};
+use crate::javafmt::{parse_double, parse_int};
+use crate::job::{Method, MetricKind, OutputFormat, TDistance};
+use crate::vgh::{CategoryMap, Interval, VghNode};
+use crate::{Error, Result};
+
+/// Where an element was written: its line and its start tag (with the identifying attributes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub line: u64,
+    pub tag: String,
+}
+
+/// A parsed toolbox configuration, before it is merged with the flags and the input.
+#[derive(Debug, Clone)]
+pub struct UtdConfig {
+    /// The config file, as given.
+    pub path: PathBuf,
+    /// Its text, verbatim (recorded in the store).
+    pub text: String,
+    /// The root element.
+    pub root: Site,
+    pub k: Option<i64>,
+    pub l: Option<f64>,
+    pub c: Option<f64>,
+    pub t: Option<f64>,
+    pub method: Option<Method>,
+    /// Extension: suppression limit as a fraction of records.
+    pub suppression: Option<f64>,
+    /// Extension: utility metric.
+    pub metric: Option<MetricKind>,
+    pub input: Option<InputElement>,
+    pub output: Option<OutputElement>,
+    /// `<id>` children, all `<id>` elements together.
+    pub ids: Vec<AttributeElement>,
+    /// The last `<qid>`: its site and children. `None` if there is no `<qid>`.
+    pub qid: Option<(Site, Vec<AttributeElement>)>,
+    /// The last `<sens>`.
+    pub sens: Option<(Site, Vec<AttributeElement>)>,
+    /// The last `<privacy>`.
+    pub privacy: Option<(Site, Vec<PrivacyElement>)>,
+}
+
+/// `<input filename separator header>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputElement {
+    pub site: Site,
+    /// Resolved against the config's folder.
+    pub filename: Option<PathBuf>,
+    pub separator: Option<String>,
+    pub header: Option<bool>,
+}
+
+/// `<output filename format>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputElement {
+    pub site: Site,
+    pub filename: Option<PathBuf>,
+    pub format: Option<OutputFormat>,
+}
+
+/// A child of `<id>`, `<qid>` or `<sens>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttributeElement {
+    pub site: Site,
+    /// 0-based column. `None` only when a `name` is given (resolved from the header).
+    pub index: Option<usize>,
+    pub name: Option<String>,
+    /// `<map>` (the last one, if several).
+    pub map: Option<CategoryMap>,
+    /// `<vgh>` (qid only).
+    pub vgh: Option<VghNode>,
+    /// Extension: an ARX hierarchy file, resolved against the config's folder.
+    pub hierarchy: Option<PathBuf>,
+}
+
+impl AttributeElement {
+    /// `index N` or `name 'x'`, for messages.
+    pub fn describe(&self) -> String {
+        match (&self.index, &self.name) {
+            (Some(i), _) => format!("index {i}"),
+            (None, Some(n)) => format!("name '{n}'"),
+            (None, None) => "?".to_string(),
+        }
+    }
+}
+
+/// One child of `<privacy>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrivacyElement {
+    pub site: Site,
+    pub kind: PrivacyKind,
+}
+
+/// The privacy models of `<privacy>`. `attribute` names a column declared under `<sens>`; it may
+/// be left out when there is exactly one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrivacyKind {
+    /// `<k-anonymity k='5'/>`
+    KAnonymity { k: i64 },
+    /// `<distinct-l-diversity attribute='occupation' l='3'/>`
+    DistinctL { attribute: Option<String>, l: f64 },
+    /// `<entropy-l-diversity attribute='occupation' l='3'/>`
+    EntropyL { attribute: Option<String>, l: f64 },
+    /// `<recursive-cl-diversity attribute='occupation' c='4' l='3'/>`
+    RecursiveCL {
+        attribute: Option<String>,
+        c: f64,
+        l: f64,
+    },
+    /// `<t-closeness attribute='occupation' t='0.2' distance='equal|hierarchical|ordered'/>`
+    /// (distance defaults to `equal`).
+    TCloseness {
+        attribute: Option<String>,
+        t: f64,
+        distance: TDistance,
+    },
+    /// `<delta-presence dmin='0.0' dmax='0.5' subset='subset.csv'/>` (a file with the research
+    /// subset's rows, resolved against the config's folder) or `subset-index='N'` (a 0/1 column).
+    DeltaPresence {
+        dmin: f64,
+        dmax: f64,
+        subset: Subset,
+    },
+}
+
+/// Where delta-presence's research subset comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Subset {
+    File(PathBuf),
+    Column(usize),
+}
+
+/// The element names accepted under `<privacy>`.
+pub const PRIVACY_NAMES: &[&str] = &[
+    "k-anonymity",
+    "distinct-l-diversity",
+    "entropy-l-diversity",
+    "recursive-cl-diversity",
+    "t-closeness",
+    "delta-presence",
+];
+
+/// Reads and parses a config file. A missing file is reported as
+/// `Configuration file X does not exist`.
+pub fn load(path: &Path) -> Result<UtdConfig> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|_| Error::in_file(path, "the configuration file is not valid UTF-8"))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::in_file(
+                path,
+                "Configuration file does not exist (give one with -config FILE)",
+            ))
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    parse(path, text)
+}
+
+/// Parses the text of config file `path` (used for messages and to resolve relative paths).
+pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
+    let root = xml::parse_document(path, &text)?
+        .ok_or_else(|| Error::in_file(path, "Empty configuration file (no XML element)"))?;
+    let p = Parser {
+        path,
+        dir: path.parent().unwrap_or(Path::new("")),
+    };
+    let mut cfg = UtdConfig {
+        path: path.to_path_buf(),
+        text: String::new(),
+        root: site(&root, &[]),
+        k: None,
+        l: None,
+        c: None,
+        t: None,
+        method: None,
+        suppression: None,
+        metric: None,
+        input: None,
+        output: None,
+        ids: Vec::new(),
+        qid: None,
+        sens: None,
+        privacy: None,
+    };
+
+    if let Some(v) = root.attr("k") {
+        cfg.k = Some(p.int(&root, "k", v)?);
+    }
+    for (name, slot) in [
+        ("l", &mut cfg.l),
+        ("c", &mut cfg.c),
+        ("t", &mut cfg.t),
+        ("suppression", &mut cfg.suppression),
+    ] {
+        if let Some(v) = root.attr(name) {
+            *slot = Some(p.double(&root, name, v)?);
+        }
+    }
+    if let Some(v) = root.attr("method") {
+        cfg.method = Some(Method::parse(v.trim()).ok_or_else(|| {
+            p.err(
+                &root,
+                &["method"],
+                format!(
+                    "unknown method '{v}'; accepted: {}",
+                    Method::NAMES.join(", ")
+                ),
+            )
+        })?);
+    }
+    if let Some(v) = root.attr("metric") {
+        cfg.metric = Some(MetricKind::parse(v.trim()).ok_or_else(|| {
+            p.err(
+                &root,
+                &["metric"],
+                format!(
+                    "unknown metric '{v}'; accepted: {}",
+                    MetricKind::NAMES.join(", ")
+                ),
+            )
+        })?);
+    }
+
+    for child in &root.children {
+        if child.is("input") {
+            cfg.input = Some(p.input(child)?);
+        } else if child.is("output") {
+            cfg.output = Some(p.output(child)?);
+        } else if child.is("id") {
+            for att in &child.children {
+                if att.attr("index").is_some() || att.attr("name").is_some() {
+                    cfg.ids.push(p.attribute(att, Role::Id)?);
+                }
+            }
+        } else if child.is("qid") {
+            let atts = child
+                .children
+                .iter()
+                .map(|att| p.attribute(att, Role::Qid))
+                .collect::<Result<_>>()?;
+            cfg.qid = Some((site(child, &[]), atts));
+        } else if child.is("sens") {
+            let atts = child
+                .children
+                .iter()
+                .map(|att| p.attribute(att, Role::Sens))
+                .collect::<Result<_>>()?;
+            cfg.sens = Some((site(child, &[]), atts));
+        } else if child.is("privacy") {
+            let models = child
+                .children
+                .iter()
+                .map(|m| p.privacy(m))
+                .collect::<Result<_>>()?;
+            cfg.privacy = Some((site(child, &[]), models));
+        }
+    }
+    cfg.text = text;
+    Ok(cfg)
+}
+
+/// The role of an attribute element, for its messages.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Id,
+    Qid,
+    Sens,
+}
+
+impl Role {
+    fn what(self) -> &'static str {
+        match self {
+            Role::Id => "identifier",
+            Role::Qid => "qid",
+            Role::Sens => "sensitive",
+        }
+    }
+}
+
+fn site(el: &Element, shown: &[&str]) -> Site {
+    Site {
+        line: el.line,
+        tag: el.tag(shown),
+    }
+}
+
+struct Parser<'a> {
+    path: &'a Path,
+    dir: &'a Path,
+}
+
+impl Parser<'_> {
+    fn err(&self, el: &Element, shown: &[&str], msg: impl Into<String>) -> Error {
+        Error::at(self.path, el.line, Some(el.tag(shown)), msg)
+    }
+
+    fn int(&self, el: &Element, name: &str, v: &str) -> Result<i64> {
+        parse_int(v)
+            .map(i64::from)
+            .ok_or_else(|| self.err(el, &[name], format!("{name}='{v}' is not an integer")))
+    }
+
+    fn double(&self, el: &Element, name: &str, v: &str) -> Result<f64> {
+        parse_double(v)
+            .ok_or_else(|| self.err(el, &[name], format!("{name}='{v}' is not a number")))
+    }
+
+    fn required<'e>(&self, el: &'e Element, name: &str, shown: &[&str]) -> Result<&'e str> {
+        el.attr(name)
+            .ok_or_else(|| self.err(el, shown, format!("missing attribute '{name}'")))
+    }
+
+    fn resolve(&self, file: &str) -> PathBuf {
+        let p = PathBuf::from(file);
+        if p.is_absolute() {
+            p
+        } else {
+            self.dir.join(p)
+        }
+    }
+
+    fn input(&self, el: &Element) -> Result<InputElement> {
+        let header = match el.attr("header") {
+            None => None,
+            Some(v) if v.trim().eq_ignore_ascii_case("true") => Some(true),
+            Some(v) if v.trim().eq_ignore_ascii_case("false") => Some(false),
+            Some(v) => {
+                return Err(self.err(
+                    el,
+                    &["header"],
+                    format!("header='{v}' must be 'true' or 'false'"),
+                ))
+            }
+        };
+        Ok(InputElement {
+            site: site(el, &["filename"]),
+            filename: el.attr("filename").map(|f| self.resolve(f)),
+            separator: el.attr("separator").map(str::to_string),
+            header,
+        })
+    }
+
+    fn output(&self, el: &Element) -> Result<OutputElement> {
+        let format = match el.attr("format") {
+            None => None,
+            Some(v) => Some(OutputFormat::parse(v.trim()).ok_or_else(|| {
+                self.err(
+                    el,
+                    &["format"],
+                    format!(
+                        "unknown output format '{v}'; accepted: {}",
+                        OutputFormat::NAMES.join(", ")
+                    ),
+                )
+            })?),
+        };
+        Ok(OutputElement {
+            site: site(el, &["filename"]),
+            filename: el.attr("filename").map(|f| self.resolve(f)),
+            format,
+        })
+    }
+
+    fn attribute(&self, el: &Element, role: Role) -> Result<AttributeElement> {
+        let shown = &["index", "name"];
+        let name = el.attr("name").map(|n| n.trim().to_string());
+        let index = match el.attr("index") {
+            Some(v) => {
+                let i = self.int(el, "index", v)?;
+                if i < 0 {
+                    return Err(self.err(el, shown, format!("index {i} is negative")));
+                }
+                Some(i as usize)
+            }
+            None if name.is_some() => None,
+            None => {
+                let msg = match role {
+                    Role::Qid => "Every quasi-identifier attribute should have an index",
+                    Role::Sens => "Every sensitive attribute should have an index",
+                    Role::Id => "Every identifier attribute should have an index",
+                };
+                return Err(self.err(el, shown, msg));
+            }
+        };
+        let mut att = AttributeElement {
+            site: site(el, shown),
+            index,
+            name,
+            map: None,
+            vgh: None,
+            hierarchy: el.attr("hierarchy").map(|f| self.resolve(f)),
+        };
+        if role == Role::Id {
+            return Ok(att);
+        }
+        let label = att.describe();
+        for child in &el.children {
+            // Case-sensitive, as in the toolbox.
+            if child.name == "map" {
+                att.map = Some(self.map(child, role, &label)?);
+            } else if child.name == "vgh" && role == Role::Qid {
+                let vgh = self.vgh(child, &label)?;
+                if let Some(map) = &att.map {
+                    // The toolbox checks the map against the leaves only when <map> comes first.
+                    check_map_in_leaves(map, &vgh)
+                        .map_err(|msg| self.err(child, &["value"], msg))?;
+                }
+                att.vgh = Some(vgh);
+            }
+        }
+        if att.hierarchy.is_some() {
+            if let Some(child) = el
+                .children
+                .iter()
+                .find(|c| c.name == "map" || (c.name == "vgh" && role == Role::Qid))
+            {
+                return Err(self.err(
+                    child,
+                    &[],
+                    format!(
+                        "{} attribute {label} has a hierarchy file; it cannot also have <{}>",
+                        role.what(),
+                        child.name
+                    ),
+                ));
+            }
+        } else if role == Role::Qid && att.vgh.is_none() {
+            return Err(self.err(
+                el,
+                shown,
+                format!(
+                    "Cannot parse the VGH of qid-attribute at {label}: no <vgh> element \
+                     (or hierarchy='FILE')"
+                ),
+            ));
+        }
+        Ok(att)
+    }
+
+    fn map(&self, el: &Element, role: Role, label: &str) -> Result<CategoryMap> {
+        let mut map = CategoryMap::default();
+        let what = match role {
+            Role::Sens => "sensitive attribute",
+            _ => "qid-attribute",
+        };
+        for entry in &el.children {
+            let (Some(cat), Some(int)) = (entry.attr("cat"), entry.attr("int")) else {
+                return Err(self.err(
+                    entry,
+                    &["cat", "int"],
+                    format!(
+                        "Cannot parse the mapping of the {what} at {label}: \
+                         an entry needs both 'cat' and 'int'"
+                    ),
+                ));
+            };
+            let int = parse_int(int).ok_or_else(|| {
+                self.err(
+                    entry,
+                    &["cat", "int"],
+                    format!(
+                        "Cannot parse the mapping of the {what} at {label}: \
+                         int='{int}' is not an integer"
+                    ),
+                )
+            })?;
+            map.insert(cat, i64::from(int));
+        }
+        Ok(map)
+    }
+
+    fn vgh(&self, el: &Element, label: &str) -> Result<VghNode> {
+        let root = self.vgh_node(el, None, label)?;
+        // Labels key the toolbox's parent lookup; a repeated one would merge distinct nodes.
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(&root, el)];
+        while let Some((node, element)) = stack.pop() {
+            if !seen.insert(node.label.as_str()) {
+                return Err(self.err(
+                    element,
+                    &["value"],
+                    format!(
+                        "Error in VGH structure, attribute {label}: the value '{}' appears \
+                         twice",
+                        node.label
+                    ),
+                ));
+            }
+            stack.extend(node.children.iter().zip(&element.children));
+        }
+        Ok(root)
+    }
+
+    fn vgh_node(&self, el: &Element, parent: Option<&VghNode>, label: &str) -> Result<VghNode> {
+        let value = el.attr("value").ok_or_else(|| {
+            self.err(
+                el,
+                &[],
+                format!("Error in VGH structure, attribute {label}: missing attribute 'value'"),
+            )
+        })?;
+        let interval = Interval::parse(value).map_err(|msg| {
+            self.err(
+                el,
+                &["value"],
+                format!("Error in VGH structure, attribute {label}: {msg}"),
+            )
+        })?;
+        if let Some(parent) = parent {
+            if !parent.interval.contains(&interval) {
+                return Err(self.err(
+                    el,
+                    &["value"],
+                    format!(
+                        "Error in VGH structure, attribute {label}: {value} is not within its \
+                         parent {}",
+                        parent.label
+                    ),
+                ));
+            }
+        }
+        let mut node = VghNode {
+            label: value.to_string(),
+            interval,
+            children: Vec::new(),
+        };
+        for child in &el.children {
+            let c = self.vgh_node(child, Some(&node), label)?;
+            node.children.push(c);
+        }
+        Ok(node)
+    }
+
+    fn privacy(&self, el: &Element) -> Result<PrivacyElement> {
+        let name = el.name.to_ascii_lowercase();
+        let shown: &[&str] = &["attribute"];
+        let num = |attr: &str| -> Result<f64> {
+            let v = self.required(el, attr, shown)?;
+            self.double(el, attr, v)
+        };
+        let attribute = el.attr("attribute").map(|a| a.trim().to_string());
+        let kind = match name.as_str() {
+            "k-anonymity" => {
+                let v = self.required(el, "k", &[])?;
+                PrivacyKind::KAnonymity {
+                    k: self.int(el, "k", v)?,
+                }
+            }
+            "distinct-l-diversity" => PrivacyKind::DistinctL {
+                attribute,
+                l: num("l")?,
+            },
+            "entropy-l-diversity" => PrivacyKind::EntropyL {
+                attribute,
+                l: num("l")?,
+            },
+            "recursive-cl-diversity" => {
+                let c = num("c")?;
+                if c.is_nan() || c <= 0.0 {
+                    return Err(self.err(el, &["c"], format!("c={c} must be greater than 0")));
+                }
+                PrivacyKind::RecursiveCL {
+                    attribute,
+                    c,
+                    l: num("l")?,
+                }
+            }
+            "t-closeness" => {
+                let distance = match el.attr("distance").map(|d| d.trim().to_ascii_lowercase()) {
+                    None => TDistance::Equal,
+                    Some(d) if d == "equal" => TDistance::Equal,
+                    Some(d) if d == "hierarchical" => TDistance::Hierarchical,
+                    Some(d) if d == "ordered" => TDistance::Ordered,
+                    Some(d) => {
+                        return Err(self.err(
+                            el,
+                            &["distance"],
+                            format!(
+                                "unknown distance '{d}'; accepted: equal, hierarchical, ordered"
+                            ),
+                        ))
+                    }
+                };
+                PrivacyKind::TCloseness {
+                    attribute,
+                    t: num("t")?,
+                    distance,
+                }
+            }
+            "delta-presence" => {
+                let dmin = num("dmin")?;
+                let dmax = num("dmax")?;
+                if !(0.0..=1.0).contains(&dmin) || !(0.0..=1.0).contains(&dmax) || dmin > dmax {
+                    return Err(self.err(el, &["dmin", "dmax"], "need 0 <= dmin <= dmax <= 1"));
+                }
+                let subset = match (el.attr("subset"), el.attr("subset-index")) {
+                    (Some(f), None) => Subset::File(self.resolve(f)),
+                    (None, Some(i)) => {
+                        let i = self.int(el, "subset-index", i)?;
+                        if i < 0 {
+                            return Err(self.err(
+                                el,
+                                &["subset-index"],
+                                "subset-index is negative",
+                            ));
+                        }
+                        Subset::Column(i as usize)
+                    }
+                    _ => {
+                        return Err(self.err(
+                            el,
+                            &[],
+                            "give exactly one of subset='FILE' and subset-index='COLUMN'",
+                        ))
+                    }
+                };
+                PrivacyKind::DeltaPresence { dmin, dmax, subset }
+            }
+            _ => {
+                return Err(self.err(
+                    el,
+                    &[],
+                    format!(
+                        "unknown privacy model <{}>; accepted: {}",
+                        el.name,
+                        PRIVACY_NAMES.join(", ")
+                    ),
+                ))
+            }
+        };
+        Ok(PrivacyElement {
+            site: site(el, shown),
+            kind,
+        })
+    }
+}
+
+/// Every mapped int must lie in some leaf (`Malformed VGH, <int> cannot be generalized to any
+/// value!!!`).
+fn check_map_in_leaves(map: &CategoryMap, root: &VghNode) -> std::result::Result<(), String> {
+    let mut leaves = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.children.is_empty() {
+            leaves.push(n);
+        }
+        stack.extend(&n.children);
+    }
+    for (cat, int) in &map.entries {
+        let x = *int as f64;
+        if !leaves.iter().any(|l| l.interval.contains_point(x)) {
+            return Err(format!(
+                "Malformed VGH, {int} (category '{cat}') cannot be generalized to any value"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<UtdConfig> {
+        parse(Path::new("dir/c.xml"), text.to_string())
+    }
+
+    fn err(text: &str) -> String {
+        parse_str(text).unwrap_err().to_string()
+    }
+
+    const CENSUS: &str = r#"<config k="10" method="Datafly" suppThreshold="10"><input filename="Input/census-income_1K.data" separator="," /><output filename="Output/Output-Datafly_genVals.data" format="genVals" /><id><att index="1" /><att index="2" /></id><qid><att index="12"><map><entry cat="Female" int="0" /><entry cat="Male" int="1" /></map><vgh value="[0:1]" /></att><att index="0"><vgh value="[0:100)"><node value="[0:50)"><node value="[0:25)" /><node value="[25:50)" /></node><node value="[50:100)"><node value="[50:75)" /><node value="[75:100)" /></node></vgh></att></qid><sens><att index="41"><map><entry cat="-_50000." int="1" /><entry cat="50000+." int="2" /></map></att></sens></config>"#;
+
+    #[test]
+    fn reads_the_census_config() {
+        let c = parse_str(CENSUS).unwrap();
+        assert_eq!(c.k, Some(10));
+        assert_eq!(c.method, Some(Method::Datafly));
+        assert_eq!(
+            c.suppression, None,
+            "suppThreshold is ignored like the toolbox"
+        );
+        let input = c.input.unwrap();
+        assert_eq!(
+            input.filename,
+            Some(PathBuf::from("dir/Input/census-income_1K.data"))
+        );
+        assert_eq!(input.separator.as_deref(), Some(","));
+        let out = c.output.unwrap();
+        assert_eq!(out.format, Some(OutputFormat::GenVals));
+        assert_eq!(
+            c.ids.iter().map(|a| a.index.unwrap()).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        let (_, qids) = c.qid.unwrap();
+        assert_eq!(qids.len(), 2);
+        assert_eq!(qids[0].index, Some(12));
+        assert_eq!(qids[0].map.as_ref().unwrap().get("Male"), Some(1));
+        assert_eq!(qids[0].vgh.as_ref().unwrap().label, "[0:1]");
+        let age = qids[1].vgh.as_ref().unwrap();
+        assert_eq!(age.children[1].children[0].label, "[50:75)");
+        let (_, sens) = c.sens.unwrap();
+        assert_eq!(sens[0].index, Some(41));
+        assert_eq!(sens[0].map.as_ref().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn names_are_matched_as_the_toolbox_does() {
+        let c = parse_str(
+            "<Whatever K='3' METHOD='mondrian' L='2.5' c='0' T='0.1' wrapper='x'>
+               <INPUT FileName='a.csv' SEPARATOR='&#09;'/>
+               <Output FILENAME='o.csv' Format='GENVALSDIST'/>
+               <Id><x index='4'/><y/></Id>
+               <ID><z index='5'/></ID>
+               <kid><att index='9'/></kid>
+               <Qid><a index='0'><vgh value='[0:9]'/></a></Qid>
+               <qid><b index='1'><vgh value='[0:9]'><n value='[0:4]'/><m value='(4:9]'/></vgh></b></qid>
+               <Sens><s index='2'/></Sens>
+             </Whatever>",
+        )
+        .unwrap();
+        assert_eq!(c.root.tag, "<Whatever>");
+        assert_eq!(
+            (c.k, c.l, c.c, c.t),
+            (Some(3), Some(2.5), Some(0.0), Some(0.1))
+        );
+        assert_eq!(c.method, Some(Method::Mondrian));
+        assert_eq!(c.input.unwrap().separator.as_deref(), Some("\t"));
+        assert_eq!(c.output.unwrap().format, Some(OutputFormat::GenValsDist));
+        // <id> elements accumulate; a child without index is skipped.
+        assert_eq!(
+            c.ids.iter().map(|a| a.index.unwrap()).collect::<Vec<_>>(),
+            [4, 5]
+        );
+        // The last <qid> wins.
+        let (_, q) = c.qid.unwrap();
+        assert_eq!(q.len(), 1);
+        assert_eq!(q[0].index, Some(1));
+        assert_eq!(q[0].vgh.as_ref().unwrap().children.len(), 2);
+        assert_eq!(c.sens.unwrap().1[0].index, Some(2));
+    }
+
+    #[test]
+    fn map_and_vgh_names_are_case_sensitive() {
+        let e = err("<c><qid><a index='0'><VGH value='[0:1]'/></a></qid></c>");
+        assert!(
+            e.contains("Cannot parse the VGH of qid-attribute at index 0"),
+            "{e}"
+        );
+        // <MAP> is ignored, so the category map is absent.
+        let c = parse_str("<c><qid><a index='0'><MAP><e cat='x' int='0'/></MAP><vgh value='[0:1]'/></a></qid></c>")
+            .unwrap();
+        assert!(c.qid.unwrap().1[0].map.is_none());
+    }
+
+    #[test]
+    fn vgh_nodes_nest_with_any_name() {
+        let c = parse_str(
+            "<c><qid><a index='0'><vgh value='[0:100]'><x value='[0:50]'><y value='[0:10]'><z value='[0:1]'/></y></x></vgh></a></qid></c>",
+        )
+        .unwrap();
+        let v = c.qid.unwrap().1.remove(0).vgh.unwrap();
+        assert_eq!(v.children[0].children[0].children[0].label, "[0:1]");
+    }
+
+    #[test]
+    fn child_interval_must_lie_within_parent() {
+        let e = err("<c>\n<qid>\n<a index='3'><vgh value='[0:100)'>\n<node value='[50:150)'/></vgh></a></qid></c>");
+        assert_eq!(
+            e,
+            "dir/c.xml:4: <node value='[50:150)'>: Error in VGH structure, attribute index 3: \
+             [50:150) is not within its parent [0:100)"
+        );
+        let e = err(
+            "<c><qid><a index='3'><vgh value='[0:100)'><n value='[0:100]'/></vgh></a></qid></c>",
+        );
+        assert!(e.contains("is not within its parent"), "{e}");
+    }
+
+    #[test]
+    fn vgh_errors_name_the_element() {
+        let e = err("<c><qid><a index='3'><vgh/></a></qid></c>");
+        assert!(
+            e.contains(
+                "<vgh>: Error in VGH structure, attribute index 3: missing attribute 'value'"
+            ),
+            "{e}"
+        );
+        let e = err("<c><qid><a index='3'><vgh value='[9:1]'/></a></qid></c>");
+        assert!(e.contains("<vgh value='[9:1]'>: Error in VGH structure, attribute index 3: Empty interval ([9:1])!"), "{e}");
+        let e = err("<c><qid><a index='3'><vgh value='[0:9]'><n value='[0:1]'/><n value='[0:1]'/></vgh></a></qid></c>");
+        assert!(e.contains("appears twice"), "{e}");
+        let e = err("<c><qid><a><vgh value='[0:9]'/></a></qid></c>");
+        assert!(
+            e.contains("<a>: Every quasi-identifier attribute should have an index"),
+            "{e}"
+        );
+        let e = err("<c><sens><a/></sens><qid><a index='0'><vgh value='[0:9]'/></a></qid></c>");
+        assert!(
+            e.contains("Every sensitive attribute should have an index"),
+            "{e}"
+        );
+        let e = err("<c><qid><a index='x'><vgh value='[0:9]'/></a></qid></c>");
+        assert!(
+            e.contains("<a index='x'>: index='x' is not an integer"),
+            "{e}"
+        );
+        let e = err("<c><qid><a index='-1'><vgh value='[0:9]'/></a></qid></c>");
+        assert!(e.contains("index -1 is negative"), "{e}");
+    }
+
+    #[test]
+    fn map_before_vgh_checks_leaves_only_in_that_order() {
+        let map_first = "<c><qid><a index='0'><map><e cat='A' int='0'/><e cat='B' int='7'/></map><vgh value='[0:1]'/></a></qid></c>";
+        let e = err(map_first);
+        assert!(
+            e.contains("Malformed VGH, 7 (category 'B') cannot be generalized to any value"),
+            "{e}"
+        );
+        let vgh_first = "<c><qid><a index='0'><vgh value='[0:1]'/><map><e cat='A' int='0'/><e cat='B' int='7'/></map></a></qid></c>";
+        assert!(parse_str(vgh_first).is_ok());
+    }
+
+    #[test]
+    fn map_entries_need_cat_and_int() {
+        let e =
+            err("<c><qid><a index='5'><map><e cat='A'/></map><vgh value='[0:1]'/></a></qid></c>");
+        assert!(
+            e.contains("Cannot parse the mapping of the qid-attribute at index 5"),
+            "{e}"
+        );
+        let e = err("<c><sens><a index='5'><map><e cat='A' int='x'/></map></a></sens></c>");
+        assert!(
+            e.contains("Cannot parse the mapping of the sensitive attribute at index 5"),
+            "{e}"
+        );
+        let c = parse_str("<c><sens><a index='5'><map><e cat='A' int='1'/><e cat='A' int='2'/></map></a></sens></c>").unwrap();
+        assert_eq!(c.sens.unwrap().1[0].map.as_ref().unwrap().get("A"), Some(2));
+    }
+
+    #[test]
+    fn root_attribute_errors() {
+        assert!(err("<c k='ten'/>").contains("<c k='ten'>: k='ten' is not an integer"));
+        assert!(err("<c l='x'/>").contains("l='x' is not a number"));
+        let e = err("<c method='fast'/>");
+        assert!(
+            e.contains("unknown method 'fast'; accepted: Datafly, Mondrian"),
+            "{e}"
+        );
+        let e = err("<c><output format='csv'/></c>");
+        assert!(
+            e.contains("unknown output format 'csv'; accepted: genVals"),
+            "{e}"
+        );
+        assert_eq!(
+            err(""),
+            "dir/c.xml: Empty configuration file (no XML element)"
+        );
+        let e = err("<c><input header='yes'/></c>");
+        assert!(e.contains("header='yes' must be 'true' or 'false'"), "{e}");
+    }
+
+    #[test]
+    fn extensions() {
+        let c = parse_str(
+            "<c suppression='0.02' metric='loss' method='flash'>
+               <input filename='/abs/adult.csv' separator=';' header='true'/>
+               <qid><att name='age' hierarchy='h/age.csv'/><att index='0' name='sex' hierarchy='sex.csv'/></qid>
+               <sens><att name='occupation' hierarchy='occ.csv'/></sens>
+               <privacy>
+                 <k-anonymity k='5'/>
+                 <distinct-l-diversity attribute='occupation' l='3'/>
+                 <Entropy-L-Diversity l='3'/>
+                 <recursive-cl-diversity attribute='occupation' c='4' l='3'/>
+                 <t-closeness attribute='occupation' t='0.2' distance='hierarchical'/>
+                 <t-closeness t='0.3'/>
+                 <delta-presence dmin='0.0' dmax='0.5' subset='subset.csv'/>
+                 <delta-presence dmin='0.1' dmax='0.2' subset-index='3'/>
+               </privacy>
+             </c>",
+        )
+        .unwrap();
+        assert_eq!(c.suppression, Some(0.02));
+        assert_eq!(c.metric, Some(MetricKind::Loss));
+        assert_eq!(c.method, Some(Method::Flash));
+        let input = c.input.unwrap();
+        assert_eq!(input.filename, Some(PathBuf::from("/abs/adult.csv")));
+        assert_eq!(input.header, Some(true));
+        let (_, q) = c.qid.unwrap();
+        assert_eq!(q[0].index, None);
+        assert_eq!(q[0].name.as_deref(), Some("age"));
+        assert_eq!(q[0].hierarchy, Some(PathBuf::from("dir/h/age.csv")));
+        assert_eq!(q[1].index, Some(0));
+        let (_, s) = c.sens.unwrap();
+        assert_eq!(s[0].hierarchy, Some(PathBuf::from("dir/occ.csv")));
+        let kinds: Vec<_> = c.privacy.unwrap().1.into_iter().map(|p| p.kind).collect();
+        let occ = Some("occupation".to_string());
+        assert_eq!(
+            kinds,
+            [
+                PrivacyKind::KAnonymity { k: 5 },
+                PrivacyKind::DistinctL {
+                    attribute: occ.clone(),
+                    l: 3.0
+                },
+                PrivacyKind::EntropyL {
+                    attribute: None,
+                    l: 3.0
+                },
+                PrivacyKind::RecursiveCL {
+                    attribute: occ.clone(),
+                    c: 4.0,
+                    l: 3.0
+                },
+                PrivacyKind::TCloseness {
+                    attribute: occ,
+                    t: 0.2,
+                    distance: TDistance::Hierarchical
+                },
+                PrivacyKind::TCloseness {
+                    attribute: None,
+                    t: 0.3,
+                    distance: TDistance::Equal
+                },
+                PrivacyKind::DeltaPresence {
+                    dmin: 0.0,
+                    dmax: 0.5,
+                    subset: Subset::File("dir/subset.csv".into())
+                },
+                PrivacyKind::DeltaPresence {
+                    dmin: 0.1,
+                    dmax: 0.2,
+                    subset: Subset::Column(3)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn privacy_errors() {
+        let e = err("<c><privacy><k-anon k='5'/></privacy></c>");
+        assert!(
+            e.contains("<k-anon>: unknown privacy model <k-anon>; accepted: k-anonymity"),
+            "{e}"
+        );
+        let e = err("<c><privacy>\n<t-closeness attribute='x'/></privacy></c>");
+        assert!(
+            e.starts_with("dir/c.xml:2: <t-closeness attribute='x'>: missing attribute 't'"),
+            "{e}"
+        );
+        let e = err("<c><privacy><t-closeness t='0.1' distance='manhattan'/></privacy></c>");
+        assert!(e.contains("unknown distance 'manhattan'"), "{e}");
+        let e = err("<c><privacy><delta-presence dmin='0.6' dmax='0.5' subset='s'/></privacy></c>");
+        assert!(e.contains("need 0 <= dmin <= dmax <= 1"), "{e}");
+        let e = err("<c><privacy><delta-presence dmin='0' dmax='0.5'/></privacy></c>");
+        assert!(e.contains("give exactly one of subset"), "{e}");
+        let e = err("<c><privacy><recursive-cl-diversity c='0' l='2'/></privacy></c>");
+        assert!(e.contains("c=0 must be greater than 0"), "{e}");
+    }
+
+    #[test]
+    fn hierarchy_file_excludes_map_and_vgh() {
+        let e = err("<c><qid><a index='0' hierarchy='h.csv'><vgh value='[0:1]'/></a></qid></c>");
+        assert!(
+            e.contains("qid attribute index 0 has a hierarchy file; it cannot also have <vgh>"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,424 @@
+//! Reading the input once into dictionary codes: shared by both backends.
+//!
+//! [`RowEncoder`] turns one input row into codes, one per quasi-identifier and sensitive
+//! attribute (in that order), validating as it goes; [`read_encoded`] drives it over a whole
+//! file and hands each row's codes to a sink. The SQLite store's loader and the in-memory
+//! [`load_table`] are two sinks of the same loop, so both see exactly the same rows, codes and
+//! errors.
+//!
+//! Encoding per attribute:
+//! - hierarchy-file quasi-identifier (or sensitive attribute with a hierarchy): the dictionary
+//!   is seeded with the file's values in file order, so codes are the hierarchy's leaf codes; a
+//!   value not in the file is an error.
+//! - VGH quasi-identifier: the trimmed field becomes a point ([`Vgh::point`]: mapped category or
+//!   number), labelled as the toolbox prints it ([`point_label`], `[73.0]`); codes follow first
+//!   appearance. A new point must lie in some leaf ([`Vgh::path`]). After the load the hierarchy
+//!   is built from the dictionary's points ([`Encoding`]).
+//! - sensitive attribute with a category map: the trimmed category, which must be mapped.
+//! - other sensitive attribute: a number, labelled as Java prints it (`73.0`).
+//!
+//! Raw field bytes are looked up in a per-column cache first, so a repeated value costs one hash
+//! lookup and no allocation.
+
+use std::path::{Path, PathBuf};
+
+use csv::ByteRecord;
+use rustc_hash::FxHashMap;
+
+use super::{Dictionary, EncodedTable, SensitiveColumn};
+use crate::hierarchy::Hierarchy;
+use crate::io::{self, Format, ReadStats};
+use crate::job::{Generalization, Job};
+use crate::progress::Progress;
+use crate::vgh::{point_label, CategoryMap, Vgh};
+use crate::{Error, Result};
+
+/// What a load read, besides the codes.
+#[derive(Debug, Clone, Default)]
+pub struct LoadSummary {
+    /// Rows read, skipped (`?`), blank lines.
+    pub stats: ReadStats,
+    /// The header, if the input has one.
+    pub header: Option<ByteRecord>,
+    /// Fields per row.
+    pub width: usize,
+}
+
+impl LoadSummary {
+    /// Records kept (and encoded).
+    pub fn records(&self) -> u64 {
+        self.stats.records()
+    }
+}
+
+/// The dictionaries and hierarchies a load produced.
+#[derive(Debug, Clone)]
+pub struct Encoding {
+    /// One per quasi-identifier, in [`Job::qids`] order.
+    pub qids: Vec<QidEncoding>,
+    /// One per sensitive attribute, in [`Job::sensitive`] order.
+    pub sensitive: Vec<SensitiveEncoding>,
+}
+
+/// A quasi-identifier's codes: dictionary (code -> level-0 label) and hierarchy over the codes.
+#[derive(Debug, Clone)]
+pub struct QidEncoding {
+    pub name: String,
+    /// Input column.
+    pub index: usize,
+    pub dictionary: Dictionary,
+    /// Level-0 ids are the dictionary's codes.
+    pub hierarchy: Hierarchy,
+    /// What a suppressed record prints: the VGH root, or the hierarchy's top level.
+    pub suppressed: String,
+}
+
+/// A sensitive attribute's codes.
+#[derive(Debug, Clone)]
+pub struct SensitiveEncoding {
+    pub name: String,
+    pub index: usize,
+    pub dictionary: Dictionary,
+    /// The value of each code, for numeric attributes (no map, no hierarchy).
+    pub numeric: Option<Vec<f64>>,
+    pub hierarchy: Option<Hierarchy>,
+}
+
+/// The label suppressed records print for a hierarchy: its top level if that is one value,
+/// else `*`.
+pub fn top_label(h: &Hierarchy) -> String {
+    let top = h.max_level();
+    if h.width(top) == 1 {
+        h.label(top, 0).to_string()
+    } else {
+        "*".to_string()
+    }
+}
+
+enum Column<'a> {
+    /// Hierarchy file: the dictionary is the file's leaves.
+    File { path: &'a Path },
+    /// VGH: raw bytes -> code cache; the point of each code.
+    Vgh {
+        vgh: &'a Vgh,
+        cache: FxHashMap<Box<[u8]>, u32>,
+        points: Vec<f64>,
+    },
+    /// Sensitive with a category map.
+    Map { map: &'a CategoryMap },
+    /// Sensitive number: raw bytes -> code cache; the value of each code.
+    Number {
+        cache: FxHashMap<Box<[u8]>, u32>,
+        values: Vec<f64>,
+    },
+}
+
+struct ColumnEncoder<'a> {
+    index: usize,
+    name: &'a str,
+    dictionary: Dictionary,
+    kind: Column<'a>,
+}
+
+/// Encodes rows of one input (see the module docs).
+pub struct RowEncoder<'a> {
+    job: &'a Job,
+    path: PathBuf,
+    columns: Vec<ColumnEncoder<'a>>,
+}
+
+impl<'a> RowEncoder<'a> {
+    /// An encoder for `job`'s quasi-identifiers and sensitive attributes.
+    pub fn new(job: &'a Job) -> RowEncoder<'a> {
+        let mut columns = Vec::with_capacity(job.qids.len() + job.sensitive.len());
+        for q in &job.qids {
+            let (dictionary, kind) = match &q.generalization {
+                Generalization::File { path, hierarchy } => (
+                    Dictionary::seeded(hierarchy.labels(0).iter().cloned()),
+                    Column::File { path },
+                ),
+                Generalization::Vgh(vgh) => (
+                    Dictionary::new(),
+                    Column::Vgh {
+                        vgh,
+                        cache: FxHashMap::default(),
+                        points: Vec::new(),
+                    },
+                ),
+            };
+            columns.push(ColumnEncoder {
+                index: q.index,
+                name: &q.name,
+                dictionary,
+                kind,
+            });
+        }
+        for s in &job.sensitive {
+            let (dictionary, kind) = match (&s.hierarchy, &s.map) {
+                (Some((path, h)), _) => (
+                    Dictionary::seeded(h.labels(0).iter().cloned()),
+                    Column::File { path },
+                ),
+                (None, Some(map)) => (Dictionary::new(), Column::Map { map }),
+                (None, None) => (
+                    Dictionary::new(),
+                    Column::Number {
+                        cache: FxHashMap::default(),
+                        values: Vec::new(),
+                    },
+                ),
+            };
+            columns.push(ColumnEncoder {
+                index: s.index,
+                name: &s.name,
+                dictionary,
+                kind,
+            });
+        }
+        RowEncoder {
+            job,
+            path: job.input.path.clone(),
+            columns,
+        }
+    }
+
+    /// Codes per row: quasi-identifiers, then sensitive attributes.
+    pub fn width(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Checks that every attribute's column exists in rows of `width` fields.
+    pub fn check_width(&self, width: usize, line: u64) -> Result<()> {
+        let ids = self.job.ids.iter().map(|&i| (i, "identifier".to_string()));
+        let attrs = self
+            .columns
+            .iter()
+            .map(|c| (c.index, format!("'{}'", c.name)));
+        for (index, what) in attrs.chain(ids) {
+            if index >= width {
+                return Err(Error::at(
+                    &self.path,
+                    line,
+                    None,
+                    format!("column index {index} ({what}) is beyond the row's {width} fields"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes one row (already checked to have the right width) into `out`
+    /// (`out.len() == self.width()`). `line` is for error messages.
+    #[inline]
+    pub fn encode(&mut self, rec: &ByteRecord, line: u64, out: &mut [u32]) -> Result<()> {
+        for (c, slot) in self.columns.iter_mut().zip(out.iter_mut()) {
+            let raw = io::trim(&rec[c.index]);
+            *slot = c
+                .encode(raw)
+                .map_err(|msg| Error::at(&self.path, line, Some(c.name.to_string()), msg))?;
+        }
+        Ok(())
+    }
+
+    /// The dictionaries and hierarchies, once every row is encoded.
+    pub fn finish(self) -> Encoding {
+        let nq = self.job.qids.len();
+        let mut qids = Vec::with_capacity(nq);
+        let mut sensitive = Vec::new();
+        for (i, c) in self.columns.into_iter().enumerate() {
+            if i < nq {
+                let q = &self.job.qids[i];
+                let (hierarchy, suppressed) = match (&q.generalization, &c.kind) {
+                    (Generalization::File { hierarchy, .. }, _) => {
+                        (hierarchy.clone(), top_label(hierarchy))
+                    }
+                    (Generalization::Vgh(vgh), Column::Vgh { points, .. }) => (
+                        vgh_hierarchy(&q.name, vgh, points),
+                        vgh.root_label().to_string(),
+                    ),
+                    _ => unreachable!("quasi-identifier columns match their generalization"),
+                };
+                qids.push(QidEncoding {
+                    name: q.name.clone(),
+                    index: q.index,
+                    dictionary: c.dictionary,
+                    hierarchy,
+                    suppressed,
+                });
+            } else {
+                let s = &self.job.sensitive[i - nq];
+                let numeric = match c.kind {
+                    Column::Number { values, .. } => Some(values),
+                    _ => None,
+                };
+                sensitive.push(SensitiveEncoding {
+                    name: s.name.clone(),
+                    index: s.index,
+                    dictionary: c.dictionary,
+                    numeric,
+                    hierarchy: s.hierarchy.as_ref().map(|(_, h)| h.clone()),
+                });
+            }
+        }
+        Encoding { qids, sensitive }
+    }
+}
+
+impl ColumnEncoder<'_> {
+    /// The code of a trimmed field, or the message of what is wrong with it.
+    #[inline]
+    fn encode(&mut self, raw: &[u8]) -> std::result::Result<u32, String> {
+        match &mut self.kind {
+            Column::File { path } => {
+                let v = utf8(raw)?;
+                self.dictionary.code(v).ok_or_else(|| {
+                    format!(
+                        "value '{v}' is not in the hierarchy file {}",
+                        path.display()
+                    )
+                })
+            }
+            Column::Vgh { vgh, cache, points } => {
+                if let Some(&c) = cache.get(raw) {
+                    return Ok(c);
+                }
+                let v = utf8(raw)?;
+                let x = vgh.point(v)?;
+                let label = point_label(x);
+                let (code, new) = self.dictionary.intern(&label);
+                if new {
+                    if vgh.path(x).is_none() {
+                        return Err(match &vgh.map {
+                            Some(_) => format!(
+                                "category '{v}' (mapped to {}) is outside every leaf of the VGH",
+                                crate::javafmt::double_to_string(x)
+                            ),
+                            None => format!("value '{v}' is outside every leaf of the VGH"),
+                        });
+                    }
+                    points.push(x);
+                }
+                cache.insert(raw.into(), code);
+                Ok(code)
+            }
+            Column::Map { map } => {
+                let v = utf8(raw)?;
+                if let Some(c) = self.dictionary.code(v) {
+                    return Ok(c);
+                }
+                if map.get(v).is_none() {
+                    return Err(format!("unmapped category '{v}'"));
+                }
+                Ok(self.dictionary.intern(v).0)
+            }
+            Column::Number { cache, values } => {
+                if let Some(&c) = cache.get(raw) {
+                    return Ok(c);
+                }
+                let v = utf8(raw)?;
+                let x = crate::javafmt::parse_double(v)
+                    .ok_or_else(|| format!("'{v}' is not a number"))?;
+                let (code, new) = self.dictionary.intern(&crate::javafmt::double_to_string(x));
+                if new {
+                    values.push(x);
+                }
+                cache.insert(raw.into(), code);
+                Ok(code)
+            }
+        }
+    }
+}
+
+fn utf8(raw: &[u8]) -> std::result::Result<&str, String> {
+    std::str::from_utf8(raw).map_err(|_| {
+        format!(
+            "value '{}' is not valid UTF-8",
+            String::from_utf8_lossy(raw)
+        )
+    })
+}
+
+/// The hierarchy of a VGH quasi-identifier over its dictionary's points (code order). Paths of
+/// unequal length (leaves at unequal depth, allowed for Mondrian) are padded with the root.
+fn vgh_hierarchy(name: &str, vgh: &Vgh, points: &[f64]) -> Hierarchy {
+    let mut rows: Vec<Vec<String>> = points
+        .iter()
+        .map(|&x| vgh.path(x).expect("points were checked at load"))
+        .collect();
+    let levels = rows.iter().map(Vec::len).max().unwrap_or(vgh.levels());
+    for row in &mut rows {
+        while row.len() < levels {
+            row.push(vgh.root_label().to_string());
+        }
+    }
+    Hierarchy::from_label_rows(name, &rows)
+}
+
+/// Reads `job`'s input, encodes every kept row and hands `(record number from 1, codes)` to
+/// `sink`. Returns the encoding and what was read. Draws a load bar through `progress`.
+pub fn read_encoded(
+    job: &Job,
+    progress: &Progress,
+    mut sink: impl FnMut(u64, &[u32]) -> Result<()>,
+) -> Result<(Encoding, LoadSummary)> {
+    let path = &job.input.path;
+    let format = Format::from_spec(&job.input)?;
+    let mut reader = format.open(path)?;
+    let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut bar = progress.bytes("load", total);
+    let mut encoder = RowEncoder::new(job);
+    let mut codes = vec![0u32; encoder.width()];
+    let mut rec = ByteRecord::new();
+    if let Some(h) = reader.header() {
+        encoder.check_width(h.len(), 1)?;
+    }
+    let mut n = 0u64;
+    while reader.next_row(&mut rec)? {
+        if n == 0 && reader.header().is_none() {
+            encoder.check_width(rec.len(), reader.line())?;
+        }
+        encoder.encode(&rec, reader.line(), &mut codes)?;
+        n += 1;
+        sink(n, &codes)?;
+        bar.tick(reader.bytes_read(), n);
+    }
+    bar.finish();
+    let summary = LoadSummary {
+        stats: reader.stats(),
+        header: reader.header().cloned(),
+        width: reader.width().unwrap_or(0),
+    };
+    Ok((encoder.finish(), summary))
+}
+
+/// The in-memory loader: the whole input as an [`EncodedTable`] (Flash's representation).
+pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encoding, LoadSummary)> {
+    let nq = job.qids.len();
+    let mut qi: Vec<u32> = Vec::new();
+    let mut sens: Vec<Vec<u32>> = vec![Vec::new(); job.sensitive.len()];
+    let (encoding, summary) = read_encoded(job, progress, |_, codes| {
+        qi.extend_from_slice(&codes[..nq]);
+        for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
+            col.push(c);
+        }
+        Ok(())
+    })?;
+    let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
+    let sensitive = encoding
+        .sensitive
+        .iter()
+        .zip(sens)
+        .map(|(s, codes)| SensitiveColumn {
+            name: s.name.clone(),
+            codes,
+            values: s.dictionary.values().to_vec(),
+            numeric: s.numeric.clone(),
+            hierarchy: s.hierarchy.clone(),
+        })
+        .collect();
+    Ok((
+        EncodedTable::new(qi, hierarchies, sensitive),
+        encoding,
+        summary,
+    ))
+}

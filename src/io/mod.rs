@@ -1,0 +1,123 @@
+//! Delimited text in and out.
+//!
+//! One configuration object, [`Format`] (separator and header flag, as xsv's `Config`), builds
+//! every reader and writer, so the load pass and the output pass split lines identically.
+//!
+//! Reading ([`DelimitedReader`]) goes line by line: the reader owns line numbering, so errors
+//! name the physical line a record starts on, and it sees blank lines (skipped and counted,
+//! where the toolbox stopped reading). Each record is split by the csv crate's parser
+//! (`csv_core`, RFC 4180 quoting) for single-byte separators, or by a small splitter of the
+//! same quoting rules for the multi-character separators toolbox configs use (`, `). Records
+//! land in one reused [`csv::ByteRecord`]: no UTF-8 decoding, no allocation per row.
+//!
+//! Writing: [`DelimitedWriter`] joins fields with the separator string and quotes only the
+//! fields that would not read back (see [`needs_quotes`]); [`AtomicFile`] writes to a temporary
+//! file in the target's folder and renames it over the target only when complete, so a failed run
+//! never leaves a partial output behind.
+
+mod reader;
+mod writer;
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+pub use reader::{DelimitedReader, ReadStats};
+pub use writer::{needs_quotes, write_atomic, AtomicFile, DelimitedWriter};
+
+use crate::job::InputSpec;
+use crate::{Error, Result};
+
+/// Input buffer size: large reads keep the line loop in memory.
+const READ_BUFFER: usize = 1 << 20;
+
+/// How a delimited file is laid out: the one place separators and headers are decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Format {
+    separator: Vec<u8>,
+    header: bool,
+}
+
+impl Format {
+    /// A format with `separator` (one byte or several, used literally) and an optional header.
+    /// Errors: an empty separator, or one containing a quote or a line end.
+    pub fn new(separator: &str, header: bool) -> Result<Format> {
+        let sep = separator.as_bytes();
+        if sep.is_empty() {
+            return Err(Error::Invalid("the field separator is empty".into()));
+        }
+        if sep.iter().any(|&b| matches!(b, b'"' | b'\n' | b'\r')) {
+            return Err(Error::Invalid(format!(
+                "the field separator {separator:?} contains a quote or a line end"
+            )));
+        }
+        Ok(Format {
+            separator: sep.to_vec(),
+            header,
+        })
+    }
+
+    /// The format of a job's input.
+    pub fn from_spec(spec: &InputSpec) -> Result<Format> {
+        Format::new(&spec.separator, spec.header)
+    }
+
+    /// The separator's bytes.
+    pub fn separator(&self) -> &[u8] {
+        &self.separator
+    }
+
+    /// True if the first record is a header.
+    pub fn header(&self) -> bool {
+        self.header
+    }
+
+    /// Opens `path` for reading (and reads its header, if the format has one).
+    pub fn open(&self, path: &Path) -> Result<DelimitedReader<BufReader<File>>> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, file))
+    }
+
+    /// A reader over any buffered source; `path` names it in error messages.
+    pub fn reader<R: std::io::BufRead>(&self, path: &Path, src: R) -> Result<DelimitedReader<R>> {
+        DelimitedReader::new(self, path, src)
+    }
+
+    /// A writer joining fields with this format's separator, lines ending in `\n`.
+    pub fn writer<W: std::io::Write>(&self, out: W) -> DelimitedWriter<W> {
+        DelimitedWriter::new(out, &self.separator)
+    }
+}
+
+/// Java's `String.trim`: strips bytes `<= b' '` at both ends (the toolbox trims QID values).
+#[inline]
+pub fn trim(field: &[u8]) -> &[u8] {
+    let start = field.iter().position(|&b| b > b' ').unwrap_or(field.len());
+    let end = field
+        .iter()
+        .rposition(|&b| b > b' ')
+        .map_or(start, |p| p + 1);
+    &field[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_like_java() {
+        assert_eq!(trim(b"  a b\t\r"), b"a b");
+        assert_eq!(trim(b"   "), b"");
+        assert_eq!(trim(b""), b"");
+        assert_eq!(trim(b"\xc3\xa9 "), b"\xc3\xa9");
+    }
+
+    #[test]
+    fn rejects_bad_separators() {
+        assert!(Format::new("", false).is_err());
+        assert!(Format::new("\"", false).is_err());
+        assert!(Format::new(",\n", false).is_err());
+        assert!(Format::new(", ", false).is_ok());
+        assert!(Format::new("\t", true).is_ok());
+    }
+}

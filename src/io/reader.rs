@@ -1,0 +1,527 @@
+//! The line-driven record reader (see the module docs of [`crate::io`]).
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use csv::ByteRecord;
+use csv_core::ReadRecordResult;
+
+use super::Format;
+use crate::{Error, Result};
+
+/// What the reader skipped, for warnings and the report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReadStats {
+    /// Data records read (the header excluded), including the skipped ones.
+    pub rows_read: u64,
+    /// Records skipped because a field contains `?` (the toolbox's unknown value).
+    pub rows_skipped: u64,
+    /// Empty lines outside quoted fields (skipped).
+    pub blank_lines: u64,
+}
+
+impl ReadStats {
+    /// Records kept: read minus skipped.
+    pub fn records(&self) -> u64 {
+        self.rows_read - self.rows_skipped
+    }
+}
+
+/// How a record's bytes become fields.
+enum Splitter {
+    /// Single-byte separator: the csv crate's RFC 4180 parser.
+    Csv {
+        core: Box<csv_core::Reader>,
+        out: Vec<u8>,
+        ends: Vec<usize>,
+    },
+    /// Multi-byte separator: [`split_multi`] over the record's lines, joined in `logical`.
+    Multi {
+        sep: Vec<u8>,
+        logical: Vec<u8>,
+        field: Vec<u8>,
+    },
+}
+
+/// Reads the records of a delimited file, one reused [`ByteRecord`] at a time.
+///
+/// [`next_row`](Self::next_row) returns data rows only: blank lines and rows containing `?` are
+/// skipped and counted in [`stats`](Self::stats), and every row is checked to have the width of
+/// the header (or, without one, of the first row).
+pub struct DelimitedReader<R> {
+    path: PathBuf,
+    src: R,
+    splitter: Splitter,
+    /// The current physical line (terminator included) and how much of it is consumed.
+    line_buf: Vec<u8>,
+    line_pos: usize,
+    /// Physical lines read so far (1-based number of the line in `line_buf`).
+    lines: u64,
+    /// First line of the last record returned.
+    record_line: u64,
+    bytes: u64,
+    header: Option<ByteRecord>,
+    width: Option<usize>,
+    stats: ReadStats,
+    eof: bool,
+}
+
+impl<R: BufRead> DelimitedReader<R> {
+    pub(super) fn new(format: &Format, path: &Path, src: R) -> Result<DelimitedReader<R>> {
+        let sep = format.separator();
+        let splitter = if sep.len() == 1 {
+            Splitter::Csv {
+                core: Box::new(
+                    csv_core::ReaderBuilder::new()
+                        .delimiter(sep[0])
+                        .terminator(csv_core::Terminator::CRLF)
+                        .build(),
+                ),
+                out: vec![0; 1024],
+                ends: vec![0; 64],
+            }
+        } else {
+            Splitter::Multi {
+                sep: sep.to_vec(),
+                logical: Vec::new(),
+                field: Vec::new(),
+            }
+        };
+        let mut reader = DelimitedReader {
+            path: path.to_path_buf(),
+            src,
+            splitter,
+            line_buf: Vec::with_capacity(1024),
+            line_pos: 0,
+            lines: 0,
+            record_line: 0,
+            bytes: 0,
+            header: None,
+            width: None,
+            stats: ReadStats::default(),
+            eof: false,
+        };
+        if format.header() {
+            let mut header = ByteRecord::new();
+            if reader.read_record(&mut header)? {
+                reader.width = Some(header.len());
+                reader.header = Some(header);
+            }
+        }
+        Ok(reader)
+    }
+
+    /// The file being read, as named in messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The header record, if the format has one and the file is not empty.
+    pub fn header(&self) -> Option<&ByteRecord> {
+        self.header.as_ref()
+    }
+
+    /// Fields per record: the header's, else the first data row's (once one was read).
+    pub fn width(&self) -> Option<usize> {
+        self.width
+    }
+
+    /// The line the last record returned starts on (1-based; the header is line 1 if present).
+    pub fn line(&self) -> u64 {
+        self.record_line
+    }
+
+    /// Bytes consumed so far (for progress).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Counts of rows read, skipped and blank lines so far.
+    pub fn stats(&self) -> ReadStats {
+        self.stats
+    }
+
+    /// Reads the next data row into `rec`. Returns `false` at the end of the file. Skips (and
+    /// counts) blank lines and rows containing `?`; errors on a row of the wrong width.
+    pub fn next_row(&mut self, rec: &mut ByteRecord) -> Result<bool> {
+        loop {
+            if !self.read_record(rec)? {
+                return Ok(false);
+            }
+            self.stats.rows_read += 1;
+            if rec.as_slice().contains(&b'?') {
+                self.stats.rows_skipped += 1;
+                continue;
+            }
+            let width = *self.width.get_or_insert(rec.len());
+            if rec.len() != width {
+                return Err(Error::at(
+                    &self.path,
+                    self.record_line,
+                    None,
+                    format!("expected {width} fields, found {}", rec.len()),
+                ));
+            }
+            return Ok(true);
+        }
+    }
+
+    /// Makes the next physical line (or the unconsumed rest of the current one) available.
+    /// Returns `false` at the end of the file.
+    fn fill_line(&mut self) -> Result<bool> {
+        if self.line_pos < self.line_buf.len() {
+            return Ok(true);
+        }
+        self.line_buf.clear();
+        self.line_pos = 0;
+        let n = self
+            .src
+            .read_until(b'\n', &mut self.line_buf)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.bytes += n as u64;
+        self.lines += 1;
+        if self.lines == 1 && self.line_buf.starts_with(b"\xef\xbb\xbf") {
+            self.line_pos = 3; // UTF-8 byte order mark
+        }
+        Ok(true)
+    }
+
+    /// Reads one record (header or data), skipping blank lines. `false` at the end of the file.
+    fn read_record(&mut self, rec: &mut ByteRecord) -> Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        // Skip blank lines, find the record's first line.
+        loop {
+            if !self.fill_line()? {
+                self.eof = true;
+                return Ok(false);
+            }
+            let rest = &self.line_buf[self.line_pos..];
+            if matches!(rest, b"\n" | b"\r\n" | b"\r") {
+                self.line_pos = self.line_buf.len();
+                self.stats.blank_lines += 1;
+                continue;
+            }
+            break;
+        }
+        self.record_line = self.lines;
+        match self.splitter {
+            Splitter::Csv { .. } => self.read_csv(rec),
+            Splitter::Multi { .. } => self.read_multi(rec),
+        }
+        .map(|()| true)
+    }
+
+    fn read_csv(&mut self, rec: &mut ByteRecord) -> Result<()> {
+        let Splitter::Csv { core, out, ends } = &mut self.splitter else {
+            unreachable!()
+        };
+        let (mut nout_total, mut nend_total) = (0, 0);
+        loop {
+            let at_eof = self.line_pos >= self.line_buf.len() && {
+                // Need more input: the record continues on the next line (quoted line end).
+                self.line_buf.clear();
+                self.line_pos = 0;
+                let n = self
+                    .src
+                    .read_until(b'\n', &mut self.line_buf)
+                    .map_err(|e| Error::io(&self.path, e))?;
+                self.bytes += n as u64;
+                if n > 0 {
+                    self.lines += 1;
+                }
+                n == 0
+            };
+            let input: &[u8] = if at_eof {
+                &[]
+            } else {
+                &self.line_buf[self.line_pos..]
+            };
+            let (res, nin, nout, nend) =
+                core.read_record(input, &mut out[nout_total..], &mut ends[nend_total..]);
+            self.line_pos += nin;
+            nout_total += nout;
+            nend_total += nend;
+            match res {
+                ReadRecordResult::InputEmpty => {
+                    if at_eof {
+                        // Only reachable if csv_core needs another empty read to finish.
+                        continue;
+                    }
+                }
+                ReadRecordResult::OutputFull => {
+                    let n = out.len();
+                    out.resize(n * 2, 0);
+                }
+                ReadRecordResult::OutputEndsFull => {
+                    let n = ends.len();
+                    ends.resize(n * 2, 0);
+                }
+                ReadRecordResult::Record => {
+                    // A CRLF terminator stops at '\r': its '\n' belongs to this record.
+                    if &self.line_buf[self.line_pos.min(self.line_buf.len())..] == b"\n" {
+                        self.line_pos = self.line_buf.len();
+                    }
+                    if at_eof {
+                        self.eof = true;
+                    }
+                    break;
+                }
+                ReadRecordResult::End => {
+                    self.eof = true;
+                    break;
+                }
+            }
+        }
+        rec.clear();
+        let mut start = 0;
+        for &end in &ends[..nend_total] {
+            rec.push_field(&out[start..end]);
+            start = end;
+        }
+        Ok(())
+    }
+
+    fn read_multi(&mut self, rec: &mut ByteRecord) -> Result<()> {
+        let Splitter::Multi {
+            sep,
+            logical,
+            field,
+        } = &mut self.splitter
+        else {
+            unreachable!()
+        };
+        logical.clear();
+        logical.extend_from_slice(&self.line_buf[self.line_pos..]);
+        self.line_pos = self.line_buf.len();
+        loop {
+            let body = strip_terminator(logical);
+            if split_multi(sep, body, rec, field) {
+                return Ok(());
+            }
+            // Inside a quoted field at the end of the line: append the next line.
+            self.line_buf.clear();
+            let n = self
+                .src
+                .read_until(b'\n', &mut self.line_buf)
+                .map_err(|e| Error::io(&self.path, e))?;
+            if n == 0 {
+                // Unterminated quote at the end of the file: take what there is.
+                logical.push(b'"');
+                let body = strip_terminator(logical);
+                let done = split_multi(sep, body, rec, field);
+                debug_assert!(done);
+                self.eof = true;
+                return Ok(());
+            }
+            self.bytes += n as u64;
+            self.lines += 1;
+            logical.extend_from_slice(&self.line_buf);
+            self.line_pos = self.line_buf.len();
+        }
+    }
+}
+
+/// `line` without its final `\n` or `\r\n`.
+fn strip_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Position of `sep` in `hay`.
+#[inline]
+fn find(hay: &[u8], sep: &[u8]) -> Option<usize> {
+    let first = sep[0];
+    let mut from = 0;
+    while let Some(p) = hay[from..].iter().position(|&b| b == first) {
+        let at = from + p;
+        if hay[at..].starts_with(sep) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Splits one logical record (line terminator removed) on a multi-byte separator, with the
+/// csv crate's quoting rules: a field starting with `"` runs to the next lone `"` (`""` is a
+/// quote); bytes after the closing quote up to the separator are kept. Returns `false` if the
+/// record ends inside a quoted field (the caller appends the next line and retries).
+fn split_multi(sep: &[u8], data: &[u8], rec: &mut ByteRecord, field: &mut Vec<u8>) -> bool {
+    rec.clear();
+    let mut i = 0;
+    loop {
+        if data.get(i) == Some(&b'"') {
+            field.clear();
+            i += 1;
+            loop {
+                match data[i..].iter().position(|&b| b == b'"') {
+                    None => return false,
+                    Some(j) => {
+                        field.extend_from_slice(&data[i..i + j]);
+                        i += j + 1;
+                        if data.get(i) == Some(&b'"') {
+                            field.push(b'"');
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            let end = find(&data[i..], sep).map_or(data.len(), |j| i + j);
+            field.extend_from_slice(&data[i..end]);
+            rec.push_field(field);
+            i = end;
+        } else {
+            let end = find(&data[i..], sep).map_or(data.len(), |j| i + j);
+            rec.push_field(&data[i..end]);
+            i = end;
+        }
+        if i >= data.len() {
+            return true;
+        }
+        i += sep.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Rows = Vec<(u64, Vec<Vec<u8>>)>;
+
+    fn read(sep: &str, header: bool, data: &[u8]) -> (Rows, ReadStats) {
+        let format = Format::new(sep, header).unwrap();
+        let mut r = format.reader(Path::new("t.csv"), data).unwrap();
+        let mut rec = ByteRecord::new();
+        let mut out = Vec::new();
+        while r.next_row(&mut rec).unwrap() {
+            out.push((r.line(), rec.iter().map(|f| f.to_vec()).collect()));
+        }
+        (out, r.stats())
+    }
+
+    fn f(v: &[&str]) -> Vec<Vec<u8>> {
+        v.iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn lf_crlf_blank_lines_and_line_numbers() {
+        for data in [
+            &b"a,b\n\nc,d\n\n\ne,f"[..],
+            b"a,b\r\n\r\nc,d\r\n\r\n\r\ne,f\r\n",
+            b"a,b\n\r\nc,d\r\n\n\r\ne,f\n",
+        ] {
+            let (rows, stats) = read(",", false, data);
+            assert_eq!(
+                rows,
+                vec![
+                    (1, f(&["a", "b"])),
+                    (3, f(&["c", "d"])),
+                    (6, f(&["e", "f"]))
+                ],
+                "{data:?}"
+            );
+            assert_eq!(stats.blank_lines, 3);
+            assert_eq!(stats.rows_read, 3);
+        }
+    }
+
+    #[test]
+    fn quoted_fields_span_lines() {
+        let data = b"x,\"a\r\nb\",\"say \"\"hi\"\"\"\r\n\r\n\"\"\"\",1,\"z\n\n\"\n";
+        let (rows, stats) = read(",", false, data);
+        assert_eq!(
+            rows,
+            vec![
+                (1, f(&["x", "a\r\nb", "say \"hi\""])),
+                (4, f(&["\"", "1", "z\n\n"])),
+            ]
+        );
+        assert_eq!(stats.blank_lines, 1);
+    }
+
+    #[test]
+    fn header_and_question_marks_and_width() {
+        let data = b"h1;h2\n1;?\n2;3\n";
+        let format = Format::new(";", true).unwrap();
+        let mut r = format.reader(Path::new("t.csv"), &data[..]).unwrap();
+        assert_eq!(r.header().unwrap(), &ByteRecord::from(vec!["h1", "h2"]));
+        let mut rec = ByteRecord::new();
+        assert!(r.next_row(&mut rec).unwrap());
+        assert_eq!(r.line(), 3);
+        assert!(!r.next_row(&mut rec).unwrap());
+        assert_eq!(
+            r.stats(),
+            ReadStats {
+                rows_read: 2,
+                rows_skipped: 1,
+                blank_lines: 0
+            }
+        );
+
+        let mut r = format
+            .reader(Path::new("t.csv"), &b"a;b\n1;2;3\n"[..])
+            .unwrap();
+        let err = r.next_row(&mut rec).unwrap_err().to_string();
+        assert_eq!(err, "t.csv:2: expected 2 fields, found 3");
+    }
+
+    #[test]
+    fn width_from_first_row_without_header() {
+        let format = Format::new(",", false).unwrap();
+        let mut r = format.reader(Path::new("in"), &b"1,2\n3\n"[..]).unwrap();
+        let mut rec = ByteRecord::new();
+        assert!(r.next_row(&mut rec).unwrap());
+        assert_eq!(r.width(), Some(2));
+        assert_eq!(
+            r.next_row(&mut rec).unwrap_err().to_string(),
+            "in:2: expected 2 fields, found 1"
+        );
+    }
+
+    #[test]
+    fn multi_byte_separator() {
+        let data = b"1,000, abc, \"x, y\"\r\n\"multi\nline\", b,  c\n,  , \n";
+        let (rows, stats) = read(", ", false, data);
+        assert_eq!(
+            rows,
+            vec![
+                (1, f(&["1,000", "abc", "x, y"])),
+                (2, f(&["multi\nline", "b", " c"])),
+                (4, f(&["", " ", ""])),
+            ]
+        );
+        assert_eq!(stats.blank_lines, 0);
+        // A separator whose tail contains its first byte.
+        let (rows, _) = read("::", false, b"a:::b::c\n");
+        assert_eq!(rows, vec![(1, f(&["a", ":b", "c"]))]);
+    }
+
+    #[test]
+    fn non_utf8_bytes_and_bom_pass() {
+        let (rows, _) = read(",", false, b"\xef\xbb\xbf\xff\xfe,b\n");
+        assert_eq!(rows, vec![(1, vec![b"\xff\xfe".to_vec(), b"b".to_vec()])]);
+        let (rows, _) = read("||", false, b"\xef\xbb\xbfa||\xe9\n");
+        assert_eq!(rows, vec![(1, vec![b"a".to_vec(), b"\xe9".to_vec()])]);
+    }
+
+    #[test]
+    fn lone_cr_ends_a_record() {
+        let (rows, _) = read(",", false, b"a,b\rc,d\n");
+        assert_eq!(rows, vec![(1, f(&["a", "b"])), (1, f(&["c", "d"]))]);
+    }
+
+    #[test]
+    fn unterminated_quote_at_eof() {
+        let (rows, _) = read(",", false, b"a,\"b\nc");
+        assert_eq!(rows, vec![(1, f(&["a", "b\nc"]))]);
+        let (rows, _) = read(", ", false, b"a, \"b\nc");
+        assert_eq!(rows, vec![(1, f(&["a", "b\nc"]))]);
+    }
+}

@@ -1,0 +1,109 @@
+//! genVals (UT Dallas toolbox §6.1): each kept input row, in input order, with every
+//! quasi-identifier field replaced by its class's generalization and every identifier column
+//! removed. Other fields are written as read (untrimmed, bytes unchanged), joined by the
+//! configured separator string, lines ending in `\n`; a header, if the input has one, comes
+//! first (without identifier columns).
+//!
+//! The writer re-reads the input with the same [`Format`] as the load, so it skips the same
+//! rows, and pairs each kept row with the next record of the [`LabelSource`]. If the input no
+//! longer has the rows that were loaded, it stops with an error. The file appears only when
+//! complete ([`AtomicFile`]).
+
+use std::path::Path;
+
+use csv::ByteRecord;
+
+use super::{LabelRow, LabelSource};
+use crate::io::{AtomicFile, Format};
+use crate::job::Job;
+use crate::progress::Progress;
+use crate::{Error, Result};
+
+/// Writes genVals for `job` to `target`; `records` is how many kept rows the load saw.
+pub fn write(
+    job: &Job,
+    target: &Path,
+    records: u64,
+    labels: &mut dyn LabelSource,
+    progress: &Progress,
+) -> Result<()> {
+    let input = &job.input.path;
+    let format = Format::from_spec(&job.input)?;
+    let mut reader = format.open(input)?;
+    let mut file = AtomicFile::create(target)?;
+    let io_err = |e| Error::io(target, e);
+
+    // What to do with each input column.
+    let width = reader
+        .header()
+        .map(|h| h.len())
+        .unwrap_or_else(|| max_index(job) + 1);
+    let mut qid_of: Vec<Option<usize>> = vec![None; width];
+    for (q, qid) in job.qids.iter().enumerate() {
+        if qid.index < width {
+            qid_of[qid.index] = Some(q);
+        }
+    }
+    let mut dropped = vec![false; width];
+    for &i in &job.ids {
+        if i < width {
+            dropped[i] = true;
+        }
+    }
+
+    let mut bar = progress.rows("write", records);
+    let mut w = format.writer(&mut file);
+    if let Some(h) = reader.header() {
+        for (i, f) in h.iter().enumerate() {
+            if !dropped.get(i).copied().unwrap_or(false) {
+                w.field(f).map_err(io_err)?;
+            }
+        }
+        w.end_record().map_err(io_err)?;
+    }
+
+    let mut rec = ByteRecord::new();
+    let mut n = 0u64;
+    labels.for_each_record(&mut |row: &LabelRow| {
+        if !reader.next_row(&mut rec)? {
+            return Err(changed(input, records));
+        }
+        n += 1;
+        for (i, f) in rec.iter().enumerate() {
+            if dropped.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            match qid_of.get(i).copied().flatten() {
+                Some(q) => w.field(row.get(q)),
+                None => w.field(f),
+            }
+            .map_err(io_err)?;
+        }
+        w.end_record().map_err(io_err)?;
+        bar.tick(0, n);
+        Ok(())
+    })?;
+    if n != records || reader.next_row(&mut rec)? {
+        return Err(changed(input, records));
+    }
+    bar.finish();
+    drop(w);
+    file.commit()
+}
+
+fn changed(input: &Path, records: u64) -> Error {
+    Error::in_file(
+        input,
+        format!("the input changed during the run (it had {records} records when loaded)"),
+    )
+}
+
+fn max_index(job: &Job) -> usize {
+    job.qids
+        .iter()
+        .map(|q| q.index)
+        .chain(job.ids.iter().copied())
+        .chain(job.sensitive.iter().map(|s| s.index))
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,112 @@
+//! The JSON report of a run (`-report FILE`).
+//!
+//! One struct for every method: the load fills the row counts, the method fills an
+//! [`Outcome`](crate::algorithms::Outcome) (transformation, metric, classes, suppression,
+//! lattice statistics, and free-form `extra` fields), the pipeline adds timings. Fields that do
+//! not apply to a method are `null`, never missing, so consumers can rely on the keys.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::algorithms::Outcome;
+use crate::data::load::LoadSummary;
+use crate::io::write_atomic;
+use crate::job::Job;
+use crate::{Error, Result};
+
+/// Seconds spent per phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Elapsed {
+    pub load: f64,
+    pub search: f64,
+    pub write: f64,
+    pub total: f64,
+}
+
+/// The report document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub anonbox_version: &'static str,
+    pub method: &'static str,
+    pub input: String,
+    pub output: Option<String>,
+    /// Data rows read (header and blank lines excluded), skipped ones included.
+    pub rows_read: u64,
+    /// Rows skipped because a field contains `?`.
+    pub rows_skipped: u64,
+    /// Blank lines skipped.
+    pub blank_lines: u64,
+    /// Records anonymized: `rows_read - rows_skipped`.
+    pub records: u64,
+    /// Quasi-identifier names (header names, or `att<index>`), in `<qid>` order.
+    pub quasi_identifiers: Vec<String>,
+    pub k: u64,
+    /// The suppression budget in records.
+    pub suppression_limit: Option<u64>,
+    /// Levels in `quasi_identifiers` order (full-domain methods).
+    pub transformation: Option<Vec<usize>>,
+    pub metric: Option<&'static str>,
+    pub information_loss: Option<f64>,
+    pub suppressed_records: u64,
+    /// Classes of the output, suppressed records excluded.
+    pub equivalence_classes: u64,
+    /// Lattice methods: transformations whose anonymity was evaluated.
+    pub transformations_checked: Option<u64>,
+    pub elapsed_seconds: Elapsed,
+    /// Method-specific details.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Report {
+    /// Assembles the report of a finished run.
+    pub fn new(job: &Job, load: &LoadSummary, outcome: &Outcome, elapsed: Elapsed) -> Report {
+        Report {
+            anonbox_version: env!("CARGO_PKG_VERSION"),
+            method: job.method.name(),
+            input: job.input.path.display().to_string(),
+            output: job.output.as_ref().map(|o| o.path.display().to_string()),
+            rows_read: load.stats.rows_read,
+            rows_skipped: load.stats.rows_skipped,
+            blank_lines: load.stats.blank_lines,
+            records: load.records(),
+            quasi_identifiers: job.qids.iter().map(|q| q.name.clone()).collect(),
+            k: job.k,
+            suppression_limit: outcome.suppression_limit,
+            transformation: outcome.transformation.clone(),
+            metric: outcome.metric.map(|m| m.name()),
+            information_loss: outcome.information_loss,
+            suppressed_records: outcome.suppressed_records,
+            equivalence_classes: outcome.equivalence_classes,
+            transformations_checked: outcome.transformations_checked,
+            elapsed_seconds: Elapsed {
+                load: micros(elapsed.load),
+                search: micros(elapsed.search),
+                write: micros(elapsed.write),
+                total: micros(elapsed.total),
+            },
+            extra: outcome.extra.clone(),
+        }
+    }
+
+    /// The report as pretty JSON (keys in declaration order, `extra` last).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report serializes")
+    }
+
+    /// Writes the report to `path` atomically.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let mut json = self.to_json();
+        json.push('\n');
+        write_atomic(path, json.as_bytes()).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(path, source),
+            other => other,
+        })
+    }
+}
+
+/// Seconds rounded to microseconds (no float noise in the report).
+fn micros(s: f64) -> f64 {
+    (s * 1e6).round() / 1e6
+}

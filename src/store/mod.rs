@@ -1,0 +1,373 @@
+//! The SQLite working database: records larger than memory.
+//!
+//! Layout (the toolbox manual's §3.2, with integer codes instead of doubles):
+//! - `AnonRecordTable(RecordID, EquivalenceID, ATT_<i>...)`: one row per kept input row, in input
+//!   order, each quasi-identifier and sensitive attribute as its dictionary code. Non-attribute
+//!   columns are not stored: the output pass re-reads the input file.
+//! - `QidTuple(ATT_<qid>..., Count, FirstRecord, EquivalenceID)`: the distinct quasi-identifier
+//!   tuples with their record counts (the toolbox's initial equivalence table). Algorithms work
+//!   on these, not on rows; `EquivalenceID` is where a method puts each tuple.
+//! - `EquivalenceTable(EquivalenceID, ATT_<qid>..., Size, Suppressed)`: the final classes with
+//!   their generalizations as printed.
+//! - The catalogue of `migrations/` (`Run`, `Attribute`, `Dictionary`, `HierarchyMap`,
+//!   `HierarchyLabel`) and generated views with labels (see [`schema`]).
+//!
+//! Life cycle: [`Store::open`] creates the file owner-only (0600) before anything is written,
+//! sets pragmas (a throwaway database: `journal_mode=OFF`, `synchronous=OFF`; a kept one: WAL),
+//! migrates, and clears a kept database's previous run. [`Store::load`] streams the input in
+//! large transactions through one cached statement, then writes the catalogue and groups the
+//! tuples (indexes after the data). A method fills `EquivalenceTable` and
+//! `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own), then
+//! [`Store::assign_records`] points every record at its class and [`Store::labels`] streams the
+//! generalized labels in record order for the writers. The temporary database is deleted when
+//! the `Store` drops, on success and on error alike.
+
+mod load;
+mod migrate;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+pub use load::Loaded;
+pub use migrate::{latest as schema_version, MIGRATIONS};
+pub use schema::Layout;
+
+use crate::job::Job;
+use crate::output::{LabelRow, LabelSource};
+use crate::{Error, Result};
+
+/// Adds the database path to rusqlite errors.
+pub trait SqlContext<T> {
+    fn ctx(self, db: &Path) -> Result<T>;
+}
+
+impl<T> SqlContext<T> for rusqlite::Result<T> {
+    #[inline]
+    fn ctx(self, db: &Path) -> Result<T> {
+        self.map_err(|e| Error::sqlite(db, e))
+    }
+}
+
+/// Page cache of the working database, in KiB (SQLite's negative `cache_size`).
+const CACHE_KIB: i64 = 32 * 1024;
+
+/// An open working database.
+pub struct Store {
+    // Field order matters: the connection closes before the temporary file is removed.
+    conn: Connection,
+    path: PathBuf,
+    temp: Option<tempfile::TempPath>,
+    layout: Option<Layout>,
+}
+
+impl Store {
+    /// Opens the working database: `db` to keep it there, else a temporary file removed when
+    /// the `Store` drops. A kept database's previous run is cleared.
+    pub fn open(db: Option<&Path>) -> Result<Store> {
+        let (conn, path, temp) = match db {
+            None => {
+                let temp = tempfile::Builder::new()
+                    .prefix("anonbox-")
+                    .suffix(".db")
+                    .tempfile() // created 0600
+                    .map_err(|e| Error::io(std::env::temp_dir(), e))?
+                    .into_temp_path();
+                let path = temp.to_path_buf();
+                let conn = Connection::open(&path).ctx(&path)?;
+                // Throwaway: no journal, no syncing, nobody else opens it.
+                conn.execute_batch(
+                    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
+                     PRAGMA locking_mode = EXCLUSIVE;",
+                )
+                .ctx(&path)?;
+                (conn, path, Some(temp))
+            }
+            Some(path) => {
+                let conn = open_kept(path)?;
+                conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+                    .ctx(path)?;
+                (conn, path.to_path_buf(), None)
+            }
+        };
+        conn.execute_batch(&format!(
+            "PRAGMA cache_size = -{CACHE_KIB}; PRAGMA temp_store = FILE; PRAGMA foreign_keys = OFF;"
+        ))
+        .ctx(&path)?;
+        let mut store = Store {
+            conn,
+            path,
+            temp,
+            layout: None,
+        };
+        migrate::migrate(&mut store.conn, &store.path)?;
+        store.clear()?;
+        Ok(store)
+    }
+
+    /// An in-memory store (tests).
+    pub fn open_in_memory() -> Result<Store> {
+        let path = PathBuf::from(":memory:");
+        let mut conn = Connection::open_in_memory().ctx(&path)?;
+        migrate::migrate(&mut conn, &path)?;
+        Ok(Store {
+            conn,
+            path,
+            temp: None,
+            layout: None,
+        })
+    }
+
+    /// The connection, for methods' own SQL.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The database file (a temporary path unless kept).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True if the database outlives the run (`-db`).
+    pub fn is_kept(&self) -> bool {
+        self.temp.is_none() && self.path != Path::new(":memory:")
+    }
+
+    /// Column names of the data tables (after [`Store::load`]).
+    pub fn layout(&self) -> &Layout {
+        self.layout
+            .as_ref()
+            .expect("the store's layout is known once the input is loaded")
+    }
+
+    /// Runs `sql` (no parameters, no rows), naming this database in errors.
+    pub fn exec(&self, sql: &str) -> Result<()> {
+        self.conn.execute_batch(sql).ctx(&self.path)
+    }
+
+    /// A single value from `sql`.
+    pub fn value<T: rusqlite::types::FromSql>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<T> {
+        self.conn
+            .query_row(sql, params, |r| r.get(0))
+            .ctx(&self.path)
+    }
+
+    /// Removes a previous run's tables and catalogue rows (a kept database holds one run).
+    fn clear(&self) -> Result<()> {
+        let mut sql = String::from("BEGIN;");
+        for view in schema::VIEWS {
+            sql.push_str(&format!("DROP VIEW IF EXISTS {view};"));
+        }
+        for table in schema::TABLES {
+            sql.push_str(&format!("DROP TABLE IF EXISTS {table};"));
+        }
+        sql.push_str(
+            "DELETE FROM HierarchyLabel; DELETE FROM HierarchyMap; DELETE FROM Dictionary; \
+             DELETE FROM Attribute; DELETE FROM Run; COMMIT;",
+        );
+        self.exec(&sql)
+    }
+
+    /// Records what is being run (the `Run` row).
+    pub fn record_run(&self, job: &Job) -> Result<()> {
+        let params = serde_json::json!({
+            "k": job.k,
+            "l": job.l,
+            "c": job.c,
+            "t": job.t,
+            "suppression": job.suppression,
+            "metric": job.metric,
+            "privacy": job.privacy,
+            "seed": job.seed,
+        });
+        self.conn
+            .execute(
+                "INSERT INTO Run (RunID, AnonboxVersion, Method, Parameters, ConfigPath, \
+                 ConfigText, InputPath, Separator, Header, OutputPath, OutputFormat) \
+                 VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                rusqlite::params![
+                    env!("CARGO_PKG_VERSION"),
+                    job.method.name(),
+                    params.to_string(),
+                    job.config_path.as_ref().map(|p| p.display().to_string()),
+                    job.config_text,
+                    job.input.path.display().to_string(),
+                    job.input.separator,
+                    job.input.header,
+                    job.output.as_ref().map(|o| o.path.display().to_string()),
+                    job.output
+                        .as_ref()
+                        .map(|o| format!("{:?}", o.format).to_string()),
+                ],
+            )
+            .ctx(&self.path)?;
+        Ok(())
+    }
+
+    /// Stores the run's report and end time.
+    pub fn finish_run(&self, report_json: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE Run SET Report = ?1, \
+                 FinishedAt = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE RunID = 1",
+                [report_json],
+            )
+            .ctx(&self.path)?;
+        Ok(())
+    }
+
+    /// Adds one final class to `EquivalenceTable` (`labels` in quasi-identifier order).
+    pub fn insert_class(
+        &self,
+        id: i64,
+        labels: &[&str],
+        size: u64,
+        suppressed: bool,
+    ) -> Result<()> {
+        let layout = self.layout();
+        let sql = format!(
+            "INSERT INTO EquivalenceTable (EquivalenceID, {}, Size, Suppressed) VALUES ({})",
+            layout.qids.join(", "),
+            (1..=labels.len() + 3)
+                .map(|i| format!("?{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.path)?;
+        stmt.raw_bind_parameter(1, id).ctx(&self.path)?;
+        for (i, l) in labels.iter().enumerate() {
+            stmt.raw_bind_parameter(i + 2, l).ctx(&self.path)?;
+        }
+        stmt.raw_bind_parameter(labels.len() + 2, size as i64)
+            .ctx(&self.path)?;
+        stmt.raw_bind_parameter(labels.len() + 3, suppressed)
+            .ctx(&self.path)?;
+        stmt.raw_execute().ctx(&self.path)?;
+        Ok(())
+    }
+
+    /// Points every record at its class: `AnonRecordTable.EquivalenceID` from
+    /// `QidTuple.EquivalenceID`. Call once the method has assigned every tuple.
+    pub fn assign_records(&self) -> Result<()> {
+        let l = self.layout();
+        let on = l
+            .qids
+            .iter()
+            .map(|c| format!("t.{c} = AnonRecordTable.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        self.exec(&format!(
+            "BEGIN; UPDATE AnonRecordTable SET EquivalenceID = \
+             (SELECT t.EquivalenceID FROM QidTuple t WHERE {on}); COMMIT;"
+        ))?;
+        let missing: i64 = self.value(
+            "SELECT COUNT(*) FROM AnonRecordTable r WHERE NOT EXISTS \
+             (SELECT 1 FROM EquivalenceTable e WHERE e.EquivalenceID = r.EquivalenceID)",
+            [],
+        )?;
+        if missing > 0 {
+            return Err(Error::Invalid(format!(
+                "internal error: {missing} records have no equivalence class"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Kept classes and suppressed records, from `EquivalenceTable`.
+    pub fn class_summary(&self) -> Result<(u64, u64)> {
+        let (classes, suppressed): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT COALESCE(SUM(Suppressed = 0), 0), \
+                 COALESCE(SUM(CASE WHEN Suppressed THEN Size ELSE 0 END), 0) \
+                 FROM EquivalenceTable",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .ctx(&self.path)?;
+        Ok((classes as u64, suppressed as u64))
+    }
+
+    /// The generalized labels of every record, in record (input) order.
+    pub fn labels(&self) -> StoreLabels<'_> {
+        StoreLabels { store: self }
+    }
+}
+
+/// Opens (creating owner-only) a database that outlives the run. An existing file must be an
+/// anonbox database (or empty): anything else is refused rather than overwritten.
+fn open_kept(path: &Path) -> Result<Connection> {
+    let existed = path.exists();
+    if !existed {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        opts.open(path).map_err(|e| Error::io(path, e))?;
+    }
+    let conn = Connection::open(path).ctx(path)?;
+    if existed {
+        let version = migrate::version(&conn, path)?;
+        let objects: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
+            .ctx(path)?;
+        if version == 0 && objects > 0 {
+            return Err(Error::Invalid(format!(
+                "{} exists and is not an anonbox database: choose another -db file",
+                path.display()
+            )));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| Error::io(path, e))?;
+        }
+    }
+    Ok(conn)
+}
+
+/// [`LabelSource`] over `AnonRecordTable` joined to `EquivalenceTable`, in `RecordID` order.
+pub struct StoreLabels<'a> {
+    store: &'a Store,
+}
+
+impl LabelSource for StoreLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let s = self.store;
+        let l = s.layout();
+        let cols = l
+            .qids
+            .iter()
+            .map(|c| format!("e.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
+        // key lookup per record inside.
+        let sql = format!(
+            "SELECT {cols} FROM AnonRecordTable r CROSS JOIN EquivalenceTable e \
+             ON e.EquivalenceID = r.EquivalenceID ORDER BY r.RecordID"
+        );
+        let mut stmt = s.conn.prepare(&sql).ctx(&s.path)?;
+        let mut rows = stmt.query([]).ctx(&s.path)?;
+        let mut row = LabelRow::new();
+        let n = l.qids.len();
+        while let Some(r) = rows.next().ctx(&s.path)? {
+            row.clear();
+            for i in 0..n {
+                let v = r.get_ref(i).ctx(&s.path)?;
+                row.push(v.as_bytes().map_err(|e| Error::sqlite(&s.path, e.into()))?);
+            }
+            f(&row)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,527 @@
+//! `anonbox audit`: figures computed by hand on small files, exit codes, bad input, and ADULT
+//! figures cross-checked with an independent computation.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::common;
+
+/// Writes `files` (name, content) into a fresh directory.
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    dir
+}
+
+fn audit(dir: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir)
+        .arg("audit")
+        .args(args)
+        .assert()
+}
+
+fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = audit(dir, &all).get_output().clone();
+    let code = out.status.code().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (code, v)
+}
+
+fn close(v: &Value, want: f64) {
+    let got = v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    assert!((got - want).abs() < 1e-12, "got {got}, want {want}");
+}
+
+/// Classes over (zip, age): (130,20) flu flu cold; (130,30) flu cancer cold cold; (140,30)
+/// cancer; one suppressed record (cold). Table: flu 3, cold 4, cancer 2 of 9.
+const CLINIC: &str = "zip,age,disease,flag
+130,20,flu,1
+130,20,flu,0
+130,30,flu,0
+130,20,cold,1
+130,30,cancer,1
+130,30,cold,0
+130,30,cold,1
+140,30,cancer,0
+*,*,cold,0
+";
+
+const DISEASES: &str = "flu;respiratory;*\ncold;respiratory;*\ncancer;other;*\n";
+
+#[test]
+fn figures_by_hand() {
+    let d = dir_with(&[("clinic.csv", CLINIC), ("disease.csv", DISEASES)]);
+    let (code, v) = json(
+        d.path(),
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip,age",
+            "--sensitive",
+            "disease",
+            "--hierarchy",
+            "disease.csv",
+            "-c",
+            "2",
+            "--subset-column",
+            "flag",
+            "--smallest",
+            "2",
+        ],
+    );
+    assert_eq!(code, 0, "no threshold asked: holds");
+    assert_eq!(v["records"], 9);
+    assert_eq!(v["suppressed"], 1);
+    assert_eq!(v["classes"], 3);
+    assert_eq!(v["k"], 1);
+    close(&v["average_class_size"], 8.0 / 3.0);
+    assert_eq!(v["smallest"][0]["size"], 1);
+    assert_eq!(v["smallest"][0]["values"], serde_json::json!(["140", "30"]));
+    assert_eq!(v["smallest"][1]["size"], 3);
+    assert_eq!(v["smallest"][1]["values"], serde_json::json!(["130", "20"]));
+    assert_eq!(v["smallest"].as_array().unwrap().len(), 2);
+    // At risk: classes smaller than 2 (the default): 1 record of 9.
+    assert_eq!(v["risk"]["k"], 2);
+    assert_eq!(v["risk"]["records"], 1);
+    close(&v["risk"]["share"], 1.0 / 9.0);
+    let s = &v["sensitive"];
+    assert_eq!(s["attribute"], "disease");
+    assert_eq!(s["values"], 3);
+    assert_eq!(s["distinct_l"], 1);
+    close(&s["entropy_l"], 1.0);
+    // Recursive l, c = 2: {flu 2, cold 1} l=2: 2 < 2·1 fails -> 1; {cancer}: 1 < 2·1 -> 1;
+    // {cold 2, flu 1, cancer 1}: l=2 2 < 4, l=3 2 < 2 fails -> 2. Minimum 1.
+    assert_eq!(s["recursive"]["l"], 1);
+    // Equal: {cancer} vs (3/9 flu, 4/9 cold, 2/9 cancer): ½(3/9 + 4/9 + 7/9) = 7/9.
+    close(&s["t_equal"], 7.0 / 9.0);
+    // Hierarchical: {cancer} moves 7/9 across the root: 7/9 (the others: 5/18 and 1/18).
+    close(&s["t_hierarchical"], 7.0 / 9.0);
+    assert!(s.get("t_ordered").is_none(), "not numeric");
+    // δ: (130,20) 2/3, (130,30) 2/4, (140,30) 0.
+    assert_eq!(v["delta"]["subset_records"], 4);
+    close(&v["delta"]["min"], 0.0);
+    close(&v["delta"]["max"], 2.0 / 3.0);
+}
+
+#[test]
+fn hierarchical_distance_without_the_outlier() {
+    // Without the (140,30) record the table is flu 3, cold 4, cancer 1 of 8. (130,20): flu +7/24,
+    // cold -4/24, cancer -3/24: 4/24 moves within respiratory (cost 1/2), 3/24 across the root:
+    // 2/24 + 3/24 = 5/24. (130,30): 1/8 across the root. Max 5/24.
+    let body: String = CLINIC
+        .lines()
+        .filter(|l| !l.starts_with("140"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let d = dir_with(&[("c.csv", &body), ("h.csv", DISEASES)]);
+    let (_, v) = json(
+        d.path(),
+        &[
+            "c.csv",
+            "--qi",
+            "zip,age",
+            "--sensitive",
+            "disease",
+            "--hierarchy",
+            "h.csv",
+        ],
+    );
+    close(&v["sensitive"]["t_hierarchical"], 5.0 / 24.0);
+    // Equal: (130,20) ½(|2/3-3/8| + |1/3-4/8| + |0-1/8|) = ½(7/24 + 4/24 + 3/24) = 7/24.
+    close(&v["sensitive"]["t_equal"], 7.0 / 24.0);
+}
+
+#[test]
+fn ordered_distance_for_numbers() {
+    // Table 1,1,2,3,2,3 -> (1/3, 1/3, 1/3). Class a (2/3, 1/3, 0): cum 1/3, 1/3, 0 -> 2/3 / 2.
+    let d = dir_with(&[("n.csv", "g;v\na;1\na;1\na;2\nb;3\nb;2\nb;3\n")]);
+    let (code, v) = json(
+        d.path(),
+        &[
+            "n.csv",
+            "--separator",
+            ";",
+            "--qi",
+            "g",
+            "--sensitive",
+            "v",
+            "-t",
+            "0.34",
+            "--distance",
+            "ordered",
+        ],
+    );
+    close(&v["sensitive"]["t_ordered"], 1.0 / 3.0);
+    close(&v["sensitive"]["t_equal"], 1.0 / 3.0);
+    assert_eq!(code, 0);
+    assert_eq!(v["checks"][0]["model"], "0.34-closeness (ordered distance)");
+    let (code, v) = json(
+        d.path(),
+        &[
+            "n.csv",
+            "--separator",
+            ";",
+            "--qi",
+            "g",
+            "--sensitive",
+            "v",
+            "-t",
+            "0.3",
+            "--distance",
+            "ordered",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["checks"][0]["failing_classes"], 2);
+    assert_eq!(v["holds"], false);
+}
+
+#[test]
+fn exit_codes_follow_the_thresholds() {
+    let d = dir_with(&[("clinic.csv", CLINIC)]);
+    let base = ["clinic.csv", "--qi", "zip,age", "--sensitive", "disease"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let run = |extra: &[&str]| {
+        let args = with(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        json(d.path(), &args)
+    };
+    let (code, v) = run(&["-k", "1", "-l", "1", "-t", "0.8"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["holds"], true);
+    let (code, v) = run(&["-k", "2", "-t", "0.8"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["checks"][0]["model"], "2-anonymity");
+    assert_eq!(v["checks"][0]["failing_records"], 1);
+    assert_eq!(v["checks"][1]["holds"], true);
+    // t = 7/9 exactly is allowed; a hair below is not.
+    assert_eq!(run(&["-t", "0.7777777777777778"]).0, 0);
+    assert_eq!(run(&["-t", "0.7777"]).0, 1);
+    // Entropy 2-diversity: (130,20) H = 0.6365 < ln 2 and {cancer} fail (4 records).
+    let (code, v) = run(&["--entropy-l", "2"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["checks"][0]["failing_classes"], 2);
+    assert_eq!(v["checks"][0]["failing_records"], 4);
+    // Recursive (2,2): only (130,30) passes.
+    let (_, v) = run(&["-l", "2", "-c", "2"]);
+    assert_eq!(v["checks"][1]["model"], "recursive (2,2)-diversity");
+    assert_eq!(v["checks"][1]["failing_records"], 4);
+    // Records at risk: 1 of 9 = 11.1%.
+    assert_eq!(run(&["--max-risk", "0.12"]).0, 0);
+    assert_eq!(run(&["--max-risk", "0.11"]).0, 1);
+    // Text output says the same.
+    audit(
+        d.path(),
+        &with(&["-k", "2"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    )
+    .code(1)
+    .stdout(predicates::str::contains("2-anonymity"))
+    .stdout(predicates::str::contains("FAILS: 1 classes, 1 records"))
+    .stdout(predicates::str::contains("k (smallest class)    1"));
+}
+
+#[test]
+fn suppressed_records_are_left_out_unless_asked() {
+    let d = dir_with(&[("clinic.csv", CLINIC)]);
+    let (_, v) = json(
+        d.path(),
+        &["clinic.csv", "--qi", "zip,age", "--include-suppressed"],
+    );
+    assert_eq!(v["suppressed"], 0);
+    assert_eq!(v["classes"], 4);
+    // Another marker: the * row is then a class of its own.
+    let (_, v) = json(
+        d.path(),
+        &["clinic.csv", "--qi", "zip,age", "--suppressed", "-"],
+    );
+    assert_eq!(v["classes"], 4);
+    // A row suppressed in only one QI is a normal record.
+    let d = dir_with(&[("p.csv", "a,b\n*,1\n*,1\n*,*\n")]);
+    let (_, v) = json(d.path(), &["p.csv", "--qi", "a,b"]);
+    assert_eq!(
+        (
+            v["classes"].as_u64(),
+            v["suppressed"].as_u64(),
+            v["k"].as_u64()
+        ),
+        (Some(1), Some(1), Some(2))
+    );
+}
+
+#[test]
+fn columns_by_index_without_header_and_multichar_separator() {
+    let d = dir_with(&[("x.txt", "1, a, u\n1, a, v\n2, b, u\n")]);
+    let (_, v) = json(
+        d.path(),
+        &[
+            "x.txt",
+            "--no-header",
+            "--separator",
+            ", ",
+            "--qi",
+            "0,1",
+            "--sensitive",
+            "2",
+        ],
+    );
+    assert_eq!(v["classes"], 2);
+    assert_eq!(v["k"], 1);
+    assert_eq!(v["quasi_identifiers"], serde_json::json!(["att0", "att1"]));
+    assert_eq!(v["sensitive"]["distinct_l"], 1);
+}
+
+#[test]
+fn subset_file_counts_toward_matching_classes() {
+    let subset = "zip,age,disease,flag\n130,20,flu,1\n130,30,cold,0\n130,30,flu,0\n";
+    let d = dir_with(&[("clinic.csv", CLINIC), ("subset.csv", subset)]);
+    let (code, v) = json(
+        d.path(),
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip,age",
+            "--subset",
+            "subset.csv",
+            "--dmax",
+            "0.5",
+        ],
+    );
+    // (130,20) 1/3, (130,30) 2/4, (140,30) 0.
+    assert_eq!(v["delta"]["subset_records"], 3);
+    close(&v["delta"]["max"], 0.5);
+    assert_eq!(code, 0);
+    let (code, v) = json(
+        d.path(),
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip,age",
+            "--subset",
+            "subset.csv",
+            "--dmin",
+            "0.1",
+        ],
+    );
+    assert_eq!(code, 1, "(140,30) has no subset record: delta 0");
+    assert_eq!(v["checks"][0]["model"], "(0.1,1)-presence");
+}
+
+/// Runs audit expecting exit 2 and a message containing every `needle`.
+fn bad(dir: &Path, args: &[&str], needles: &[&str]) {
+    let out = audit(dir, args).code(2).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{err:?} lacks {n:?}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    let d = dir_with(&[
+        ("clinic.csv", CLINIC),
+        ("h.csv", "flu;respiratory;*\ncold;respiratory;*\n"),
+        ("bad-subset.csv", "zip,age,disease,flag\n999,20,flu,1\n"),
+    ]);
+    let p = d.path();
+    bad(p, &["missing.csv", "--qi", "a"], &["missing.csv"]);
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip,nope"],
+        &["no column named 'nope'", "zip, age, disease, flag"],
+    );
+    bad(
+        p,
+        &["clinic.csv", "--qi", "7"],
+        &["index 7 is out of range"],
+    );
+    bad(p, &["clinic.csv"], &["--qi"]);
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip", "--frobnicate"],
+        &["--frobnicate"],
+    );
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip", "-l", "2"],
+        &["--sensitive"],
+    );
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip", "-k", "0"],
+        &["-k must be at least 1"],
+    );
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip",
+            "--sensitive",
+            "disease",
+            "-t",
+            "2",
+        ],
+        &["-t must lie in [0, 1]"],
+    );
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip", "--dmin", "0.1"],
+        &["research subset"],
+    );
+    bad(p, &["clinic.csv", "--qi", "zip", "-k", "x"], &["'x'"]);
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip",
+            "--sensitive",
+            "disease",
+            "--hierarchy",
+            "h.csv",
+        ],
+        &["clinic.csv:6: disease: value 'cancer' is not in the hierarchy file"],
+    );
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip",
+            "--sensitive",
+            "disease",
+            "-t",
+            "0.1",
+            "--distance",
+            "ordered",
+        ],
+        &["numeric"],
+    );
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip",
+            "--sensitive",
+            "disease",
+            "-t",
+            "0.1",
+            "--distance",
+            "hierarchical",
+        ],
+        &["--hierarchy"],
+    );
+    bad(
+        p,
+        &["clinic.csv", "--qi", "zip", "--subset-column", "disease"],
+        &["clinic.csv:2: disease: subset flag 'flu'"],
+    );
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip,age",
+            "--subset",
+            "bad-subset.csv",
+        ],
+        &["bad-subset.csv:2", "matches no class"],
+    );
+    bad(
+        p,
+        &[
+            "clinic.csv",
+            "--qi",
+            "zip",
+            "--sensitive",
+            "disease",
+            "--hierarchy",
+            "nohier.csv",
+        ],
+        &["nohier.csv"],
+    );
+}
+
+#[test]
+fn help_exits_0() {
+    let d = tempfile::tempdir().unwrap();
+    audit(d.path(), &["--help"])
+        .code(0)
+        .stdout(predicates::str::contains("--include-suppressed"));
+}
+
+/// ADULT with sex, age, race as quasi-identifiers and occupation sensitive. The figures were
+/// computed independently (a Python script over the CSV module, natural-log entropy, the
+/// textbook definitions); they pin the whole pipeline on real data.
+#[test]
+fn adult_figures_match_an_independent_computation() {
+    let file: PathBuf = common::data("adult/adult.csv");
+    let d = tempfile::tempdir().unwrap();
+    let (code, v) = json(
+        d.path(),
+        &[
+            file.to_str().unwrap(),
+            "--separator",
+            ";",
+            "--qi",
+            "sex,age,race",
+            "--sensitive",
+            "occupation",
+            "-k",
+            "5",
+            "-l",
+            "3",
+            "-c",
+            "4",
+            "--entropy-l",
+            "3",
+            "-t",
+            "0.2",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["records"], 30162);
+    assert_eq!(v["classes"], 528);
+    assert_eq!(v["k"], 1);
+    assert_eq!(v["risk"]["records"], 425);
+    close(&v["sensitive"]["t_equal"], 0.9952589350838805);
+    let failing: Vec<(String, u64, u64)> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["model"].as_str().unwrap().to_string(),
+                c["failing_classes"].as_u64().unwrap(),
+                c["failing_records"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("5-anonymity", 191, 425),
+        ("distinct 3-diversity", 141, 244),
+        ("recursive (4,3)-diversity", 144, 279),
+        ("entropy 3-diversity", 173, 436),
+        ("0.2-closeness (equal distance)", 497, 18948),
+    ];
+    assert_eq!(failing.len(), want.len());
+    for (g, w) in failing.iter().zip(want) {
+        assert_eq!((g.0.as_str(), g.1, g.2), w);
+    }
+}

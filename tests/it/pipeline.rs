@@ -1,0 +1,449 @@
+//! The load -> store -> output pipeline through the binary: bad input rows (message with file,
+//! line and value; exit 1; no output, no report, no database left behind), separators, quoting,
+//! skipped rows, bytes passing through, the kept database; and the in-memory loader against the
+//! store.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+use crate::kcheck::{self, Spec};
+
+/// A folder for one test; the binary runs inside it with its own TMPDIR (to see the temporary
+/// database go away).
+struct Dir {
+    dir: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    fn new() -> Dir {
+        Dir {
+            dir: tempfile::tempdir().unwrap(),
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn write(&self, name: &str, content: impl AsRef<[u8]>) {
+        std::fs::write(self.path(name), content).unwrap();
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+        c.current_dir(self.dir.path())
+            .env("TMPDIR", self.tmp.path())
+            .args(args);
+        c
+    }
+
+    fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn temp_is_empty(&self) -> bool {
+        std::fs::read_dir(self.tmp.path()).unwrap().count() == 0
+    }
+}
+
+/// VGH config: age (column 0, leaves of width 25) and sex (column 1, mapped); column 2 is an
+/// identifier; `extra` goes into the root (e.g. a `<sens>`).
+fn vgh_config(separator: &str, header: bool, extra: &str) -> String {
+    format!(
+        "<config k='2' method='Datafly'>\n\
+         <input filename='in.csv' separator='{separator}' header='{header}'/>\n\
+         <output filename='out.csv' format='genVals'/>\n\
+         <id><att index='2'/></id>\n\
+         <qid>\n\
+         <att index='0'><vgh value='[0:100)'><node value='[0:50)'><node value='[0:25)'/>\
+         <node value='[25:50)'/></node><node value='[50:100)'><node value='[50:75)'/>\
+         <node value='[75:100)'/></node></vgh></att>\n\
+         <att index='1'><map><e cat='F' int='0'/><e cat='M' int='1'/></map><vgh value='[0:1]'/></att>\n\
+         </qid>\n{extra}\n</config>\n"
+    )
+}
+
+/// Runs a config whose input has one bad row; asserts exit 1, a one-line message with every
+/// needle, and that nothing was written (output, report, database).
+fn bad_input(config: &str, input: &str, needles: &[&str]) {
+    let d = Dir::new();
+    d.write("c.xml", config);
+    d.write("in.csv", input);
+    let before = d.files();
+    let a = d
+        .cmd(&["-config", "c.xml", "-report", "r.json"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(stderr.starts_with("anonbox: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+    assert_eq!(d.files(), before, "nothing may be written");
+    assert!(d.temp_is_empty(), "the temporary database must be removed");
+}
+
+#[test]
+fn wrong_number_of_fields() {
+    bad_input(
+        &vgh_config(",", false, ""),
+        "30,F,1,a\n31,F,2\n60,M,3,c\n",
+        &["in.csv:2: expected 4 fields, found 3"],
+    );
+    // With a header, the header's width counts.
+    bad_input(
+        &vgh_config(";", true, ""),
+        "age;sex;id;x\n30;F;1;a;extra\n",
+        &["in.csv:2: expected 4 fields, found 5"],
+    );
+}
+
+#[test]
+fn value_outside_every_vgh_leaf() {
+    bad_input(
+        &vgh_config(",", false, ""),
+        "30,F,1,a\n31,F,2,b\n\n150,M,3,c\n",
+        &["in.csv:4: att0: value '150' is outside every leaf of the VGH"],
+    );
+    // Below the root's range too.
+    bad_input(
+        &vgh_config(",", false, ""),
+        "-1,F,1,a\n",
+        &["in.csv:1: att0: value '-1' is outside every leaf of the VGH"],
+    );
+}
+
+#[test]
+fn unmapped_category() {
+    bad_input(
+        &vgh_config(",", false, ""),
+        "30,F,1,a\n31, X ,2,b\n",
+        &["in.csv:2: att1: unmapped category 'X'"],
+    );
+    // A sensitive attribute's map too.
+    bad_input(
+        &vgh_config(
+            ",",
+            false,
+            "<sens><att index='3'><map><e cat='a' int='0'/></map></att></sens>",
+        ),
+        "30,F,1,a\n31,F,2,b\n",
+        &["in.csv:2: att3: unmapped category 'b'"],
+    );
+}
+
+#[test]
+fn non_numeric_value_of_a_numeric_attribute() {
+    bad_input(
+        &vgh_config(",", false, ""),
+        "30,F,1,a\n3O,F,2,b\n",
+        &["in.csv:2: att0: '3O' is not a number"],
+    );
+    // A numeric sensitive attribute (no map).
+    bad_input(
+        &vgh_config(",", false, "<sens><att index='3'/></sens>"),
+        "30,F,1,7\n31,F,2,seven\n",
+        &["in.csv:2: att3: 'seven' is not a number"],
+    );
+}
+
+#[test]
+fn value_missing_from_its_hierarchy_file() {
+    let cfg = "<config k='2' method='Datafly'>\n\
+               <input filename='in.csv' separator=';' header='true'/>\n\
+               <output filename='out.csv'/>\n\
+               <qid><att index='0' name='age' hierarchy='age.csv'/></qid>\n</config>\n";
+    let d = Dir::new();
+    d.write("age.csv", "34;<50;*\n45;<50;*\n66;>=50;*\n");
+    d.write("c.xml", cfg);
+    d.write("in.csv", "age;x\n34;a\n45;b\n50;c\n");
+    let before = d.files();
+    let a = d.cmd(&["-config", "c.xml"]).assert().code(1);
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("in.csv:4: age: value '50' is not in the hierarchy file")
+            && stderr.contains("age.csv"),
+        "{stderr}"
+    );
+    assert_eq!(d.files(), before);
+    assert!(d.temp_is_empty());
+}
+
+#[test]
+fn multi_character_separator_trims_qids_and_keeps_other_fields() {
+    let d = Dir::new();
+    d.write("c.xml", vgh_config(", ", false, ""));
+    d.write(
+        "in.csv",
+        " 30, F, 1,  a\r\n31, F, 2, b,c\r\n 60 , M, 3, \"x, y\"\r\n61, M, 4, d \r\n",
+    );
+    d.cmd(&["-config", "c.xml", "-k", "2"]).assert().success();
+    let out = std::fs::read_to_string(d.path("out.csv")).unwrap();
+    assert_eq!(
+        out,
+        "[25:50), [0.0],  a\n[25:50), [0.0], b,c\n[50:75), [1.0], \"x, y\"\n[50:75), [1.0], d \n"
+    );
+}
+
+#[test]
+fn skipped_rows_blank_lines_quoting_and_raw_bytes() {
+    let d = Dir::new();
+    d.write("c.xml", vgh_config(";", true, ""));
+    let mut input: Vec<u8> = b"age;sex;id;note\n".to_vec();
+    input.extend_from_slice(b"30;F;1;\"a;b\"\n\n31;F;2;\xff\xfe\n40;?;3;x\n60;M;4;\"q\"\"\"\n");
+    input.extend_from_slice(b"61;M;5;caf\xc3\xa9\n");
+    d.write("in.csv", &input);
+    let a = d
+        .cmd(&["-config", "c.xml", "-report", "r.json"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("skipped 1 blank lines"), "{stderr}");
+    assert!(
+        stderr.contains("skipped 1 of 5 rows containing '?'"),
+        "{stderr}"
+    );
+    let out = std::fs::read(d.path("out.csv")).unwrap();
+    let mut want: Vec<u8> = b"age;sex;note\n".to_vec();
+    want.extend_from_slice(b"[25:50);[0.0];\"a;b\"\n[25:50);[0.0];\xff\xfe\n");
+    want.extend_from_slice(b"[50:75);[1.0];q\"\n[50:75);[1.0];caf\xc3\xa9\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&want)
+    );
+    assert_eq!(out, want);
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path("r.json")).unwrap()).unwrap();
+    assert_eq!(r["rows_read"], 5);
+    assert_eq!(r["rows_skipped"], 1);
+    assert_eq!(r["blank_lines"], 1);
+    assert_eq!(r["records"], 4);
+    assert_eq!(r["quasi_identifiers"], serde_json::json!(["age", "sex"]));
+    assert!(d.temp_is_empty());
+}
+
+#[test]
+fn kept_database_is_private_and_explains_itself() {
+    let d = Dir::new();
+    d.write(
+        "c.xml",
+        vgh_config(",", false, "<sens><att index='3'/></sens>"),
+    );
+    d.write(
+        "in.csv",
+        "30,F,1,7\n31,F,2,8\n60,M,3,7\n61,M,4,7\n62,F,5,1\n",
+    );
+    for _ in 0..2 {
+        // The second run reuses (clears) the same database.
+        d.cmd(&["-config", "c.xml", "-db", "work.db"])
+            .assert()
+            .success();
+    }
+    let db = d.path("work.db");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let q = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(q("SELECT COUNT(*) FROM Run"), 1);
+    assert_eq!(q("SELECT Records FROM Run"), 5);
+    assert_eq!(q("SELECT COUNT(*) FROM AnonRecordTable"), 5);
+    assert_eq!(q("SELECT COUNT(*) FROM Attribute"), 3);
+    assert_eq!(q("PRAGMA user_version"), anonbox::store::schema_version());
+    // Every record points at a class; the classes cover the records.
+    assert_eq!(
+        q("SELECT COUNT(*) FROM AnonRecordTable r JOIN EquivalenceTable e USING (EquivalenceID)"),
+        5
+    );
+    assert_eq!(q("SELECT SUM(Size) FROM EquivalenceTable"), 5);
+    let (method, config): (String, String) = conn
+        .query_row("SELECT Method, ConfigText FROM Run", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(method, "Datafly");
+    assert!(config.contains("<vgh value='[0:100)'>"));
+    let label: String = conn
+        .query_row(
+            "SELECT att0 FROM AnonymizedView WHERE RecordID = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let original: String = conn
+        .query_row("SELECT att3 FROM RecordView WHERE RecordID = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(original, "7.0");
+    let out = std::fs::read_to_string(d.path("out.csv")).unwrap();
+    assert!(out.starts_with(&format!("{label},")), "{out}");
+    drop(conn);
+
+    // A newer schema is refused, and the file is left alone.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let a = d
+        .cmd(&["-config", "c.xml", "-db", "work.db"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("written by a newer anonbox"), "{stderr}");
+
+    // A file that is not an anonbox database is not touched.
+    d.write("other.db", "not a database at all, but precious");
+    let a = d
+        .cmd(&["-config", "c.xml", "-db", "other.db"])
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("other.db"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(d.path("other.db")).unwrap(),
+        "not a database at all, but precious"
+    );
+}
+
+#[test]
+fn output_stays_untouched_when_the_run_fails() {
+    let d = Dir::new();
+    d.write("c.xml", vgh_config(",", false, ""));
+    d.write("in.csv", "30,F,1,a\n31,F,2,b\n999,M,3,c\n");
+    d.write("out.csv", "previous output");
+    d.cmd(&["-config", "c.xml"]).assert().code(1);
+    assert_eq!(
+        std::fs::read_to_string(d.path("out.csv")).unwrap(),
+        "previous output"
+    );
+    assert_eq!(d.files(), ["c.xml", "in.csv", "out.csv"]);
+}
+
+/// The in-memory loader and the store loader see the same rows and codes.
+#[test]
+fn in_memory_loader_agrees_with_the_store() {
+    let config = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
+    let args = match anonbox::cli::parse_args(["-config", config.to_str().unwrap()]).unwrap() {
+        anonbox::cli::Command::Run(r) => *r,
+        other => panic!("{other:?}"),
+    };
+    let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
+    let progress = anonbox::progress::Progress::hidden();
+    let (table, encoding, summary) = anonbox::data::load::load_table(&job, &progress).unwrap();
+    assert_eq!(table.rows(), 30162);
+    assert_eq!(summary.records(), 30162);
+
+    let mut store = anonbox::store::Store::open_in_memory().unwrap();
+    store.record_run(&job).unwrap();
+    let loaded = store.load(&job, &progress).unwrap();
+    assert_eq!(loaded.tuples, 19502);
+    let cols = store.layout().qids.join(", ");
+    let mut stmt = store
+        .conn()
+        .prepare(&format!(
+            "SELECT {cols} FROM AnonRecordTable ORDER BY RecordID"
+        ))
+        .unwrap();
+    let mut rows = stmt.query([]).unwrap();
+    let mut r = 0;
+    while let Some(row) = rows.next().unwrap() {
+        for (q, &code) in table.row(r).iter().enumerate() {
+            assert_eq!(
+                row.get::<_, i64>(q).unwrap(),
+                code as i64,
+                "row {r} qid {q}"
+            );
+        }
+        r += 1;
+    }
+    assert_eq!(r, table.rows());
+    for (a, b) in encoding.qids.iter().zip(&loaded.encoding.qids) {
+        assert_eq!(a.dictionary.values(), b.dictionary.values());
+        assert_eq!(a.hierarchy, b.hierarchy);
+    }
+    // Hierarchy-file dictionaries follow the file's order.
+    let age = &encoding.qids[1];
+    assert_eq!(age.dictionary.value(0), "1");
+    assert_eq!(age.suppressed, "*");
+}
+
+/// The census sample's VGH hierarchies, built from the data's points.
+#[test]
+fn vgh_hierarchies_from_points() {
+    let cfg = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/census-income-1k.xml");
+    let args = match anonbox::cli::parse_args(["-config", cfg.to_str().unwrap()]).unwrap() {
+        anonbox::cli::Command::Run(r) => *r,
+        other => panic!("{other:?}"),
+    };
+    let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
+    let (table, enc, _) =
+        anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
+    assert_eq!(table.rows(), 463);
+    let sex = &enc.qids[0];
+    assert_eq!(sex.dictionary.values(), ["[1.0]", "[0.0]"]);
+    assert_eq!(sex.hierarchy.levels(), 2);
+    assert_eq!(sex.suppressed, "[0:1]");
+    let age = &enc.qids[1];
+    assert_eq!(age.hierarchy.levels(), 4);
+    let c = age.dictionary.code("[58.0]").unwrap();
+    let h = &age.hierarchy;
+    let path: Vec<&str> = (0..4).map(|l| h.label(l, h.get(c, l))).collect();
+    assert_eq!(path, ["[58.0]", "[50:75)", "[50:100)", "[0:100)"]);
+    assert_eq!(age.suppressed, "[0:100)");
+}
+
+/// kcheck on a Datafly run over a generated input with many small groups (suppression happens).
+#[test]
+fn datafly_on_generated_input_is_k_anonymous() {
+    let d = Dir::new();
+    d.write("c.xml", vgh_config(",", false, ""));
+    let mut input = String::new();
+    let mut x: u64 = 7;
+    for i in 0..2000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let age = (x >> 33) % 100;
+        let sex = if (x >> 20) & 1 == 0 { "F" } else { "M" };
+        input.push_str(&format!("{age},{sex},{i},n{i}\n"));
+    }
+    d.write("in.csv", &input);
+    for (k, t) in [(3usize, "3"), (40, "60"), (200, "250")] {
+        d.cmd(&[
+            "-config",
+            "c.xml",
+            "-k",
+            &k.to_string(),
+            "-suppThreshold",
+            t,
+        ])
+        .assert()
+        .success();
+        let found = kcheck::check(
+            &d.path("out.csv"),
+            &Spec {
+                separator: ",",
+                header: false,
+                qid_columns: &[0, 1],
+                top: &["[0:100)", "[0:1]"],
+                k,
+                max_suppressed: t.parse().unwrap(),
+                full_domain: true,
+            },
+        )
+        .unwrap();
+        assert_eq!(found.rows, 2000);
+    }
+}

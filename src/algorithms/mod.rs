@@ -3,10 +3,10 @@
 //!
 //! Store-backed methods (Datafly; Mondrian, Incognito, Anatomy to come) work on the SQLite
 //! [`Store`](crate::store::Store): they read `QidTuple` (distinct quasi-identifier tuples with
-//! counts), write `EquivalenceTable` and `QidTuple.EquivalenceID`, and call
-//! [`Store::assign_records`](crate::store::Store::assign_records). In-memory methods (Flash,
-//! OLA) work on an [`EncodedTable`](crate::data::EncodedTable): they see transformations and
-//! checker results only; `search` is their shared frame and [`solve`] their entry point.
+//! counts) and write `EquivalenceTable` and `QidTuple.EquivalenceID`; the pipeline checks the
+//! result ([`Store::check_classes`](crate::store::Store::check_classes)). In-memory methods
+//! (Flash, OLA) work on an [`EncodedTable`](crate::data::EncodedTable): they see transformations
+//! and checker results only; `search` is their shared frame and [`solve`] their entry point.
 
 pub mod datafly;
 pub mod exhaustive;

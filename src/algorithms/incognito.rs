@@ -838,8 +838,7 @@ fn assign(store: &Store, encoding: &Encoding, node: &[usize], bad: &[Vec<u32>]) 
         Ok(())
     })();
     finish_transaction(store, result)?;
-    store.exec("DROP TABLE temp.IncognitoClass")?;
-    store.assign_records()
+    store.exec("DROP TABLE temp.IncognitoClass")
 }
 
 #[cfg(test)]

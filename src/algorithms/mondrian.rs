@@ -535,8 +535,6 @@ pub fn run(
         store.insert_class(c.eid as i64, &refs, c.size, false)
     });
     finish_transaction(store, result)?;
-    bar.set_message("Mondrian: assigning records");
-    store.assign_records()?;
     bar.finish();
     let mut extra = serde_json::Map::new();
     extra.insert(

@@ -6,7 +6,7 @@
 //! When the tuples fit the memory budget ([`MEMORY_TUPLES`]) they are read once into a
 //! [`Tuples`] and the method runs in memory; otherwise the method runs its own SQL over
 //! `QidTuple`. Both backends produce identical classes (tested), written back the same way:
-//! `EquivalenceTable` rows and `QidTuple.EquivalenceID`, then `Store::assign_records`.
+//! `EquivalenceTable` rows and `QidTuple.EquivalenceID` (the pipeline checks them).
 
 use rusqlite::types::Value;
 

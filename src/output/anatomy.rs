@@ -22,12 +22,14 @@ use std::path::Path;
 
 use csv::ByteRecord;
 
-use crate::algorithms::tuples::qid_points;
+use rustc_hash::FxHashMap;
+
+use crate::algorithms::tuples::{qid_points, Backend};
 use crate::config::anatomy_paths;
 use crate::data::load::Encoding;
 use crate::io::{AtomicFile, Format};
 use crate::javafmt::double_to_string;
-use crate::job::{Generalization, Job};
+use crate::job::{Generalization, Job, Method};
 use crate::progress::Progress;
 use crate::store::{SqlContext, Store};
 use crate::{Error, Result};
@@ -46,8 +48,8 @@ pub fn qit_values(job: &Job, encoding: &Encoding) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Writes the `_QIT` and `_ST` files for `target` from a store whose records are assigned to
-/// classes (`AnonRecordTable.EquivalenceID`). `records`: kept rows the load saw.
+/// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned.
+/// `records`: kept rows the load saw.
 pub fn write_from_store(
     job: &Job,
     store: &Store,
@@ -56,43 +58,150 @@ pub fn write_from_store(
     records: u64,
     progress: &Progress,
 ) -> Result<()> {
+    write_from_store_with(
+        job,
+        store,
+        encoding,
+        target,
+        records,
+        progress,
+        Backend::Auto,
+    )
+}
+
+/// [`write_from_store`] with the record-to-class lookup of `backend` (see [`RecordClasses`]).
+pub fn write_from_store_with(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+) -> Result<()> {
     let values = qit_values(job, encoding);
-    let db = store.path();
-    let cols = &store.layout().qids;
-    let sql = if cols.is_empty() {
-        "SELECT EquivalenceID FROM AnonRecordTable ORDER BY RecordID".to_string()
-    } else {
-        format!(
-            "SELECT EquivalenceID, {} FROM AnonRecordTable ORDER BY RecordID",
-            cols.join(", ")
-        )
-    };
-    let mut stmt = store.conn().prepare(&sql).ctx(db)?;
-    let mut rows = stmt.query([]).ctx(db)?;
-    write(job, target, records, &values, progress, &mut |codes| {
-        let Some(r) = rows.next().ctx(db)? else {
-            return Ok(None);
-        };
-        let eid: Option<i64> = r.get(0).ctx(db)?;
-        let eid = eid.ok_or_else(|| {
-            Error::Invalid("internal error: a record has no equivalence class".into())
-        })?;
-        for (q, c) in codes.iter_mut().enumerate() {
-            *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
-        }
-        Ok(Some(eid as u64))
+    let classes = RecordClasses::new(store, job.method == Method::Anatomy, backend)?;
+    write(job, target, records, &values, progress, &mut |f| {
+        classes.for_each(f)
     })
 }
 
-/// Writes both files; `next` fills the next kept record's quasi-identifier codes (input order)
-/// and returns its id, `None` after the last; `values[q][code]` is the QIT text.
+/// Every record's class and quasi-identifier codes, in record order.
+///
+/// Anatomy groups records: its group is `AnonRecordTable.EquivalenceID`. Every other method puts
+/// whole tuples into classes (`QidTuple.EquivalenceID`), and the pipeline fills
+/// `AnonRecordTable.EquivalenceID` only for a kept database, so a record's class is looked up
+/// through its tuple: in a hash map of the tuples when they fit ([`Backend::in_memory`]), else by
+/// a join on `QidTuple`'s primary key.
+pub struct RecordClasses<'a> {
+    store: &'a Store,
+    /// The tuple map, when used.
+    map: Option<FxHashMap<Box<[u32]>, u64>>,
+    /// Rows: the class (or 0 when mapped), then the codes.
+    sql: String,
+}
+
+impl<'a> RecordClasses<'a> {
+    /// A reader for a store after `method` ran (`by_record`: Anatomy).
+    pub fn new(store: &'a Store, by_record: bool, backend: Backend) -> Result<RecordClasses<'a>> {
+        let cols = &store.layout().qids;
+        let db = store.path();
+        let list = cols.join(", ");
+        let sep = if cols.is_empty() { "" } else { ", " };
+        if by_record {
+            return Ok(RecordClasses {
+                store,
+                map: None,
+                sql: format!(
+                    "SELECT EquivalenceID{sep}{list} FROM AnonRecordTable ORDER BY RecordID"
+                ),
+            });
+        }
+        if backend.in_memory(crate::algorithms::tuples::count(store)?) {
+            let mut map: FxHashMap<Box<[u32]>, u64> = FxHashMap::default();
+            let mut stmt = store
+                .conn()
+                .prepare(&format!("SELECT EquivalenceID{sep}{list} FROM QidTuple"))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let mut key = vec![0u32; cols.len()];
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let eid = eid.ok_or_else(|| {
+                    Error::Invalid("internal error: a tuple has no equivalence class".into())
+                })?;
+                for (q, k) in key.iter_mut().enumerate() {
+                    *k = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+                }
+                map.insert(key.as_slice().into(), eid as u64);
+            }
+            return Ok(RecordClasses {
+                store,
+                map: Some(map),
+                sql: format!("SELECT 0{sep}{list} FROM AnonRecordTable ORDER BY RecordID"),
+            });
+        }
+        let on = cols
+            .iter()
+            .map(|c| format!("t.{c} = r.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let on = if on.is_empty() { "1".to_string() } else { on };
+        let rcols: String = cols.iter().map(|c| format!(", r.{c}")).collect();
+        // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
+        // key lookup in QidTuple per record.
+        Ok(RecordClasses {
+            store,
+            map: None,
+            sql: format!(
+                "SELECT t.EquivalenceID{rcols} FROM AnonRecordTable r CROSS JOIN QidTuple t \
+                 ON {on} ORDER BY r.RecordID"
+            ),
+        })
+    }
+
+    /// Calls `f(class, codes)` for every record, in record order.
+    pub fn for_each(&self, f: &mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> {
+        let db = self.store.path();
+        let width = self.store.layout().qids.len();
+        let mut stmt = self.store.conn().prepare(&self.sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        let mut codes = vec![0u32; width];
+        while let Some(r) = rows.next().ctx(db)? {
+            for (q, c) in codes.iter_mut().enumerate() {
+                *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+            }
+            let eid = match &self.map {
+                Some(map) => *map.get(codes.as_slice()).ok_or_else(|| {
+                    Error::Invalid(
+                        "internal error: a record's tuple is missing from QidTuple".into(),
+                    )
+                })?,
+                None => {
+                    let eid: Option<i64> = r.get(0).ctx(db)?;
+                    eid.ok_or_else(|| {
+                        Error::Invalid("internal error: a record has no equivalence class".into())
+                    })? as u64
+                }
+            };
+            f(eid, &codes)?;
+        }
+        Ok(())
+    }
+}
+
+/// A source of records: calls its argument with each kept record's id and quasi-identifier
+/// codes, in input order.
+pub type RecordDriver<'a> = dyn FnMut(&mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> + 'a;
+
+/// Writes both files from `drive`'s records; `values[q][code]` is the QIT text.
 pub fn write(
     job: &Job,
     target: &Path,
     records: u64,
     values: &[Vec<String>],
     progress: &Progress,
-    next: &mut dyn FnMut(&mut [u32]) -> Result<Option<u64>>,
+    drive: &mut RecordDriver<'_>,
 ) -> Result<()> {
     let (qit_path, st_path) = anatomy_paths(target);
     let input = &job.input.path;
@@ -127,8 +236,7 @@ pub fn write(
         let mut rec = ByteRecord::new();
         let mut n = 0u64;
         let mut eid_text = String::new();
-        let mut codes = vec![0u32; job.qids.len()];
-        while let Some(eid) = next(&mut codes)? {
+        drive(&mut |eid, codes| {
             if !reader.next_row(&mut rec)? {
                 return Err(changed(input, records));
             }
@@ -149,7 +257,8 @@ pub fn write(
             }
             ws.end_record().map_err(st_err)?;
             bar.tick(0, n);
-        }
+            Ok(())
+        })?;
         if n != records || reader.next_row(&mut rec)? {
             return Err(changed(input, records));
         }

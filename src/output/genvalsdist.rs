@@ -24,8 +24,9 @@
 
 use std::path::Path;
 
+use super::anatomy::RecordClasses;
 use super::{genvals, LabelRow, LabelSource};
-use crate::algorithms::tuples::{finish_transaction, qid_points};
+use crate::algorithms::tuples::{finish_transaction, qid_points, Backend};
 use crate::data::load::Encoding;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job};
@@ -169,8 +170,30 @@ pub fn write_from_store(
     records: u64,
     progress: &Progress,
 ) -> Result<()> {
+    write_from_store_with(
+        job,
+        store,
+        encoding,
+        target,
+        records,
+        progress,
+        Backend::Auto,
+    )
+}
+
+/// [`write_from_store`] with the record-to-class lookup of `backend` (see
+/// [`RecordClasses`]).
+pub fn write_from_store_with(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+) -> Result<()> {
     let summaries = Summary::for_job(job, encoding)?;
-    fill_stats(store, &summaries, SumOrder::of(job.method))?;
+    fill_stats(store, &summaries, SumOrder::of(job.method), backend)?;
     let result = genvals::write(
         job,
         target,
@@ -178,6 +201,7 @@ pub fn write_from_store(
         &mut StatsLabels {
             store,
             width: summaries.len(),
+            backend,
         },
         progress,
     );
@@ -195,38 +219,46 @@ struct Moments {
 }
 
 impl Moments {
-    /// Streams every record's class and codes in `order`, `passes` times; `visit(pass, eid,
-    /// codes, repeat)` is called per record (or per tuple with its record count).
+    /// Streams every record's class and codes in `order`, twice; `visit(pass, eid, codes,
+    /// repeat)` is called per record (or per tuple with its record count).
     fn stream(
         store: &Store,
         order: SumOrder,
+        backend: Backend,
         mut visit: impl FnMut(u32, usize, &[u32], u64) -> Result<()>,
     ) -> Result<()> {
         let db = store.path();
-        let cols = store.layout().qids.join(", ");
-        let sql = match order {
+        let width = store.layout().qids.len();
+        match order {
             SumOrder::Records => {
-                format!("SELECT EquivalenceID, {cols}, 1 FROM AnonRecordTable ORDER BY RecordID")
+                let classes = RecordClasses::new(store, false, backend)?;
+                for pass in 0..2 {
+                    classes.for_each(&mut |eid, codes| visit(pass, eid as usize, codes, 1))?;
+                }
             }
             SumOrder::Tuples => {
-                format!("SELECT EquivalenceID, {cols}, Count FROM QidTuple ORDER BY FirstRecord")
-            }
-        };
-        let width = store.layout().qids.len();
-        let mut codes = vec![0u32; width];
-        for pass in 0..2 {
-            let mut stmt = store.conn().prepare(&sql).ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            while let Some(r) = rows.next().ctx(db)? {
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let eid = eid.ok_or_else(|| {
-                    Error::Invalid("internal error: a record has no equivalence class".into())
-                })?;
-                for (q, c) in codes.iter_mut().enumerate() {
-                    *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+                let cols = store.layout().qids.join(", ");
+                let sql = format!(
+                    "SELECT EquivalenceID, {cols}, Count FROM QidTuple ORDER BY FirstRecord"
+                );
+                let mut codes = vec![0u32; width];
+                for pass in 0..2 {
+                    let mut stmt = store.conn().prepare(&sql).ctx(db)?;
+                    let mut rows = stmt.query([]).ctx(db)?;
+                    while let Some(r) = rows.next().ctx(db)? {
+                        let eid: Option<i64> = r.get(0).ctx(db)?;
+                        let eid = eid.ok_or_else(|| {
+                            Error::Invalid(
+                                "internal error: a tuple has no equivalence class".into(),
+                            )
+                        })?;
+                        for (q, c) in codes.iter_mut().enumerate() {
+                            *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+                        }
+                        let repeat = r.get::<_, i64>(width + 1).ctx(db)? as u64;
+                        visit(pass, eid as usize, &codes, repeat)?;
+                    }
                 }
-                let repeat = r.get::<_, i64>(width + 1).ctx(db)? as u64;
-                visit(pass, eid as usize, &codes, repeat)?;
             }
         }
         Ok(())
@@ -237,6 +269,7 @@ impl Moments {
         store: &Store,
         summaries: &[Summary],
         order: SumOrder,
+        backend: Backend,
         classes: usize,
     ) -> Result<Moments> {
         let numeric: Vec<(usize, Vec<f64>)> = summaries
@@ -258,7 +291,7 @@ impl Moments {
             return Ok(m);
         }
         let mut means: Vec<f64> = Vec::new();
-        Self::stream(store, order, |pass, eid, codes, repeat| {
+        Self::stream(store, order, backend, |pass, eid, codes, repeat| {
             if eid >= classes {
                 return Err(Error::Invalid(format!(
                     "internal error: class {eid} is not in EquivalenceTable"
@@ -307,7 +340,12 @@ impl Moments {
 }
 
 /// `temp.GenValsDist(EquivalenceID, S0, S1, ...)`: each class's statistics strings.
-fn fill_stats(store: &Store, summaries: &[Summary], order: SumOrder) -> Result<()> {
+fn fill_stats(
+    store: &Store,
+    summaries: &[Summary],
+    order: SumOrder,
+    backend: Backend,
+) -> Result<()> {
     let cols = &store.layout().qids;
     let db = store.path();
     let s_cols: Vec<String> = (0..cols.len()).map(|q| format!("S{q} TEXT")).collect();
@@ -321,7 +359,7 @@ fn fill_stats(store: &Store, summaries: &[Summary], order: SumOrder) -> Result<(
         .value::<Option<i64>>("SELECT MAX(EquivalenceID) FROM EquivalenceTable", [])?
         .unwrap_or(0) as usize
         + 1;
-    let moments = Moments::compute(store, summaries, order, classes)?;
+    let moments = Moments::compute(store, summaries, order, backend, classes)?;
     store.exec("BEGIN")?;
     let result = (|| {
         for (j, (q, _)) in moments.numeric.iter().enumerate() {
@@ -389,31 +427,81 @@ fn fill_stats(store: &Store, summaries: &[Summary], order: SumOrder) -> Result<(
     finish_transaction(store, result)
 }
 
-/// The statistics strings of every record's class, in record order.
+/// The statistics strings of every record's class, in record order: through the record's tuple
+/// (see [`RecordClasses`]), with the classes' strings in memory when the tuples fit, else by a
+/// join of records, tuples and `temp.GenValsDist`.
 struct StatsLabels<'a> {
     store: &'a Store,
     width: usize,
+    backend: Backend,
 }
 
 impl LabelSource for StatsLabels<'_> {
     fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
         let db = self.store.path();
-        let cols: Vec<String> = (0..self.width).map(|q| format!("g.S{q}")).collect();
-        // Records outside in rowid order, one primary key lookup per record inside.
+        let s_cols: Vec<String> = (0..self.width).map(|q| format!("g.S{q}")).collect();
+        let read_row = |r: &rusqlite::Row<'_>, first: usize, row: &mut LabelRow| -> Result<()> {
+            row.clear();
+            for i in 0..self.width {
+                let v = r.get_ref(first + i).ctx(db)?;
+                row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
+            }
+            Ok(())
+        };
+        if self
+            .backend
+            .in_memory(crate::algorithms::tuples::count(self.store)?)
+        {
+            let mut stats: Vec<Option<LabelRow>> = Vec::new();
+            let mut stmt = self
+                .store
+                .conn()
+                .prepare(&format!(
+                    "SELECT g.EquivalenceID, {} FROM temp.GenValsDist g",
+                    s_cols.join(", ")
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid = r.get::<_, i64>(0).ctx(db)? as usize;
+                let mut row = LabelRow::new();
+                read_row(r, 1, &mut row)?;
+                if stats.len() <= eid {
+                    stats.resize(eid + 1, None);
+                }
+                stats[eid] = Some(row);
+            }
+            let classes = RecordClasses::new(self.store, false, self.backend)?;
+            return classes.for_each(&mut |eid, _| {
+                let row = stats
+                    .get(eid as usize)
+                    .and_then(Option::as_ref)
+                    .ok_or_else(|| {
+                        Error::Invalid(format!("internal error: class {eid} has no statistics"))
+                    })?;
+                f(row)
+            });
+        }
+        let on = self
+            .store
+            .layout()
+            .qids
+            .iter()
+            .map(|c| format!("t.{c} = r.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        // Records outside in rowid order, primary key lookups inside.
         let sql = format!(
-            "SELECT {} FROM AnonRecordTable r CROSS JOIN temp.GenValsDist g \
-             ON g.EquivalenceID = r.EquivalenceID ORDER BY r.RecordID",
-            cols.join(", ")
+            "SELECT {} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \
+             CROSS JOIN temp.GenValsDist g ON g.EquivalenceID = t.EquivalenceID \
+             ORDER BY r.RecordID",
+            s_cols.join(", ")
         );
         let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
         let mut rows = stmt.query([]).ctx(db)?;
         let mut row = LabelRow::new();
         while let Some(r) = rows.next().ctx(db)? {
-            row.clear();
-            for i in 0..self.width {
-                let v = r.get_ref(i).ctx(db)?;
-                row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
-            }
+            read_row(r, 0, &mut row)?;
             f(&row)?;
         }
         Ok(())

@@ -2,10 +2,12 @@
 
 mod anatomy;
 mod audit;
+mod checker_paths;
 mod cli;
 mod common;
 mod config;
 mod datafly;
+mod flash;
 mod kcheck;
 mod pipeline;
 mod utd_methods;

@@ -716,7 +716,7 @@ mod backends {
     use anonbox::algorithms::tuples::Backend;
     use anonbox::algorithms::{anatomy, incognito, mondrian};
     use anonbox::cli::{parse_args, Command};
-    use anonbox::job::Method;
+    use anonbox::job::{Method, OutputFormat};
     use anonbox::progress::Progress;
     use anonbox::store::Store;
 
@@ -765,7 +765,27 @@ mod backends {
             _ => "sql",
         };
         assert_eq!(outcome.extra["backend"], expected);
-        anonbox::run::write_store_output(&job, &store, &loaded, &progress).unwrap();
+        if job.method != Method::Anatomy {
+            store.check_classes(records).unwrap();
+        }
+        let out = job.output.as_ref().unwrap();
+        let enc = &loaded.encoding;
+        match out.format {
+            OutputFormat::GenVals => anonbox::output::genvals::write(
+                &job,
+                &out.path,
+                records,
+                &mut store.labels(),
+                &progress,
+            ),
+            OutputFormat::GenValsDist => anonbox::output::genvalsdist::write_from_store_with(
+                &job, &store, enc, &out.path, records, &progress, backend,
+            ),
+            OutputFormat::Anatomy => anonbox::output::anatomy::write_from_store_with(
+                &job, &store, enc, &out.path, records, &progress, backend,
+            ),
+        }
+        .unwrap();
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| {

@@ -43,15 +43,23 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
+        Method::Flash | Method::Ola => {
+            let algorithm = if job.method == Method::Ola {
+                algorithms::LatticeAlgorithm::Ola
+            } else {
+                algorithms::LatticeAlgorithm::Flash
+            };
+            run_in_memory(job, &progress, started, |table, _encoding, _p| {
+                algorithms::run_lattice(job, table, algorithm)
+            })?
+        }
         // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
-        // (Flash, OLA) through `run_in_memory`.
+        // through `run_in_memory`.
         m @ (Method::Mondrian
         | Method::IncognitoK
         | Method::IncognitoL
         | Method::IncognitoT
-        | Method::Anatomy
-        | Method::Flash
-        | Method::Ola) => {
+        | Method::Anatomy) => {
             return Err(Error::Invalid(format!(
                 "method {} not implemented yet",
                 m.name()

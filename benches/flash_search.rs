@@ -223,7 +223,7 @@ fn main() {
             continue;
         }
         if loaded.as_ref().map(|l| &l.0) != Some(&case.table_key) {
-            loaded = None; // free the previous table first
+            drop(loaded.take()); // free the previous table first
             let (dir, copies) = &case.table_key;
             let table = if dir == "adult" {
                 let input = (*copies > 1).then(|| replicate_adult(&root, &scratch, *copies));

@@ -71,12 +71,15 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
                 &mut say,
             )
         })?,
-        // In-memory methods (Flash, OLA) plug in here through `run_in_memory`.
-        m @ (Method::Flash | Method::Ola) => {
-            return Err(Error::Invalid(format!(
-                "method {} not implemented yet",
-                m.name()
-            )))
+        Method::Flash | Method::Ola => {
+            let algorithm = if job.method == Method::Ola {
+                algorithms::LatticeAlgorithm::Ola
+            } else {
+                algorithms::LatticeAlgorithm::Flash
+            };
+            run_in_memory(job, &progress, started, |table, _encoding, _p| {
+                algorithms::run_lattice(job, table, algorithm)
+            })?
         }
     };
     finish(job, &report, store.as_ref())?;

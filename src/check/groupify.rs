@@ -157,6 +157,79 @@ impl<const W: usize> Groups<W> {
     }
 }
 
+/// Reusable buffers of [`merge_csr`].
+#[derive(Debug, Clone, Default)]
+pub struct MergeBuffers {
+    start: Vec<u32>,
+    fill: Vec<u32>,
+    order: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+/// Builds `out`, the distributions of `classes` new classes, from the classes of `src`: source
+/// class `i` went into new class `targets[i]`. A new class made of one source class copies its
+/// pairs; others add them up in `scratch` (all zeros, one entry per sensitive code; left all
+/// zeros) and emit the touched codes in ascending order.
+pub fn merge_csr(
+    out: &mut Csr,
+    classes: usize,
+    targets: &[u32],
+    src: &Csr,
+    scratch: &mut [u32],
+    buf: &mut MergeBuffers,
+) {
+    // Counting sort of the source classes by new class.
+    buf.start.clear();
+    buf.start.resize(classes + 1, 0);
+    for &t in targets {
+        buf.start[t as usize + 1] += 1;
+    }
+    for i in 1..buf.start.len() {
+        buf.start[i] += buf.start[i - 1];
+    }
+    buf.fill.clear();
+    buf.fill.extend_from_slice(&buf.start[..classes]);
+    buf.order.clear();
+    buf.order.resize(targets.len(), 0);
+    for (i, &t) in targets.iter().enumerate() {
+        let f = &mut buf.fill[t as usize];
+        buf.order[*f as usize] = i as u32;
+        *f += 1;
+    }
+    out.clear();
+    out.offsets.reserve(classes + 1);
+    out.codes.reserve(src.codes.len());
+    out.counts.reserve(src.codes.len());
+    out.offsets.push(0);
+    for c in 0..classes {
+        let members = &buf.order[buf.start[c] as usize..buf.start[c + 1] as usize];
+        if let [only] = members {
+            let (codes, counts) = src.class(*only as usize);
+            out.codes.extend_from_slice(codes);
+            out.counts.extend_from_slice(counts);
+        } else {
+            buf.touched.clear();
+            for &i in members {
+                let (codes, counts) = src.class(i as usize);
+                for (&code, &n) in codes.iter().zip(counts) {
+                    let s = &mut scratch[code as usize];
+                    if *s == 0 {
+                        buf.touched.push(code);
+                    }
+                    *s += n;
+                }
+            }
+            buf.touched.sort_unstable();
+            for &code in &buf.touched {
+                out.codes.push(code);
+                out.counts.push(scratch[code as usize]);
+                scratch[code as usize] = 0;
+            }
+        }
+        out.offsets.push(out.codes.len() as u32);
+    }
+}
+
 /// Calls its second argument with the (code, count) pairs of one source item.
 pub type Emit<'a> = &'a mut dyn FnMut(u32, u32);
 

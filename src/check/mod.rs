@@ -34,7 +34,7 @@ use crate::metrics::{ClassStats, Metric};
 use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
 use encode::Encoding;
-use groupify::{merge_distributions, Groups};
+use groupify::{merge_csr, merge_distributions, Groups, MergeBuffers};
 use history::History;
 
 /// Switches and controls of the checker's optimizations.
@@ -294,6 +294,7 @@ struct Engine<'a, const W: usize> {
     last_plain_classes: usize,
     /// Per slot, the distributions of the items.
     base_dist: Vec<groupify::Csr>,
+    merge_buffers: MergeBuffers,
 }
 
 impl<'a, const W: usize> Engine<'a, W> {
@@ -385,6 +386,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             stats: CheckerStats::default(),
             last_plain_classes: 0,
             base_dist,
+            merge_buffers: MergeBuffers::default(),
         }
     }
 
@@ -476,18 +478,13 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += n as u64;
         if track {
             for slot in 0..self.slots.len() {
-                let sd = &self.base_dist[slot];
-                merge_distributions(
+                merge_csr(
                     &mut self.spare.dist[slot],
                     self.spare.counts.len(),
                     &self.targets,
+                    &self.base_dist[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
+                    &mut self.merge_buffers,
                 );
             }
         }
@@ -515,18 +512,13 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.cells += (src.len() * self.steps.len()) as u64;
         if track {
             for slot in 0..self.slots.len() {
-                let sd = &src.dist[slot];
-                merge_distributions(
+                merge_csr(
                     &mut dst.dist[slot],
                     dst.counts.len(),
                     &self.targets,
+                    &src.dist[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
+                    &mut self.merge_buffers,
                 );
             }
         }
@@ -561,18 +553,13 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.cells += (snap.len() * self.steps.len()) as u64;
         if track {
             for slot in 0..self.slots.len() {
-                let sd = &snap.dist[slot];
-                merge_distributions(
+                merge_csr(
                     &mut dst.dist[slot],
                     dst.counts.len(),
                     &self.targets,
+                    &snap.dist[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
+                    &mut self.merge_buffers,
                 );
             }
         }
@@ -757,18 +744,13 @@ impl<const W: usize> Core for Engine<'_, W> {
         }
         self.steps = steps;
         for slot in 0..self.slots.len() {
-            let sd = &self.base_dist[slot];
-            merge_distributions(
+            merge_csr(
                 &mut g.dist[slot],
                 g.counts.len(),
                 &targets,
+                &self.base_dist[slot],
                 &mut self.scratch,
-                &mut |i, emit| {
-                    let (codes, counts) = sd.class(i);
-                    for (&c, &k) in codes.iter().zip(counts) {
-                        emit(c, k);
-                    }
-                },
+                &mut self.merge_buffers,
             );
         }
         let mut views = Vec::new();

@@ -158,11 +158,6 @@ impl Lattice {
         self.height
     }
 
-    /// Maximum level per dimension.
-    pub fn max_levels(&self) -> &[usize] {
-        &self.max
-    }
-
     pub fn bottom(&self) -> NodeId {
         0
     }

@@ -128,8 +128,18 @@ fn main() {
     if let Some(spec) = get("--synthetic") {
         return synthetic(&spec, algorithm);
     }
+    let mut base = CheckerConfig::default();
+    if let Some(f) = get("--snapshot-fraction").and_then(|s| s.parse().ok()) {
+        base.snapshot_max_fraction = f;
+    }
+    if let Some(f) = get("--min-reduction").and_then(|s| s.parse().ok()) {
+        base.snapshot_min_reduction = f;
+    }
+    if let Some(n) = get("--history").and_then(|s| s.parse().ok()) {
+        base.history_capacity = n;
+    }
     if args.iter().any(|a| a == "--sensitive") {
-        return sensitive(&root, reps, algorithm);
+        return sensitive(&root, reps, algorithm, base);
     }
     let cup = get("--cup").map(PathBuf::from);
 
@@ -176,13 +186,6 @@ fn main() {
         }
     }
 
-    let mut base = CheckerConfig::default();
-    if let Some(f) = get("--snapshot-fraction").and_then(|s| s.parse().ok()) {
-        base.snapshot_max_fraction = f;
-    }
-    if let Some(f) = get("--min-reduction").and_then(|s| s.parse().ok()) {
-        base.snapshot_min_reduction = f;
-    }
     let configs: Vec<(&str, CheckerConfig)> = if ablation {
         let all = base;
         vec![
@@ -345,7 +348,7 @@ fn synthetic(spec: &str, algorithm: LatticeAlgorithm) {
 
 /// `--sensitive`: the rows of `arx-adult-sensitive.json` (ADULT, 8 quasi-identifiers, occupation
 /// sensitive, suppression 0.02, Loss) through a generated config with a `<privacy>` model.
-fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm) {
+fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm, checker: CheckerConfig) {
     let refs: Vec<serde_json::Value> = serde_json::from_str(
         &std::fs::read_to_string(root.join("tests/data/reference/arx-adult-sensitive.json"))
             .unwrap(),
@@ -375,7 +378,14 @@ fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm) {
     ));
     let scratch = std::env::temp_dir().join("anonbox-bench-flash");
     std::fs::create_dir_all(&scratch).unwrap();
-    for r in &refs {
+    let only = std::env::args()
+        .skip_while(|a| a != "--only")
+        .nth(1)
+        .unwrap_or_default();
+    for r in refs
+        .iter()
+        .filter(|r| r["privacy_model"].as_str().unwrap().contains(&only))
+    {
         let model = match r["privacy_model"].as_str().unwrap() {
             "distinct-l-diversity" => "<distinct-l-diversity l='3'/>".to_string(),
             "entropy-l-diversity" => "<entropy-l-diversity l='3'/>".to_string(),
@@ -409,9 +419,7 @@ fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm) {
         let mut last = None;
         for _ in 0..reps {
             let t0 = thread_cpu_ns();
-            let out =
-                anonbox::algorithms::solve_job(&job, &table, algorithm, CheckerConfig::default())
-                    .unwrap();
+            let out = anonbox::algorithms::solve_job(&job, &table, algorithm, checker).unwrap();
             cpu.push((thread_cpu_ns() - t0) as f64 / 1e6);
             last = Some(out);
         }

@@ -84,7 +84,7 @@ fn check_path(search: &mut Search<'_>, path: &[NodeId], heap: &mut BinaryHeap<Re
         let node = path[mid as usize];
         let fresh = !search.resolved(node);
         let down = search.decide(node);
-        if fresh && search.result(node).is_some_and(|r| !r.anonymous) {
+        if fresh && search.result(node).is_some_and(|r| !search.tag_verdict(r)) {
             heap.push(Reverse(search.lattice.order_key(node)));
         }
         if down {

@@ -19,7 +19,8 @@ pub fn classify(search: &mut Search<'_>) {
         return;
     }
     let (bottom, top) = (search.lattice.bottom(), search.lattice.top());
-    if !search.check(top).anonymous {
+    let r = search.check(top);
+    if !search.tag_verdict(&r) {
         return; // nothing is anonymous
     }
     let mut memo = FxHashSet::default();
@@ -74,6 +75,7 @@ fn anonymous(search: &mut Search<'_>, id: NodeId) -> bool {
     if search.resolved(id) {
         search.lattice.has(id, prop::ANONYMOUS)
     } else {
-        search.check(id).anonymous
+        let r = search.check(id);
+        search.tag_verdict(&r)
     }
 }

@@ -31,6 +31,13 @@ impl Csr {
     }
 }
 
+/// A class whose verdict is not known yet.
+pub const VERDICT_UNKNOWN: u8 = 0;
+/// A class that satisfies every criterion.
+pub const VERDICT_OK: u8 = 1;
+/// An outlier class.
+pub const VERDICT_OUTLIER: u8 = 2;
+
 #[derive(Debug, Clone, Copy)]
 struct Slot<const W: usize> {
     key: [u64; W],
@@ -59,6 +66,9 @@ pub struct Groups<const W: usize> {
     pub reps: Vec<u32>,
     /// One per distribution slot.
     pub dist: Vec<Csr>,
+    /// Per class, the criteria's cached verdict ([`VERDICT_UNKNOWN`], [`VERDICT_OK`],
+    /// [`VERDICT_OUTLIER`]); empty when no criterion needs more than class sizes.
+    pub verdict: Vec<u8>,
     slots: Vec<Slot<W>>,
     /// log2 of the capacity in use.
     bits: u32,
@@ -72,6 +82,7 @@ impl<const W: usize> Groups<W> {
             counts: Vec::new(),
             reps: Vec::new(),
             dist: vec![Csr::default(); slots],
+            verdict: Vec::new(),
             slots: Vec::new(),
             bits: 0,
         }
@@ -89,6 +100,7 @@ impl<const W: usize> Groups<W> {
         self.keys.clear();
         self.counts.clear();
         self.reps.clear();
+        self.verdict.clear();
         for d in &mut self.dist {
             d.clear();
         }
@@ -162,14 +174,21 @@ impl<const W: usize> Groups<W> {
 pub struct MergeBuffers {
     start: Vec<u32>,
     fill: Vec<u32>,
-    order: Vec<u32>,
+    members: Vec<u32>,
+    single: Vec<u32>,
+    pairs: Vec<u64>,
     touched: Vec<u32>,
 }
 
 /// Builds `out`, the distributions of `classes` new classes, from the classes of `src`: source
-/// class `i` went into new class `targets[i]`. A new class made of one source class copies its
-/// pairs; others add them up in `scratch` (all zeros, one entry per sensitive code; left all
-/// zeros) and emit the touched codes in ascending order.
+/// class `i` went into new class `targets[i]`. The sources are read in order and their
+/// `(code, count)` pairs scattered into one region per new class; a region from a single source
+/// is already sorted, others are added up in `scratch` (all zeros, one entry per sensitive code;
+/// left all zeros) and emitted in ascending code order.
+///
+/// With `verdicts = Some((source verdicts, new verdicts))`, a new class made of one source class
+/// (same records, same distributions) inherits its verdict; the others get
+/// [`VERDICT_UNKNOWN`].
 pub fn merge_csr(
     out: &mut Csr,
     classes: usize,
@@ -177,47 +196,56 @@ pub fn merge_csr(
     src: &Csr,
     scratch: &mut [u32],
     buf: &mut MergeBuffers,
+    verdicts: Option<(&[u8], &mut Vec<u8>)>,
 ) {
-    // Counting sort of the source classes by new class.
     buf.start.clear();
     buf.start.resize(classes + 1, 0);
-    for &t in targets {
-        buf.start[t as usize + 1] += 1;
+    buf.members.clear();
+    buf.members.resize(classes, 0);
+    buf.single.clear();
+    buf.single.resize(classes, 0);
+    for (i, &t) in targets.iter().enumerate() {
+        let t = t as usize;
+        buf.start[t + 1] += src.offsets[i + 1] - src.offsets[i];
+        buf.members[t] += 1;
+        buf.single[t] = i as u32;
     }
-    for i in 1..buf.start.len() {
-        buf.start[i] += buf.start[i - 1];
+    for c in 1..buf.start.len() {
+        buf.start[c] += buf.start[c - 1];
     }
     buf.fill.clear();
     buf.fill.extend_from_slice(&buf.start[..classes]);
-    buf.order.clear();
-    buf.order.resize(targets.len(), 0);
+    buf.pairs.clear();
+    buf.pairs.resize(buf.start[classes] as usize, 0);
     for (i, &t) in targets.iter().enumerate() {
+        let (codes, counts) = src.class(i);
         let f = &mut buf.fill[t as usize];
-        buf.order[*f as usize] = i as u32;
-        *f += 1;
+        for (&code, &n) in codes.iter().zip(counts) {
+            buf.pairs[*f as usize] = (code as u64) << 32 | n as u64;
+            *f += 1;
+        }
     }
     out.clear();
     out.offsets.reserve(classes + 1);
-    out.codes.reserve(src.codes.len());
-    out.counts.reserve(src.codes.len());
+    out.codes.reserve(buf.pairs.len());
+    out.counts.reserve(buf.pairs.len());
     out.offsets.push(0);
     for c in 0..classes {
-        let members = &buf.order[buf.start[c] as usize..buf.start[c + 1] as usize];
-        if let [only] = members {
-            let (codes, counts) = src.class(*only as usize);
-            out.codes.extend_from_slice(codes);
-            out.counts.extend_from_slice(counts);
+        let region = &buf.pairs[buf.start[c] as usize..buf.start[c + 1] as usize];
+        if buf.members[c] == 1 {
+            for &p in region {
+                out.codes.push((p >> 32) as u32);
+                out.counts.push(p as u32);
+            }
         } else {
             buf.touched.clear();
-            for &i in members {
-                let (codes, counts) = src.class(i as usize);
-                for (&code, &n) in codes.iter().zip(counts) {
-                    let s = &mut scratch[code as usize];
-                    if *s == 0 {
-                        buf.touched.push(code);
-                    }
-                    *s += n;
+            for &p in region {
+                let code = (p >> 32) as u32;
+                let s = &mut scratch[code as usize];
+                if *s == 0 {
+                    buf.touched.push(code);
                 }
+                *s += p as u32;
             }
             buf.touched.sort_unstable();
             for &code in &buf.touched {
@@ -227,6 +255,16 @@ pub fn merge_csr(
             }
         }
         out.offsets.push(out.codes.len() as u32);
+    }
+    if let Some((from, to)) = verdicts {
+        to.clear();
+        to.extend((0..classes).map(|c| {
+            if buf.members[c] == 1 {
+                from[buf.single[c] as usize]
+            } else {
+                VERDICT_UNKNOWN
+            }
+        }));
     }
 }
 

@@ -18,6 +18,8 @@ pub struct Snapshot {
     pub reps: Vec<u32>,
     pub counts: Vec<u32>,
     pub dist: Vec<Csr>,
+    /// Cached class verdicts (see `groupify::VERDICT_OK`), if the checker caches them.
+    pub verdict: Vec<u8>,
     last_used: u64,
 }
 
@@ -68,6 +70,11 @@ impl History {
             .filter(|(_, s)| specializes(&s.levels, levels))
             .min_by_key(|(_, s)| s.len())
             .map(|(i, _)| i)
+    }
+
+    /// Changes the number of snapshots kept (effective at the next store).
+    pub fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity;
     }
 
     /// Marks snapshot `i` as used now (LRU).
@@ -132,6 +139,7 @@ impl History {
             reps: Vec::with_capacity(classes),
             counts: Vec::with_capacity(classes),
             dist: Vec::new(),
+            verdict: Vec::new(),
             last_used: self.clock,
         };
         fill(&mut s);
@@ -145,6 +153,7 @@ impl History {
             .iter()
             .map(|s| {
                 8 * s.len()
+                    + s.verdict.len()
                     + s.dist
                         .iter()
                         .map(|c| 4 * (c.offsets.len() + 2 * c.codes.len()))

@@ -34,7 +34,10 @@ use crate::metrics::{ClassStats, Metric};
 use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
 use encode::Encoding;
-use groupify::{merge_csr, merge_distributions, Groups, MergeBuffers};
+use groupify::{
+    merge_csr, merge_distributions, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER,
+    VERDICT_UNKNOWN,
+};
 use history::History;
 
 /// Switches and controls of the checker's optimizations.
@@ -103,6 +106,11 @@ pub struct CheckResult {
     pub classes: u64,
     /// All classes, outliers included.
     pub all_classes: u64,
+    /// The monotonic necessary condition of the criteria holds within the budget (classes
+    /// failing a criterion's [`relaxation`](PrivacyCriterion::relaxation), a monotonic criterion
+    /// or a minimum size fit the budget). If false, no specialization is anonymous either.
+    /// Equal to `anonymous` when the criteria are monotonic.
+    pub relaxed: bool,
     /// Information loss, if `anonymous`.
     pub loss: Option<f64>,
     /// The metric's lower bound for every generalization, if it has one.
@@ -145,13 +153,26 @@ trait Core {
     fn stats(&self) -> &CheckerStats;
     fn metric(&self) -> &dyn Metric;
     fn set_store_anonymous(&mut self, yes: bool);
+    fn scale_history(&mut self, factor: usize);
 }
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
 pub struct Checker<'a> {
     core: Box<dyn Core + 'a>,
-    monotonic: [bool; 2],
+    classification: Classification,
     budget: u64,
+}
+
+/// How far a search may classify the lattice by predictive tagging.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classification {
+    /// All criteria are monotonic: tag anonymity both ways.
+    Exact,
+    /// Some criterion is not, but a monotonic necessary condition exists
+    /// ([`CheckResult::relaxed`]): tag by it (its failure makes every specialization invalid).
+    Relaxed,
+    /// Nothing to tag by: every transformation must be checked (or pruned by a bound).
+    None,
 }
 
 impl<'a> Checker<'a> {
@@ -180,10 +201,18 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        let monotonic = [
-            criteria.iter().all(|c| c.is_monotonic(false)),
-            criteria.iter().all(|c| c.is_monotonic(true)),
-        ];
+        let suppression = budget > 0;
+        let classification = if criteria.iter().all(|c| c.is_monotonic(suppression)) {
+            Classification::Exact
+        } else if criteria.iter().any(|c| {
+            c.is_monotonic(suppression)
+                || c.requirements().min_class_size > 1
+                || c.relaxation().is_some_and(|r| r.is_monotonic(suppression))
+        }) {
+            Classification::Relaxed
+        } else {
+            Classification::None
+        };
         let enc = Encoding::new(table, config.dedup);
         let core: Box<dyn Core + 'a> = match enc.words {
             1 => Box::new(Engine::<1>::new(
@@ -210,7 +239,7 @@ impl<'a> Checker<'a> {
         };
         Ok(Checker {
             core,
-            monotonic,
+            classification,
             budget,
         })
     }
@@ -244,15 +273,20 @@ impl<'a> Checker<'a> {
         self.budget
     }
 
-    /// True if all criteria are monotonic under the checker's suppression setting.
-    pub fn privacy_monotonic(&self) -> bool {
-        self.monotonic[usize::from(self.budget > 0)]
+    /// How a search may tag, given the criteria and the suppression setting.
+    pub fn classification(&self) -> Classification {
+        self.classification
     }
 
     /// Whether snapshots of anonymous transformations are stored (default: no, as in ARX: a
     /// monotonic search never checks their generalizations).
     pub fn set_store_anonymous(&mut self, yes: bool) {
         self.core.set_store_anonymous(yes)
+    }
+
+    /// Keeps `factor` times the configured number of snapshots (if the history is on).
+    pub fn scale_history(&mut self, factor: usize) {
+        self.core.scale_history(factor)
     }
 }
 
@@ -272,6 +306,12 @@ struct Engine<'a, const W: usize> {
     criteria: Vec<Box<dyn PrivacyCriterion>>,
     /// Criteria that need `is_satisfied` (not size-only).
     evaluated: Vec<usize>,
+    /// Whether verdicts of the monotonic relaxation are computed (some criterion is not
+    /// monotonic), with its criteria (indices into `criteria`: the monotonic criteria and the
+    /// relaxations, which follow the job's criteria) and minimum class size.
+    relaxing: bool,
+    relaxed_set: Vec<usize>,
+    relaxed_min_size: u64,
     /// Per criterion, its distributions' slots.
     maps: Vec<Vec<usize>>,
     min_size: u64,
@@ -293,7 +333,9 @@ struct Engine<'a, const W: usize> {
     stats: CheckerStats,
     last_plain_classes: usize,
     /// Per slot, the distributions of the items.
-    base_dist: Vec<groupify::Csr>,
+    base_dist: Vec<Csr>,
+    /// Per item, its verdict as a class of its own (when verdicts are cached).
+    base_verdict: Vec<u8>,
     merge_buffers: MergeBuffers,
 }
 
@@ -306,13 +348,34 @@ impl<'a, const W: usize> Engine<'a, W> {
         budget: u64,
         config: CheckerConfig,
     ) -> Self {
+        let suppression = budget > 0;
+        let relaxing = !criteria.iter().all(|c| c.is_monotonic(suppression));
+        let job_criteria = criteria.len();
+        let mut criteria = criteria;
+        let mut relaxed_set = Vec::new();
+        if relaxing {
+            for i in 0..job_criteria {
+                if criteria[i].is_monotonic(suppression) {
+                    relaxed_set.push(i);
+                } else if let Some(r) = criteria[i].relaxation() {
+                    if r.is_monotonic(suppression) {
+                        relaxed_set.push(criteria.len());
+                        criteria.push(r);
+                    }
+                }
+            }
+        }
         let mut slots: Vec<usize> = Vec::new();
         let mut maps = Vec::new();
         let mut evaluated = Vec::new();
         let mut min_size = 1;
+        let mut relaxed_min_size = 1;
         for (i, c) in criteria.iter().enumerate() {
             let req = c.requirements();
-            min_size = min_size.max(req.min_class_size);
+            if i < job_criteria {
+                min_size = min_size.max(req.min_class_size);
+            }
+            relaxed_min_size = relaxed_min_size.max(req.min_class_size);
             let map = req
                 .distributions
                 .iter()
@@ -325,10 +388,11 @@ impl<'a, const W: usize> Engine<'a, W> {
                 })
                 .collect();
             maps.push(map);
-            if !c.size_only() {
+            if i < job_criteria && !c.size_only() {
                 evaluated.push(i);
             }
         }
+        relaxed_set.retain(|&i| !criteria[i].size_only());
         let scratch_len = slots
             .iter()
             .map(|&s| table.sensitive[s].values.len())
@@ -339,7 +403,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             .iter()
             .map(|&s| {
                 let col = &table.sensitive[s].codes;
-                let mut out = groupify::Csr::default();
+                let mut out = Csr::default();
                 merge_distributions(
                     &mut out,
                     enc.items(),
@@ -353,11 +417,14 @@ impl<'a, const W: usize> Engine<'a, W> {
         let max_levels = table.hierarchies.iter().map(|h| h.max_level()).collect();
         let max_classes = (config.snapshot_max_fraction * table.rows() as f64) as usize;
         let nslots = slots.len();
-        Engine {
+        let mut engine = Engine {
             table,
             enc,
             criteria,
             evaluated,
+            relaxing,
+            relaxed_set,
+            relaxed_min_size,
             maps,
             min_size,
             slots,
@@ -386,8 +453,24 @@ impl<'a, const W: usize> Engine<'a, W> {
             stats: CheckerStats::default(),
             last_plain_classes: 0,
             base_dist,
+            base_verdict: Vec::new(),
             merge_buffers: MergeBuffers::default(),
+        };
+        if engine.caches_verdicts() {
+            let mut views = Vec::new();
+            engine.base_verdict = (0..engine.enc.items())
+                .map(|i| {
+                    let count = engine.enc.weights[i] as u64;
+                    verdict(engine.judge(count, &engine.base_dist, i, &mut views))
+                })
+                .collect();
         }
+        engine
+    }
+
+    /// True if class verdicts are cached and inherited (criteria that read distributions).
+    fn caches_verdicts(&self) -> bool {
+        !self.evaluated.is_empty() && !self.slots.is_empty()
     }
 
     fn needs_targets(&self) -> bool {
@@ -477,7 +560,10 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.last_plain_classes = self.spare.len();
         self.stats.items += n as u64;
         if track {
+            let cache = self.caches_verdicts();
             for slot in 0..self.slots.len() {
+                let verdicts =
+                    (cache && slot == 0).then(|| (&self.base_verdict[..], &mut self.spare.verdict));
                 merge_csr(
                     &mut self.spare.dist[slot],
                     self.spare.counts.len(),
@@ -485,6 +571,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &self.base_dist[slot],
                     &mut self.scratch,
                     &mut self.merge_buffers,
+                    verdicts,
                 );
             }
         }
@@ -511,7 +598,9 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += src.len() as u64;
         self.stats.cells += (src.len() * self.steps.len()) as u64;
         if track {
+            let cache = !self.evaluated.is_empty();
             for slot in 0..self.slots.len() {
+                let verdicts = (cache && slot == 0).then(|| (&src.verdict[..], &mut dst.verdict));
                 merge_csr(
                     &mut dst.dist[slot],
                     dst.counts.len(),
@@ -519,6 +608,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &src.dist[slot],
                     &mut self.scratch,
                     &mut self.merge_buffers,
+                    verdicts,
                 );
             }
         }
@@ -552,7 +642,9 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += snap.len() as u64;
         self.stats.cells += (snap.len() * self.steps.len()) as u64;
         if track {
+            let cache = !self.evaluated.is_empty();
             for slot in 0..self.slots.len() {
+                let verdicts = (cache && slot == 0).then(|| (&snap.verdict[..], &mut dst.verdict));
                 merge_csr(
                     &mut dst.dist[slot],
                     dst.counts.len(),
@@ -560,48 +652,107 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &snap.dist[slot],
                     &mut self.scratch,
                     &mut self.merge_buffers,
+                    verdicts,
                 );
             }
         }
     }
 
-    /// True if class `e` of `g` satisfies every criterion.
-    fn class_ok<'g>(&self, g: &'g Groups<W>, e: usize, views: &mut Vec<Distribution<'g>>) -> bool {
-        let c = g.counts[e] as u64;
-        if c < self.min_size {
+    /// True if a class of `count` records whose distributions are class `e` of `dist` satisfies
+    /// every criterion.
+    fn judge<'g>(
+        &self,
+        count: u64,
+        dist: &'g [Csr],
+        e: usize,
+        views: &mut Vec<Distribution<'g>>,
+    ) -> bool {
+        if count < self.min_size {
             return false;
         }
         if self.evaluated.is_empty() {
             return true;
         }
         views.clear();
-        for d in &g.dist {
+        for d in dist {
             let (codes, counts) = d.class(e);
             views.push(Distribution { codes, counts });
         }
         self.evaluated
             .iter()
-            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(c, views, &self.maps[i])))
+            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
+    }
+
+    /// True if a class (as in [`Self::judge`]) satisfies the monotonic relaxation.
+    fn judge_relaxed<'g>(
+        &self,
+        count: u64,
+        dist: &'g [Csr],
+        e: usize,
+        views: &mut Vec<Distribution<'g>>,
+    ) -> bool {
+        if count < self.relaxed_min_size {
+            return false;
+        }
+        if self.relaxed_set.is_empty() {
+            return true;
+        }
+        views.clear();
+        for d in dist {
+            let (codes, counts) = d.class(e);
+            views.push(Distribution { codes, counts });
+        }
+        self.relaxed_set
+            .iter()
+            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
+    }
+
+    /// True if class `e` of `g` satisfies every criterion (its cached verdict if known).
+    fn class_ok<'g>(&self, g: &'g Groups<W>, e: usize, views: &mut Vec<Distribution<'g>>) -> bool {
+        match g.verdict.get(e) {
+            Some(&VERDICT_OK) => true,
+            Some(&VERDICT_OUTLIER) => false,
+            _ => self.judge(g.counts[e] as u64, &g.dist, e, views),
+        }
     }
 
     fn evaluate(&mut self, levels: &[usize], source: Source) -> CheckResult {
         let mut outliers = std::mem::take(&mut self.outliers);
         outliers.clear();
+        let cache = self.caches_verdicts();
+        let mut verdicts = std::mem::take(&mut self.groups.verdict);
+        if cache {
+            verdicts.resize(self.groups.len(), VERDICT_UNKNOWN);
+        }
         let g = &self.groups;
         let mut views = Vec::with_capacity(self.slots.len());
         let (mut supp, mut kept, mut sq_all, mut sq_kept) = (0u64, 0u64, 0u64, 0u64);
         let floor = self.min_size.min(self.enc.rows as u64);
         let mut raise = 0u64;
+        let mut relaxed_supp = 0u64;
         for e in 0..g.len() {
             let c = g.counts[e] as u64;
             sq_all += c * c;
             if c < floor {
                 raise += c * (floor - c);
             }
-            if self.class_ok(g, e, &mut views) {
+            let ok = match verdicts.get(e) {
+                Some(&VERDICT_OK) => true,
+                Some(&VERDICT_OUTLIER) => false,
+                Some(_) => {
+                    let ok = self.judge(c, &g.dist, e, &mut views);
+                    verdicts[e] = verdict(ok);
+                    ok
+                }
+                None => self.judge(c, &g.dist, e, &mut views),
+            };
+            if ok {
                 kept += 1;
                 sq_kept += c * c;
             } else {
+                if self.relaxing && !self.judge_relaxed(c, &g.dist, e, &mut views) {
+                    relaxed_supp += c;
+                }
                 supp += c;
                 if supp <= self.budget {
                     outliers.push((self.enc.item_row[g.reps[e] as usize], c as u32));
@@ -609,6 +760,11 @@ impl<'a, const W: usize> Engine<'a, W> {
             }
         }
         let anonymous = supp <= self.budget;
+        let relaxed = if self.relaxing {
+            relaxed_supp <= self.budget
+        } else {
+            anonymous
+        };
         let stats = ClassStats {
             rows: self.enc.rows as u64,
             suppressed: supp,
@@ -621,16 +777,27 @@ impl<'a, const W: usize> Engine<'a, W> {
         };
         let loss = anonymous.then(|| self.metric.evaluate(self.table, levels, &stats));
         let class_bound = self.metric.class_bound(&stats);
+        let all_classes = g.len() as u64;
         self.outliers = outliers;
+        self.groups.verdict = verdicts;
         CheckResult {
             anonymous,
+            relaxed,
             suppressed: supp,
             classes: kept,
-            all_classes: g.len() as u64,
+            all_classes,
             loss,
             class_bound,
             source,
         }
+    }
+}
+
+fn verdict(ok: bool) -> u8 {
+    if ok {
+        VERDICT_OK
+    } else {
+        VERDICT_OUTLIER
     }
 }
 
@@ -685,6 +852,7 @@ impl<const W: usize> Core for Engine<'_, W> {
                 s.reps.extend_from_slice(&g.reps);
                 s.counts.extend_from_slice(&g.counts);
                 s.dist = g.dist.clone();
+                s.verdict = g.verdict.clone();
             });
             if stored {
                 self.stats.snapshots_stored += 1;
@@ -751,6 +919,7 @@ impl<const W: usize> Core for Engine<'_, W> {
                 &self.base_dist[slot],
                 &mut self.scratch,
                 &mut self.merge_buffers,
+                None,
             );
         }
         let mut views = Vec::new();
@@ -774,5 +943,12 @@ impl<const W: usize> Core for Engine<'_, W> {
 
     fn set_store_anonymous(&mut self, yes: bool) {
         self.store_anonymous = yes;
+    }
+
+    fn scale_history(&mut self, factor: usize) {
+        if self.config.history {
+            self.history
+                .set_capacity(self.config.history_capacity.saturating_mul(factor));
+        }
     }
 }

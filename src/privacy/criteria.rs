@@ -163,6 +163,14 @@ impl PrivacyCriterion for EntropyL {
     fn is_satisfied(&self, class: &ClassView<'_>) -> bool {
         is_entropy_l_diverse(class.distribution(0), self.l, self.flavor)
     }
+    /// Entropy l-diversity needs `ceil(l)` distinct values (checked first in every flavor).
+    fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
+        Some(Box::new(DistinctL {
+            name: self.name.clone(),
+            attribute: self.attribute,
+            l: self.l,
+        }))
+    }
 }
 
 /// Recursive (c,l)-diversity.
@@ -197,6 +205,14 @@ impl PrivacyCriterion for RecursiveCL {
     }
     fn is_satisfied(&self, class: &ClassView<'_>) -> bool {
         is_recursive_cl_diverse(class.distribution(0), self.c, self.l, self.flavor)
+    }
+    /// Recursive (c,l)-diversity needs `l` distinct values (`tail_start` fails below).
+    fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
+        Some(Box::new(DistinctL {
+            name: self.name.clone(),
+            attribute: self.attribute,
+            l: self.l,
+        }))
     }
 }
 

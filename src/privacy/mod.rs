@@ -13,7 +13,10 @@
 //! outliers fit the suppression budget (`../shared/ARX-SEMANTICS.md`). The checker filters classes
 //! by the largest [`Requirements::min_class_size`] first and calls `is_satisfied` only for criteria
 //! that are not [`PrivacyCriterion::size_only`], so plain k-anonymity costs one comparison per
-//! class. [`criteria`] holds the models with a sensitive attribute as criteria.
+//! class. A criterion that is not monotonic may name a monotonic necessary condition
+//! ([`PrivacyCriterion::relaxation`]; entropy and recursive l-diversity: distinct l-diversity)
+//! that the search can still tag by. [`criteria`] holds the models with a sensitive attribute as
+//! criteria.
 
 pub mod criteria;
 pub mod delta;
@@ -83,6 +86,15 @@ pub trait PrivacyCriterion: Send + Sync {
 
     /// Judges one class whose size is at least `min_class_size`.
     fn is_satisfied(&self, class: &ClassView<'_>) -> bool;
+
+    /// A monotonic necessary condition, for a criterion that is not monotonic itself: every
+    /// class that fails the returned criterion fails this one, and the returned criterion is
+    /// monotonic with suppression. The search then classifies the lattice by it with predictive
+    /// tagging (a transformation whose classes fail it beyond the budget, and all its
+    /// specializations, are invalid) and checks only what remains. Default: none.
+    fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
+        None
+    }
 }
 
 /// k-anonymity: every class has at least k records.

@@ -9,6 +9,7 @@
 
 pub mod algorithms;
 pub mod audit;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod data;
@@ -17,6 +18,8 @@ pub mod hierarchy;
 pub mod io;
 pub mod javafmt;
 pub mod job;
+pub mod lattice;
+pub mod metrics;
 pub mod output;
 pub mod privacy;
 pub mod progress;

@@ -74,7 +74,7 @@ impl Progress {
             Kind::Rows,
             Some(total_rows),
             &format!(
-                "{phase:>6} [{{bar:30}}] {{human_pos}}/{{human_len}} rows, {{per_sec}} ({{elapsed}})"
+                "{phase:>6} [{{bar:30}}] {{human_pos}}/{{human_len}} rows, {{msg}} ({{elapsed}})"
             ),
         )
     }
@@ -120,16 +120,26 @@ impl Bar {
         match self.kind {
             Kind::Bytes => {
                 bar.set_position(pos);
-                let secs = self.started.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!(
-                    "{} rows, {} rows/s",
+                    "{} rows, {}",
                     indicatif::HumanCount(rows),
-                    indicatif::HumanCount((rows as f64 / secs) as u64)
+                    self.rate(rows)
                 ));
             }
-            Kind::Rows => bar.set_position(rows),
+            Kind::Rows => {
+                bar.set_position(rows);
+                bar.set_message(self.rate(rows));
+            }
             Kind::Spinner => {}
         }
+    }
+
+    fn rate(&self, rows: u64) -> String {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        format!(
+            "{} rows/s",
+            indicatif::HumanCount((rows as f64 / secs) as u64)
+        )
     }
 
     /// Sets the message (spinners).

@@ -2,9 +2,9 @@
 //!
 //! [`run`] checks the paths, then dispatches on the method to a backend runner:
 //! [`run_on_store`] (SQLite: open, load, method, genVals from the store) for the toolbox's
-//! methods; the in-memory engine (Flash, OLA) gets its own runner over
-//! [`crate::data::load::load_table`]. Either way the writers take a
-//! [`LabelSource`](crate::output::LabelSource), and the report is assembled from the load
+//! methods; [`run_in_memory`] (an [`EncodedTable`] from [`load_table`], a method returning levels
+//! and suppressed rows) for the in-memory engine (Flash, OLA). Either way the writers take a
+//! [`LabelSource`], and the report is assembled from the load
 //! summary, the method's [`Outcome`] and the timings.
 //!
 //! Outputs are written atomically, or not at all: the output and the report go to temporary
@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::algorithms::{self, Outcome};
-use crate::data::load::LoadSummary;
+use crate::data::load::{load_table, Encoding, LoadSummary};
+use crate::data::EncodedTable;
 use crate::job::{Job, Method, OutputFormat};
-use crate::output::{self, genvals, Elapsed, LabelSource, Report};
+use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
 use crate::progress::Progress;
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
@@ -43,7 +44,7 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
             algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
         // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
-        // (Flash, OLA) through a runner over `data::load::load_table`.
+        // (Flash, OLA) through `run_in_memory`.
         m @ (Method::Mondrian
         | Method::IncognitoK
         | Method::IncognitoL
@@ -77,6 +78,10 @@ pub fn run_on_store(
     let t_load = started.elapsed().as_secs_f64();
 
     let outcome = method(&store, &loaded, progress)?;
+    store.check_classes(loaded.summary.records())?;
+    if store.is_kept() {
+        store.assign_records()?;
+    }
     let t_search = started.elapsed().as_secs_f64();
 
     write_output(job, loaded.summary.records(), &mut store.labels(), progress)?;
@@ -91,6 +96,49 @@ pub fn run_on_store(
         Report::new(job, &loaded.summary, &outcome, elapsed),
         Some(store),
     ))
+}
+
+/// What an in-memory full-domain method chose: one level per quasi-identifier and the rows it
+/// suppresses (`suppressed[row]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FullDomainResult {
+    pub levels: Vec<usize>,
+    pub suppressed: Vec<bool>,
+}
+
+/// Load into memory ([`load_table`]), run `method`, write the output from its levels and
+/// suppressed rows. The in-memory counterpart of [`run_on_store`] (Flash, OLA).
+pub fn run_in_memory(
+    job: &Job,
+    progress: &Progress,
+    started: Instant,
+    method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
+) -> Result<(Report, Option<Store>)> {
+    check_output_format(job)?;
+    let (table, encoding, summary) = load_table(job, progress)?;
+    warn_skipped(job, &summary);
+    let t_load = started.elapsed().as_secs_f64();
+
+    let (outcome, chosen) = method(&table, &encoding, progress)?;
+    let t_search = started.elapsed().as_secs_f64();
+
+    let suppression_labels: Vec<String> =
+        encoding.qids.iter().map(|q| q.suppressed.clone()).collect();
+    let mut labels = FullDomainLabels {
+        table: &table,
+        levels: &chosen.levels,
+        suppressed: &chosen.suppressed,
+        suppression_labels: &suppression_labels,
+    };
+    write_output(job, summary.records(), &mut labels, progress)?;
+    let t_total = started.elapsed().as_secs_f64();
+    let elapsed = Elapsed {
+        load: t_load,
+        search: t_search - t_load,
+        write: t_total - t_search,
+        total: t_total,
+    };
+    Ok((Report::new(job, &summary, &outcome, elapsed), None))
 }
 
 /// Writes the job's output, if any, from `labels`.

@@ -30,7 +30,7 @@ use crate::progress::Progress;
 use crate::store::{SqlContext, Store};
 use crate::{Error, Result};
 
-/// Runs Datafly on a loaded store; fills `EquivalenceTable` and assigns every record.
+/// Runs Datafly on a loaded store; fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
 pub fn run(
     store: &Store,
     job: &Job,
@@ -187,8 +187,6 @@ pub fn run(
         store.insert_class(suppression_id, &root, suppressed as u64, true)?;
     }
     store.exec("DROP TABLE temp.DataflyClass; DROP TABLE temp.DataflyTuple;")?;
-    bar.set_message("Datafly: assigning records");
-    store.assign_records()?;
     bar.finish();
 
     let (kept, suppressed_records) = store.class_summary()?;

@@ -1,7 +1,7 @@
 //! The JSON report of a run (`-report FILE`).
 //!
 //! One struct for every method: the load fills the row counts, the method fills an
-//! [`Outcome`](crate::algorithms::Outcome) (transformation, metric, classes, suppression,
+//! [`Outcome`] (transformation, metric, classes, suppression,
 //! lattice statistics, and free-form `extra` fields), the pipeline adds timings. Fields that do
 //! not apply to a method are `null`, never missing, so consumers can rely on the keys.
 

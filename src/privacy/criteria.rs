@@ -177,7 +177,10 @@ pub struct RecursiveCL {
 
 impl PrivacyCriterion for RecursiveCL {
     fn name(&self) -> String {
-        format!("recursive ({},{})-diversity of '{}'", self.c, self.l, self.name)
+        format!(
+            "recursive ({},{})-diversity of '{}'",
+            self.c, self.l, self.name
+        )
     }
     fn requirements(&self) -> Requirements {
         requirements(self.l, self.attribute)

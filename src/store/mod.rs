@@ -17,9 +17,10 @@
 //! migrates, and clears a kept database's previous run. [`Store::load`] streams the input in
 //! large transactions through one cached statement, then writes the catalogue and groups the
 //! tuples (indexes after the data). A method fills `EquivalenceTable` and
-//! `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own), then
-//! [`Store::assign_records`] points every record at its class and [`Store::labels`] streams the
-//! generalized labels in record order for the writers. The temporary database is deleted when
+//! `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own); [`Store::labels`] streams
+//! the generalized labels in record order for the writers, each record through its tuple. A
+//! kept database also gets `AnonRecordTable.EquivalenceID` ([`Store::assign_records`]), so that
+//! it reads like the toolbox's tables; a throwaway one skips that pass over the records. The temporary database is deleted when
 //! the `Store` drops, on success and on error alike.
 
 mod load;
@@ -30,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use load::Loaded;
+pub use load::{LoadTimings, Loaded, BATCH, TUPLE_MEMORY};
 pub use migrate::{latest as schema_version, MIGRATIONS};
 pub use schema::Layout;
 
@@ -60,6 +61,8 @@ pub struct Store {
     path: PathBuf,
     temp: Option<tempfile::TempPath>,
     layout: Option<Layout>,
+    /// Memory for counting tuples during the load ([`load::TUPLE_MEMORY`]).
+    tuple_memory: usize,
 }
 
 impl Store {
@@ -100,6 +103,7 @@ impl Store {
             path,
             temp,
             layout: None,
+            tuple_memory: load::TUPLE_MEMORY,
         };
         migrate::migrate(&mut store.conn, &store.path)?;
         store.clear()?;
@@ -116,7 +120,14 @@ impl Store {
             path,
             temp: None,
             layout: None,
+            tuple_memory: load::TUPLE_MEMORY,
         })
+    }
+
+    /// Sets the memory for counting distinct tuples during the load (tests force the spilling
+    /// path with a tiny budget).
+    pub fn set_tuple_memory(&mut self, bytes: usize) {
+        self.tuple_memory = bytes;
     }
 
     /// The connection, for methods' own SQL.
@@ -251,8 +262,28 @@ impl Store {
         Ok(())
     }
 
+    /// Checks a method's result: every tuple is in a class of `EquivalenceTable`, and the
+    /// classes hold every record exactly once.
+    pub fn check_classes(&self, records: u64) -> Result<()> {
+        let orphans: i64 = self.value(
+            "SELECT COUNT(*) FROM QidTuple t WHERE NOT EXISTS \
+             (SELECT 1 FROM EquivalenceTable e WHERE e.EquivalenceID = t.EquivalenceID)",
+            [],
+        )?;
+        let sizes: i64 = self.value("SELECT COALESCE(SUM(Size), 0) FROM EquivalenceTable", [])?;
+        let counted: i64 = self.value("SELECT COALESCE(SUM(t.Count), 0) FROM QidTuple t", [])?;
+        if orphans > 0 || sizes as u64 != records || counted as u64 != records {
+            return Err(Error::Invalid(format!(
+                "internal error: {orphans} tuples without a class; classes hold {sizes} records, \
+                 tuples {counted}, the input {records}"
+            )));
+        }
+        Ok(())
+    }
+
     /// Points every record at its class: `AnonRecordTable.EquivalenceID` from
-    /// `QidTuple.EquivalenceID`. Call once the method has assigned every tuple.
+    /// `QidTuple.EquivalenceID` (one pass over the records). The pipeline does this for a kept
+    /// database only; the writers go through `QidTuple` and do not need it.
     pub fn assign_records(&self) -> Result<()> {
         let l = self.layout();
         let on = l
@@ -264,18 +295,7 @@ impl Store {
         self.exec(&format!(
             "BEGIN; UPDATE AnonRecordTable SET EquivalenceID = \
              (SELECT t.EquivalenceID FROM QidTuple t WHERE {on}); COMMIT;"
-        ))?;
-        let missing: i64 = self.value(
-            "SELECT COUNT(*) FROM AnonRecordTable r WHERE NOT EXISTS \
-             (SELECT 1 FROM EquivalenceTable e WHERE e.EquivalenceID = r.EquivalenceID)",
-            [],
-        )?;
-        if missing > 0 {
-            return Err(Error::Invalid(format!(
-                "internal error: {missing} records have no equivalence class"
-            )));
-        }
-        Ok(())
+        ))
     }
 
     /// Kept classes and suppressed records, from `EquivalenceTable`.
@@ -335,26 +355,41 @@ fn open_kept(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
-/// [`LabelSource`] over `AnonRecordTable` joined to `EquivalenceTable`, in `RecordID` order.
+/// [`LabelSource`] over the store: each record (in `RecordID` order) through its tuple in
+/// `QidTuple` to its class in `EquivalenceTable`.
+///
+/// When the tuples fit the load's tuple budget (the usual case), tuple -> class and the classes'
+/// labels are read into memory and the records are one scan of their codes; otherwise SQL joins
+/// each record to its tuple and class (bounded memory, about three times slower).
 pub struct StoreLabels<'a> {
     store: &'a Store,
 }
 
-impl LabelSource for StoreLabels<'_> {
-    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+impl StoreLabels<'_> {
+    /// True if tuple -> class fits in memory.
+    pub fn in_memory(&self) -> Result<bool> {
+        let s = self.store;
+        let tuples: i64 = s.value("SELECT COUNT(*) FROM QidTuple", [])?;
+        let per_entry = 8 * s.layout().qids.len() + 160;
+        Ok((tuples as usize).saturating_mul(per_entry) <= s.tuple_memory)
+    }
+
+    fn by_sql(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
         let s = self.store;
         let l = s.layout();
-        let cols = l
+        let cols = prefixed("e", &l.qids);
+        let on = l
             .qids
             .iter()
-            .map(|c| format!("e.{c}"))
+            .map(|c| format!("t.{c} = r.{c}"))
             .collect::<Vec<_>>()
-            .join(", ");
+            .join(" AND ");
         // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
-        // key lookup per record inside.
+        // key lookup in QidTuple and one in EquivalenceTable per record.
         let sql = format!(
-            "SELECT {cols} FROM AnonRecordTable r CROSS JOIN EquivalenceTable e \
-             ON e.EquivalenceID = r.EquivalenceID ORDER BY r.RecordID"
+            "SELECT {cols} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \
+             CROSS JOIN EquivalenceTable e ON e.EquivalenceID = t.EquivalenceID \
+             ORDER BY r.RecordID"
         );
         let mut stmt = s.conn.prepare(&sql).ctx(&s.path)?;
         let mut rows = stmt.query([]).ctx(&s.path)?;
@@ -370,4 +405,87 @@ impl LabelSource for StoreLabels<'_> {
         }
         Ok(())
     }
+
+    fn by_map(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let s = self.store;
+        let l = s.layout();
+        let n = l.qids.len();
+        let db = &s.path;
+        // Classes: EquivalenceID -> position in `labels`.
+        let mut labels: Vec<LabelRow> = Vec::new();
+        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
+        {
+            let sql = format!(
+                "SELECT EquivalenceID, {} FROM EquivalenceTable",
+                l.qids.join(", ")
+            );
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let mut row = LabelRow::new();
+                for i in 0..n {
+                    let v = r.get_ref(i + 1).ctx(db)?;
+                    row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
+                }
+                class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
+                labels.push(row);
+            }
+        }
+        // Tuples: codes -> class position.
+        let mut tuple_class: rustc_hash::FxHashMap<Box<[u32]>, u32> = Default::default();
+        let mut key = vec![0u32; n];
+        {
+            let sql = format!("SELECT EquivalenceID, {} FROM QidTuple", l.qids.join(", "));
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
+                    return Err(Error::Invalid(
+                        "internal error: a tuple has no class".to_string(),
+                    ));
+                };
+                for (i, k) in key.iter_mut().enumerate() {
+                    *k = r.get::<_, i64>(i + 1).ctx(db)? as u32;
+                }
+                tuple_class.insert(key.as_slice().into(), class);
+            }
+        }
+        let sql = format!(
+            "SELECT {} FROM AnonRecordTable ORDER BY RecordID",
+            l.qids.join(", ")
+        );
+        let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        while let Some(r) = rows.next().ctx(db)? {
+            for (i, k) in key.iter_mut().enumerate() {
+                *k = r.get::<_, i64>(i).ctx(db)? as u32;
+            }
+            let Some(&class) = tuple_class.get(key.as_slice()) else {
+                return Err(Error::Invalid(
+                    "internal error: a record's tuple is missing from QidTuple".to_string(),
+                ));
+            };
+            f(&labels[class as usize])?;
+        }
+        Ok(())
+    }
+}
+
+impl LabelSource for StoreLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        if self.in_memory()? {
+            self.by_map(f)
+        } else {
+            self.by_sql(f)
+        }
+    }
+}
+
+/// `a.c1, a.c2, ...`
+fn prefixed(alias: &str, cols: &[String]) -> String {
+    cols.iter()
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

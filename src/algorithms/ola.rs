@@ -1,0 +1,79 @@
+//! OLA, El Emam et al.'s Optimal Lattice Anonymization ("A globally optimal k-anonymity method
+//! for the de-identification of health data", JAMIA 2009), on the same checker as Flash.
+//!
+//! Divide and conquer over sub-lattices `(b, t)` (generalizations of `b` that specialize `t`):
+//! enumerate the nodes halfway between (stable order), check each untagged one, and recurse into
+//! `(b, m)` if `m` is anonymous, else into `(m, t)`. A two-node (or one-node) sub-lattice yields
+//! its lowest anonymous node as a k-minimal candidate. Sub-lattices already processed are
+//! skipped (memo), which bounds the recursion. As in Flash, the best checked anonymous node is
+//! optimal for monotonic metrics; [`super::search::Search::optimize_remaining`] handles the rest.
+
+use rustc_hash::FxHashSet;
+
+use super::search::Search;
+use crate::lattice::{prop, NodeId};
+
+/// Runs OLA's classification on `search` (requires tagging; otherwise does nothing).
+pub fn classify(search: &mut Search<'_>) {
+    if !search.tagging() {
+        return;
+    }
+    let (bottom, top) = (search.lattice.bottom(), search.lattice.top());
+    if !search.check(top).anonymous {
+        return; // nothing is anonymous
+    }
+    let mut memo = FxHashSet::default();
+    // Depth-first with an explicit stack (deep lattices must not overflow the thread stack):
+    // each frame is a sub-lattice and the index of its next middle node; a middle node's
+    // sub-lattice is processed before the next middle node is looked at, as in the recursion.
+    let mut stack: Vec<(NodeId, NodeId, Vec<NodeId>, usize)> = Vec::new();
+    enter(search, &mut memo, &mut stack, bottom, top);
+    while let Some(frame) = stack.last_mut() {
+        let (b, t, i) = (frame.0, frame.1, frame.3);
+        let Some(&m) = frame.2.get(i) else {
+            stack.pop();
+            continue;
+        };
+        frame.3 += 1;
+        if anonymous(search, m) {
+            enter(search, &mut memo, &mut stack, b, m);
+        } else {
+            enter(search, &mut memo, &mut stack, m, t);
+        }
+    }
+}
+
+/// Starts processing the sub-lattice `(b, t)`: a frame with its middle level, or, for one or two
+/// nodes, the decision itself.
+fn enter(
+    search: &mut Search<'_>,
+    memo: &mut FxHashSet<(NodeId, NodeId)>,
+    stack: &mut Vec<(NodeId, NodeId, Vec<NodeId>, usize)>,
+    b: NodeId,
+    t: NodeId,
+) {
+    if !memo.insert((b, t)) {
+        return;
+    }
+    let (lb, lt) = (search.lattice.level(b), search.lattice.level(t));
+    let h = lt - lb;
+    if h > 1 {
+        let mut nodes = search.lattice.nodes_between(b, t, lb + h / 2);
+        search.lattice.sort(&mut nodes);
+        stack.push((b, t, nodes, 0));
+    } else {
+        // One or two nodes: t is anonymous (the recursion only descends into anonymous tops),
+        // so the k-minimal candidate is b if anonymous, else t. Either is checked (a node
+        // tagged anonymous from below is not minimal), so deciding b suffices.
+        anonymous(search, b);
+    }
+}
+
+/// The anonymity of `id`: from its tag, else by checking it.
+fn anonymous(search: &mut Search<'_>, id: NodeId) -> bool {
+    if search.resolved(id) {
+        search.lattice.has(id, prop::ANONYMOUS)
+    } else {
+        search.check(id).anonymous
+    }
+}

@@ -1,0 +1,796 @@
+//! The checker: transforms, groups and evaluates one transformation at a time.
+//!
+//! Given a levels vector, [`Checker::check`] picks a transition, builds the equivalence classes,
+//! asks the privacy criteria which classes are outliers, applies the suppression budget and asks
+//! the metric for the information loss. It never sees the lattice; the search passes a
+//! `finished` predicate so the history can drop snapshots nobody will use.
+//!
+//! Transitions (each switchable off in [`CheckerConfig`] for the ablation benchmark):
+//! - **plain**: every item (distinct input tuple with its count, or every row without
+//!   deduplication, see `encode`). The transformer keeps a buffer with one packed key per row (the
+//!   generalized row, see `encode`) at the buffer's levels; with **projection** only the columns
+//!   whose level differs are rewritten, otherwise all are recomputed.
+//! - **roll-up**: when the target generalizes the previous check's transformation, its classes
+//!   are merged: each previous class's key is moved to the target levels (projection: only the
+//!   changed columns, using its representative row) and inserted with its count.
+//! - **snapshot**: from the history snapshot of a specialization with the fewest classes:
+//!   `(representative, count)` pairs, each keyed from the buffer row of its representative plus
+//!   the columns where the buffer's levels differ from the target's.
+//!
+//! The source with the fewest items wins (rows for plain, classes otherwise).
+//!
+//! State machine: the checker's state is (buffer levels: none | L, previous classes: none | P).
+//! `plain(T)` moves the buffer to T (all rows, so the buffer is always consistent) and sets P = T;
+//! `roll-up(T)` needs P <= T and sets P = T; `snapshot(T)` needs a buffer and a snapshot S <= T,
+//! and sets P = T. Roll-ups and snapshots never write the buffer, so no transition can leave it
+//! half-transformed; that is what makes projection after a roll-up safe.
+
+mod encode;
+mod groupify;
+mod history;
+
+use crate::data::EncodedTable;
+use crate::metrics::{ClassStats, Metric};
+use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
+use crate::{Error, Result};
+use encode::Encoding;
+use groupify::{merge_distributions, Groups};
+use history::History;
+
+/// Switches and controls of the checker's optimizations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckerConfig {
+    /// Rewrite only the columns whose level changed.
+    pub projection: bool,
+    /// Merge the previous check's classes when the target generalizes it.
+    pub rollup: bool,
+    /// Keep snapshots of earlier classes.
+    pub history: bool,
+    /// Group identical input tuples once, so checks from scratch cost distinct tuples, not rows.
+    pub dedup: bool,
+    /// Largest snapshot, in classes relative to rows (paper: 0.2).
+    pub snapshot_max_fraction: f64,
+    /// A new snapshot must have at most this fraction of the classes of the best snapshot that
+    /// could already serve its transformation (ARX: 0.8).
+    pub snapshot_min_reduction: f64,
+    /// Number of snapshots kept (paper: 200).
+    pub history_capacity: usize,
+}
+
+impl Default for CheckerConfig {
+    fn default() -> Self {
+        CheckerConfig {
+            projection: true,
+            rollup: true,
+            history: true,
+            dedup: true,
+            snapshot_max_fraction: 0.2,
+            snapshot_min_reduction: 0.8,
+            history_capacity: 200,
+        }
+    }
+}
+
+impl CheckerConfig {
+    /// Every optimization off: each check transforms and groups all rows.
+    pub fn plain() -> CheckerConfig {
+        CheckerConfig {
+            projection: false,
+            rollup: false,
+            history: false,
+            dedup: false,
+            ..CheckerConfig::default()
+        }
+    }
+}
+
+/// Which transition built the classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Plain,
+    Rollup,
+    Snapshot,
+}
+
+/// The verdict on one transformation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckResult {
+    /// The outlier records fit the suppression budget.
+    pub anonymous: bool,
+    /// Records in outlier classes (suppressed if `anonymous`).
+    pub suppressed: u64,
+    /// Classes that are not outliers.
+    pub classes: u64,
+    /// All classes, outliers included.
+    pub all_classes: u64,
+    /// Information loss, if `anonymous`.
+    pub loss: Option<f64>,
+    /// The metric's lower bound for every generalization, if it has one.
+    pub class_bound: Option<f64>,
+    pub source: Source,
+}
+
+/// Work counters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckerStats {
+    pub checks: u64,
+    pub plain: u64,
+    pub rollups: u64,
+    pub snapshots: u64,
+    /// Items (input tuples or classes) inserted into the groupify table.
+    pub items: u64,
+    /// Cells (item x column) transformed.
+    pub cells: u64,
+    pub snapshots_stored: u64,
+    /// Peak bytes held by the history.
+    pub history_peak_bytes: usize,
+}
+
+/// One class of the current grouping, decoded (for tests and diagnostics).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Class {
+    /// Hierarchy ids at the transformation's levels, decoded from the class key.
+    pub ids: Vec<u32>,
+    pub count: u64,
+    /// Per distribution slot: (sensitive code, count), codes ascending.
+    pub distributions: Vec<Vec<(u32, u32)>>,
+    /// Hierarchy ids of the representative row (must equal `ids`).
+    pub rep_ids: Vec<u32>,
+}
+
+trait Core {
+    fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult;
+    fn classes(&self) -> Vec<Class>;
+    fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool>;
+    fn stats(&self) -> &CheckerStats;
+    fn metric(&self) -> &dyn Metric;
+    fn set_store_anonymous(&mut self, yes: bool);
+}
+
+/// The checker of one table, privacy criteria, metric and suppression budget.
+pub struct Checker<'a> {
+    core: Box<dyn Core + 'a>,
+    monotonic: [bool; 2],
+    budget: u64,
+}
+
+impl<'a> Checker<'a> {
+    /// A checker for `table`. `budget` is the number of records that may be suppressed.
+    pub fn new(
+        table: &'a EncodedTable,
+        criteria: Vec<Box<dyn PrivacyCriterion>>,
+        metric: Box<dyn Metric>,
+        budget: u64,
+        config: CheckerConfig,
+    ) -> Result<Checker<'a>> {
+        if table.rows() >= u32::MAX as usize {
+            return Err(Error::Invalid(format!(
+                "{} records are too many for the in-memory engine",
+                table.rows()
+            )));
+        }
+        for c in &criteria {
+            for &s in &c.requirements().distributions {
+                if s >= table.sensitive.len() {
+                    return Err(Error::Invalid(format!(
+                        "{} needs sensitive attribute #{s}, but the table has {}",
+                        c.name(),
+                        table.sensitive.len()
+                    )));
+                }
+            }
+        }
+        let monotonic = [
+            criteria.iter().all(|c| c.is_monotonic(false)),
+            criteria.iter().all(|c| c.is_monotonic(true)),
+        ];
+        let enc = Encoding::new(table, config.dedup);
+        let core: Box<dyn Core + 'a> = match enc.words {
+            1 => Box::new(Engine::<1>::new(
+                table, enc, criteria, metric, budget, config,
+            )),
+            2 => Box::new(Engine::<2>::new(
+                table, enc, criteria, metric, budget, config,
+            )),
+            3 => Box::new(Engine::<3>::new(
+                table, enc, criteria, metric, budget, config,
+            )),
+            4 => Box::new(Engine::<4>::new(
+                table, enc, criteria, metric, budget, config,
+            )),
+            5..=8 => Box::new(Engine::<8>::new(
+                table, enc, criteria, metric, budget, config,
+            )),
+            w => {
+                return Err(Error::Invalid(format!(
+                    "the quasi-identifiers need {w} 64-bit words per record; the in-memory \
+                     engine supports 8 (use fewer quasi-identifiers)"
+                )))
+            }
+        };
+        Ok(Checker {
+            core,
+            monotonic,
+            budget,
+        })
+    }
+
+    /// Checks the transformation `levels`. `finished(levels)` tells whether the search will never
+    /// check a transformation again (used to drop useless snapshots).
+    pub fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {
+        self.core.check(levels, finished)
+    }
+
+    /// The classes of the last check, decoded.
+    pub fn classes(&self) -> Vec<Class> {
+        self.core.classes()
+    }
+
+    /// For the transformation `levels`, which rows fall into outlier classes.
+    pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
+        self.core.outlier_rows(levels)
+    }
+
+    pub fn stats(&self) -> &CheckerStats {
+        self.core.stats()
+    }
+
+    pub fn metric(&self) -> &dyn Metric {
+        self.core.metric()
+    }
+
+    /// The suppression budget in records.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// True if all criteria are monotonic under the checker's suppression setting.
+    pub fn privacy_monotonic(&self) -> bool {
+        self.monotonic[usize::from(self.budget > 0)]
+    }
+
+    /// Whether snapshots of anonymous transformations are stored (default: no, as in ARX: a
+    /// monotonic search never checks their generalizations).
+    pub fn set_store_anonymous(&mut self, yes: bool) {
+        self.core.set_store_anonymous(yes)
+    }
+}
+
+/// One transition step: column `j` in key word `word`, from level `from` (None: not yet
+/// transformed) to level `to`.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    j: usize,
+    word: usize,
+    from: Option<usize>,
+    to: usize,
+}
+
+struct Engine<'a, const W: usize> {
+    table: &'a EncodedTable,
+    enc: Encoding,
+    criteria: Vec<Box<dyn PrivacyCriterion>>,
+    /// Criteria that need `is_satisfied` (not size-only).
+    evaluated: Vec<usize>,
+    /// Per criterion, its distributions' slots.
+    maps: Vec<Vec<usize>>,
+    min_size: u64,
+    /// Sensitive column of each distribution slot.
+    slots: Vec<usize>,
+    metric: Box<dyn Metric>,
+    budget: u64,
+    config: CheckerConfig,
+    store_anonymous: bool,
+    buffer: Vec<[u64; W]>,
+    buffer_levels: Option<Vec<usize>>,
+    groups: Groups<W>,
+    spare: Groups<W>,
+    history: History,
+    outliers: Vec<(u32, u32)>,
+    targets: Vec<u32>,
+    scratch: Vec<u32>,
+    steps: Vec<Step>,
+    stats: CheckerStats,
+    last_plain_classes: usize,
+    /// Per slot, the distributions of the items.
+    base_dist: Vec<groupify::Csr>,
+}
+
+impl<'a, const W: usize> Engine<'a, W> {
+    fn new(
+        table: &'a EncodedTable,
+        enc: Encoding,
+        criteria: Vec<Box<dyn PrivacyCriterion>>,
+        metric: Box<dyn Metric>,
+        budget: u64,
+        config: CheckerConfig,
+    ) -> Self {
+        let mut slots: Vec<usize> = Vec::new();
+        let mut maps = Vec::new();
+        let mut evaluated = Vec::new();
+        let mut min_size = 1;
+        for (i, c) in criteria.iter().enumerate() {
+            let req = c.requirements();
+            min_size = min_size.max(req.min_class_size);
+            let map = req
+                .distributions
+                .iter()
+                .map(|s| match slots.iter().position(|x| x == s) {
+                    Some(p) => p,
+                    None => {
+                        slots.push(*s);
+                        slots.len() - 1
+                    }
+                })
+                .collect();
+            maps.push(map);
+            if !c.size_only() {
+                evaluated.push(i);
+            }
+        }
+        let scratch_len = slots
+            .iter()
+            .map(|&s| table.sensitive[s].values.len())
+            .max()
+            .unwrap_or(0);
+        let mut scratch = vec![0; scratch_len];
+        let base_dist = slots
+            .iter()
+            .map(|&s| {
+                let col = &table.sensitive[s].codes;
+                let mut out = groupify::Csr::default();
+                merge_distributions(
+                    &mut out,
+                    enc.items(),
+                    &enc.row_item,
+                    &mut scratch,
+                    &mut |r, emit| emit(col[r], 1),
+                );
+                out
+            })
+            .collect();
+        let max_levels = table.hierarchies.iter().map(|h| h.max_level()).collect();
+        let max_classes = (config.snapshot_max_fraction * table.rows() as f64) as usize;
+        let nslots = slots.len();
+        Engine {
+            table,
+            enc,
+            criteria,
+            evaluated,
+            maps,
+            min_size,
+            slots,
+            metric,
+            budget,
+            config,
+            store_anonymous: false,
+            buffer: Vec::new(),
+            buffer_levels: None,
+            groups: Groups::new(nslots),
+            spare: Groups::new(nslots),
+            history: History::new(
+                if config.history {
+                    config.history_capacity
+                } else {
+                    0
+                },
+                max_classes,
+                config.snapshot_min_reduction,
+                max_levels,
+            ),
+            outliers: Vec::new(),
+            targets: Vec::new(),
+            scratch,
+            steps: Vec::new(),
+            stats: CheckerStats::default(),
+            last_plain_classes: 0,
+            base_dist,
+        }
+    }
+
+    fn needs_targets(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// Steps that move keys at levels `from` (None: zero keys) to `to`.
+    fn plan(&mut self, from: Option<&[usize]>, to: &[usize]) {
+        self.steps.clear();
+        for j in 0..self.enc.dims {
+            let f = if self.config.projection {
+                from.map(|f| f[j])
+            } else {
+                None
+            };
+            if f != Some(to[j]) {
+                self.steps.push(Step {
+                    j,
+                    word: self.enc.word[j],
+                    from: f,
+                    to: to[j],
+                });
+            }
+        }
+    }
+
+    /// Applies the planned steps to one key, for source row `row`.
+    #[inline]
+    fn apply(enc: &Encoding, steps: &[Step], key: &mut [u64; W], row: usize) {
+        for s in steps {
+            let l = enc.levels[s.j];
+            let base = enc.codes[s.j][row] as usize * l;
+            let g = &enc.gm[s.j];
+            let add = g[base + s.to];
+            key[s.word] = match s.from {
+                Some(f) => key[s.word].wrapping_sub(g[base + f]).wrapping_add(add),
+                None => key[s.word].wrapping_add(add),
+            };
+        }
+    }
+
+    fn plain(&mut self, levels: &[usize]) {
+        let n = self.enc.items();
+        if self.buffer.len() != n {
+            self.buffer = vec![[0; W]; n];
+            self.buffer_levels = None;
+        }
+        let from = self.buffer_levels.take();
+        self.plan(from.as_deref(), levels);
+        if self.steps.iter().any(|s| s.from.is_none()) {
+            // Rebuilding: start every key at zero and add all columns.
+            self.buffer.iter_mut().for_each(|k| *k = [0; W]);
+            self.plan(None, levels);
+        }
+        // Column passes: one sequential sweep over the buffer per changed column.
+        for s in &self.steps {
+            let l = self.enc.levels[s.j];
+            let g = &self.enc.gm[s.j];
+            let codes = &self.enc.codes[s.j];
+            let w = s.word;
+            match s.from {
+                Some(f) => {
+                    for (k, &c) in self.buffer.iter_mut().zip(codes) {
+                        let base = c as usize * l;
+                        k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
+                    }
+                }
+                None => {
+                    for (k, &c) in self.buffer.iter_mut().zip(codes) {
+                        k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
+                    }
+                }
+            }
+        }
+        self.stats.cells += (n * self.steps.len()) as u64;
+        self.buffer_levels = Some(levels.to_vec());
+        let expected = n.min(self.last_plain_classes.max(1024));
+        self.spare.reset(expected);
+        let track = self.needs_targets();
+        self.targets.clear();
+        for (i, (key, &w)) in self.buffer.iter().zip(&self.enc.weights).enumerate() {
+            let t = self.spare.insert(*key, w, i as u32);
+            if track {
+                self.targets.push(t);
+            }
+        }
+        self.last_plain_classes = self.spare.len();
+        self.stats.items += n as u64;
+        if track {
+            for slot in 0..self.slots.len() {
+                let sd = &self.base_dist[slot];
+                merge_distributions(
+                    &mut self.spare.dist[slot],
+                    self.spare.counts.len(),
+                    &self.targets,
+                    &mut self.scratch,
+                    &mut |i, emit| {
+                        let (codes, counts) = sd.class(i);
+                        for (&c, &k) in codes.iter().zip(counts) {
+                            emit(c, k);
+                        }
+                    },
+                );
+            }
+        }
+    }
+
+    fn rollup(&mut self, levels: &[usize]) {
+        let from = self.groups.levels.clone().expect("roll-up needs classes");
+        self.plan(Some(&from), levels);
+        let src = &self.groups;
+        let dst = &mut self.spare;
+        dst.reset(src.len());
+        let track = !self.slots.is_empty();
+        self.targets.clear();
+        let scratch_start = self.config.projection;
+        for e in 0..src.len() {
+            let rep = src.reps[e];
+            let mut key = if scratch_start { src.keys[e] } else { [0; W] };
+            Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            let t = dst.insert(key, src.counts[e], rep);
+            if track {
+                self.targets.push(t);
+            }
+        }
+        self.stats.items += src.len() as u64;
+        self.stats.cells += (src.len() * self.steps.len()) as u64;
+        if track {
+            for slot in 0..self.slots.len() {
+                let sd = &src.dist[slot];
+                merge_distributions(
+                    &mut dst.dist[slot],
+                    dst.counts.len(),
+                    &self.targets,
+                    &mut self.scratch,
+                    &mut |i, emit| {
+                        let (codes, counts) = sd.class(i);
+                        for (&c, &k) in codes.iter().zip(counts) {
+                            emit(c, k);
+                        }
+                    },
+                );
+            }
+        }
+    }
+
+    fn snapshot(&mut self, index: usize, levels: &[usize]) {
+        let from = self
+            .buffer_levels
+            .clone()
+            .expect("snapshots need the buffer");
+        self.plan(Some(&from), levels);
+        self.history.touch(index);
+        let snap = &self.history.snapshots[index];
+        let dst = &mut self.spare;
+        dst.reset(snap.len());
+        let track = !self.slots.is_empty();
+        self.targets.clear();
+        let projection = self.config.projection;
+        for (&rep, &count) in snap.reps.iter().zip(&snap.counts) {
+            let mut key = if projection {
+                self.buffer[rep as usize]
+            } else {
+                [0; W]
+            };
+            Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            let t = dst.insert(key, count, rep);
+            if track {
+                self.targets.push(t);
+            }
+        }
+        self.stats.items += snap.len() as u64;
+        self.stats.cells += (snap.len() * self.steps.len()) as u64;
+        if track {
+            for slot in 0..self.slots.len() {
+                let sd = &snap.dist[slot];
+                merge_distributions(
+                    &mut dst.dist[slot],
+                    dst.counts.len(),
+                    &self.targets,
+                    &mut self.scratch,
+                    &mut |i, emit| {
+                        let (codes, counts) = sd.class(i);
+                        for (&c, &k) in codes.iter().zip(counts) {
+                            emit(c, k);
+                        }
+                    },
+                );
+            }
+        }
+    }
+
+    /// True if class `e` of `g` satisfies every criterion.
+    fn class_ok<'g>(&self, g: &'g Groups<W>, e: usize, views: &mut Vec<Distribution<'g>>) -> bool {
+        let c = g.counts[e] as u64;
+        if c < self.min_size {
+            return false;
+        }
+        if self.evaluated.is_empty() {
+            return true;
+        }
+        views.clear();
+        for d in &g.dist {
+            let (codes, counts) = d.class(e);
+            views.push(Distribution { codes, counts });
+        }
+        self.evaluated
+            .iter()
+            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(c, views, &self.maps[i])))
+    }
+
+    fn evaluate(&mut self, levels: &[usize], source: Source) -> CheckResult {
+        let mut outliers = std::mem::take(&mut self.outliers);
+        outliers.clear();
+        let g = &self.groups;
+        let mut views = Vec::with_capacity(self.slots.len());
+        let (mut supp, mut kept, mut sq_all, mut sq_kept) = (0u64, 0u64, 0u64, 0u64);
+        let floor = self.min_size.min(self.enc.rows as u64);
+        let mut raise = 0u64;
+        for e in 0..g.len() {
+            let c = g.counts[e] as u64;
+            sq_all += c * c;
+            if c < floor {
+                raise += c * (floor - c);
+            }
+            if self.class_ok(g, e, &mut views) {
+                kept += 1;
+                sq_kept += c * c;
+            } else {
+                supp += c;
+                if supp <= self.budget {
+                    outliers.push((self.enc.item_row[g.reps[e] as usize], c as u32));
+                }
+            }
+        }
+        let anonymous = supp <= self.budget;
+        let stats = ClassStats {
+            rows: self.enc.rows as u64,
+            suppressed: supp,
+            kept_classes: kept,
+            all_classes: g.len() as u64,
+            sum_sq_all: sq_all,
+            sum_sq_kept: sq_kept,
+            sum_sq_raised: sq_all + raise,
+            outliers: &outliers,
+        };
+        let loss = anonymous.then(|| self.metric.evaluate(self.table, levels, &stats));
+        let class_bound = self.metric.class_bound(&stats);
+        self.outliers = outliers;
+        CheckResult {
+            anonymous,
+            suppressed: supp,
+            classes: kept,
+            all_classes: g.len() as u64,
+            loss,
+            class_bound,
+            source,
+        }
+    }
+}
+
+/// True if `a` is a specialization of (or equal to) `b`.
+fn specializes(a: &[usize], b: &[usize]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x <= y)
+}
+
+impl<const W: usize> Core for Engine<'_, W> {
+    fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {
+        assert_eq!(levels.len(), self.enc.dims, "levels per quasi-identifier");
+        self.stats.checks += 1;
+        let mut source = Source::Plain;
+        let mut cost = self.enc.items();
+        if self.config.rollup {
+            if let Some(p) = &self.groups.levels {
+                if specializes(p, levels) && self.groups.len() <= cost {
+                    source = Source::Rollup;
+                    cost = self.groups.len();
+                }
+            }
+        }
+        let mut snap = None;
+        if self.config.history && self.buffer_levels.is_some() {
+            if let Some(i) = self.history.best_for(levels) {
+                if self.history.snapshots[i].len() < cost {
+                    source = Source::Snapshot;
+                    snap = Some(i);
+                }
+            }
+        }
+        match source {
+            Source::Plain => {
+                self.stats.plain += 1;
+                self.plain(levels);
+            }
+            Source::Rollup => {
+                self.stats.rollups += 1;
+                self.rollup(levels);
+            }
+            Source::Snapshot => {
+                self.stats.snapshots += 1;
+                self.snapshot(snap.unwrap(), levels);
+            }
+        }
+        std::mem::swap(&mut self.groups, &mut self.spare);
+        self.groups.levels = Some(levels.to_vec());
+        let result = self.evaluate(levels, source);
+        if self.config.history && (self.store_anonymous || !result.anonymous) {
+            let g = &self.groups;
+            let stored = self.history.store(levels, g.len(), finished, |s| {
+                s.reps.extend_from_slice(&g.reps);
+                s.counts.extend_from_slice(&g.counts);
+                s.dist = g.dist.clone();
+            });
+            if stored {
+                self.stats.snapshots_stored += 1;
+                self.stats.history_peak_bytes =
+                    self.stats.history_peak_bytes.max(self.history.bytes());
+            }
+        }
+        result
+    }
+
+    fn classes(&self) -> Vec<Class> {
+        let g = &self.groups;
+        let Some(levels) = &g.levels else {
+            return Vec::new();
+        };
+        (0..g.len())
+            .map(|e| {
+                let rep = self
+                    .table
+                    .row(self.enc.item_row[g.reps[e] as usize] as usize);
+                Class {
+                    ids: self.enc.decode(&g.keys[e], levels),
+                    count: g.counts[e] as u64,
+                    distributions: g
+                        .dist
+                        .iter()
+                        .map(|d| {
+                            let (c, k) = d.class(e);
+                            c.iter().copied().zip(k.iter().copied()).collect()
+                        })
+                        .collect(),
+                    rep_ids: (0..self.enc.dims)
+                        .map(|j| self.table.hierarchies[j].get(rep[j], levels[j]))
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
+        let n = self.enc.items();
+        let mut g = Groups::<W>::new(self.slots.len());
+        g.reset(n.min(1 << 16));
+        let mut steps = std::mem::take(&mut self.steps);
+        steps.clear();
+        steps.extend((0..self.enc.dims).map(|j| Step {
+            j,
+            word: self.enc.word[j],
+            from: None,
+            to: levels[j],
+        }));
+        let mut targets = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut key = [0; W];
+            Self::apply(&self.enc, &steps, &mut key, i);
+            targets.push(g.insert(key, self.enc.weights[i], i as u32));
+        }
+        self.steps = steps;
+        for slot in 0..self.slots.len() {
+            let sd = &self.base_dist[slot];
+            merge_distributions(
+                &mut g.dist[slot],
+                g.counts.len(),
+                &targets,
+                &mut self.scratch,
+                &mut |i, emit| {
+                    let (codes, counts) = sd.class(i);
+                    for (&c, &k) in codes.iter().zip(counts) {
+                        emit(c, k);
+                    }
+                },
+            );
+        }
+        let mut views = Vec::new();
+        let ok: Vec<bool> = (0..g.len())
+            .map(|e| self.class_ok(&g, e, &mut views))
+            .collect();
+        self.enc
+            .row_item
+            .iter()
+            .map(|&i| !ok[targets[i as usize] as usize])
+            .collect()
+    }
+
+    fn stats(&self) -> &CheckerStats {
+        &self.stats
+    }
+
+    fn metric(&self) -> &dyn Metric {
+        &*self.metric
+    }
+
+    fn set_store_anonymous(&mut self, yes: bool) {
+        self.store_anonymous = yes;
+    }
+}

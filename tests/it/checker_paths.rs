@@ -1,0 +1,214 @@
+//! Differential test of the checker's code paths: plain, projection, roll-up, snapshot and
+//! deduplicated items must group rows identically for any sequence of transformations.
+//! Compared per step: the sorted multiset of (generalized tuple, count, sensitive distribution)
+//! and the verdict (anonymous, suppressed, classes, loss, bound).
+
+use anonbox::check::{CheckResult, Checker, CheckerConfig, Class, Source};
+use anonbox::data::EncodedTable;
+use anonbox::job::MetricKind;
+use anonbox::metrics;
+use anonbox::privacy::{KAnonymity, PrivacyCriterion};
+
+use crate::flash::{adult, random_table, Rng, TestDistinctL};
+
+fn configs() -> Vec<(&'static str, CheckerConfig)> {
+    let plain = CheckerConfig::plain();
+    // Store every snapshot, so snapshots of snapshot-built classes (buffer levels != snapshot
+    // levels) are exercised too.
+    let eager = CheckerConfig {
+        snapshot_max_fraction: 1.0,
+        snapshot_min_reduction: 1.0,
+        ..plain
+    };
+    vec![
+        ("plain", plain),
+        (
+            "projection",
+            CheckerConfig {
+                projection: true,
+                ..plain
+            },
+        ),
+        (
+            "dedup",
+            CheckerConfig {
+                dedup: true,
+                ..plain
+            },
+        ),
+        (
+            "rollup",
+            CheckerConfig {
+                rollup: true,
+                ..plain
+            },
+        ),
+        (
+            "rollup+projection",
+            CheckerConfig {
+                rollup: true,
+                projection: true,
+                ..plain
+            },
+        ),
+        (
+            "snapshot",
+            CheckerConfig {
+                history: true,
+                ..eager
+            },
+        ),
+        (
+            "snapshot+projection",
+            CheckerConfig {
+                history: true,
+                projection: true,
+                ..eager
+            },
+        ),
+        (
+            "snapshot+projection+dedup",
+            CheckerConfig {
+                history: true,
+                projection: true,
+                dedup: true,
+                ..eager
+            },
+        ),
+        ("all", CheckerConfig::default()),
+        (
+            "all, tiny history",
+            CheckerConfig {
+                history_capacity: 2,
+                snapshot_max_fraction: 1.0,
+                ..CheckerConfig::default()
+            },
+        ),
+    ]
+}
+
+/// A random walk: half the steps generalize the previous transformation, the others jump.
+fn walk(rng: &mut Rng, max: &[usize], steps: usize) -> Vec<Vec<usize>> {
+    let mut cur: Vec<usize> = max.iter().map(|&m| rng.below(m + 1)).collect();
+    let mut out = vec![cur.clone()];
+    for _ in 1..steps {
+        if rng.below(2) == 0 {
+            for (l, &m) in cur.iter_mut().zip(max) {
+                *l = (*l + rng.below(2)).min(m);
+            }
+        } else {
+            cur = max.iter().map(|&m| rng.below(m + 1)).collect();
+        }
+        out.push(cur.clone());
+    }
+    out
+}
+
+fn criteria(with_dist: bool) -> Vec<Box<dyn PrivacyCriterion>> {
+    let mut c: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k: 2 })];
+    if with_dist {
+        c.push(Box::new(TestDistinctL {
+            l: 2,
+            monotonic: true,
+        }));
+    }
+    c
+}
+
+fn grouping(checker: &Checker<'_>) -> Vec<Class> {
+    let mut classes = checker.classes();
+    for c in &classes {
+        assert_eq!(c.ids, c.rep_ids, "class key and representative disagree");
+    }
+    classes.sort();
+    classes
+}
+
+/// Runs every configuration over the same walk and compares them step by step; returns how
+/// often each source was used, per configuration.
+fn compare(
+    table: &EncodedTable,
+    walk: &[Vec<usize>],
+    with_dist: bool,
+    budget: u64,
+) -> Vec<[u64; 3]> {
+    let mut checkers: Vec<(&str, Checker<'_>)> = configs()
+        .into_iter()
+        .map(|(name, config)| {
+            let mut c = Checker::new(
+                table,
+                criteria(with_dist),
+                metrics::build(MetricKind::Loss, table),
+                budget,
+                config,
+            )
+            .unwrap();
+            c.set_store_anonymous(true);
+            (name, c)
+        })
+        .collect();
+    let mut used = vec![[0u64; 3]; checkers.len()];
+    for levels in walk {
+        let mut reference: Option<(CheckResult, Vec<Class>)> = None;
+        for (i, (name, checker)) in checkers.iter_mut().enumerate() {
+            let r = checker.check(levels, &|_| false);
+            used[i][r.source as usize] += 1;
+            let g = grouping(checker);
+            if with_dist {
+                assert!(g.iter().all(|c| c.distributions.len() == 1));
+            }
+            match &reference {
+                None => reference = Some((r, g)),
+                Some((r0, g0)) => {
+                    assert_eq!(g0, &g, "{name} groups {levels:?} differently");
+                    let strip = |r: &CheckResult| CheckResult {
+                        source: Source::Plain,
+                        ..*r
+                    };
+                    assert_eq!(strip(r0), strip(&r), "{name} judges {levels:?} differently");
+                }
+            }
+        }
+    }
+    used
+}
+
+fn assert_paths_exercised(used: &[[u64; 3]]) {
+    let names: Vec<&str> = configs().iter().map(|c| c.0).collect();
+    for (name, u) in names.iter().zip(used) {
+        let [plain, rollup, snapshot] = *u;
+        assert!(plain > 0, "{name}: the first check is plain");
+        if name.contains("rollup") || *name == "all" {
+            assert!(rollup > 0, "{name} never rolled up");
+        }
+        if name.contains("snapshot") || *name == "all" {
+            assert!(snapshot > 0, "{name} never used a snapshot");
+        }
+        if *name == "plain" || *name == "projection" || *name == "dedup" {
+            assert_eq!(rollup + snapshot, 0, "{name} must only group from scratch");
+        }
+    }
+}
+
+#[test]
+fn adult_paths_agree_on_a_random_walk() {
+    let table = adult();
+    let max: Vec<usize> = table.hierarchies.iter().map(|h| h.max_level()).collect();
+    let mut rng = Rng::new(7);
+    let steps = walk(&mut rng, &max, 120);
+    let used = compare(&table, &steps, false, 300);
+    assert_paths_exercised(&used);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_tables_paths_agree(seed in proptest::prelude::any::<u64>(), rows in 1usize..60) {
+        let table = random_table(seed, rows, 400);
+        let max: Vec<usize> = table.hierarchies.iter().map(|h| h.max_level()).collect();
+        let mut rng = Rng::new(seed);
+        let steps = walk(&mut rng, &max, 40);
+        compare(&table, &steps, true, rows as u64 / 5);
+    }
+}

@@ -1,0 +1,429 @@
+//! Flash, OLA and exhaustive search: golden tests against ARX's results on ADULT, the paper's
+//! example, and property tests against exhaustive search on random tables.
+
+use std::path::Path;
+
+use anonbox::algorithms::{solve, LatticeAlgorithm, SearchOutcome};
+use anonbox::check::{Checker, CheckerConfig};
+use anonbox::data::EncodedTable;
+use anonbox::hierarchy::Hierarchy;
+use anonbox::job::{MetricKind, SuppressionLimit};
+use anonbox::metrics;
+use anonbox::privacy::{KAnonymity, PrivacyCriterion};
+
+use crate::common;
+
+/// Loads an ARX-style data set: `csv` (';'-separated, header) and one hierarchy file per column,
+/// `<hierarchy_dir>/<prefix>_hierarchy_<column>.csv`. (Test-only stand-in for the real loader.)
+pub fn load_arx(csv: &Path, hierarchy_dir: &Path, prefix: &str) -> EncodedTable {
+    let text = std::fs::read_to_string(csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+    let hierarchies: Vec<Hierarchy> = header
+        .iter()
+        .map(|col| {
+            let path = hierarchy_dir.join(format!("{prefix}_hierarchy_{col}.csv"));
+            let rows: Vec<Vec<String>> = std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(|l| l.split(';').map(str::to_string).collect())
+                .collect();
+            Hierarchy::from_label_rows(*col, &rows)
+        })
+        .collect();
+    let index: Vec<std::collections::HashMap<&str, u32>> = hierarchies
+        .iter()
+        .map(|h| {
+            h.labels(0)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.as_str(), i as u32))
+                .collect()
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for line in lines.filter(|l| !l.is_empty()) {
+        for (j, v) in line.split(';').enumerate() {
+            codes.push(
+                *index[j]
+                    .get(v)
+                    .unwrap_or_else(|| panic!("{v} not in hierarchy {j}")),
+            );
+        }
+    }
+    EncodedTable::new(codes, hierarchies, vec![])
+}
+
+pub fn adult() -> EncodedTable {
+    let dir = common::data("adult");
+    load_arx(&dir.join("adult.csv"), &dir, "adult")
+}
+
+pub fn metric_kind(name: &str) -> MetricKind {
+    MetricKind::parse(name).unwrap_or_else(|| panic!("metric {name}"))
+}
+
+fn k_anon(k: u64) -> Vec<Box<dyn PrivacyCriterion>> {
+    vec![Box::new(KAnonymity { k })]
+}
+
+pub fn run(
+    table: &EncodedTable,
+    k: u64,
+    fraction: f64,
+    metric: MetricKind,
+    algorithm: LatticeAlgorithm,
+    config: CheckerConfig,
+) -> SearchOutcome {
+    let budget = SuppressionLimit::Fraction(fraction).budget(table.rows() as u64);
+    solve(
+        table,
+        k_anon(k),
+        metrics::build(metric, table),
+        budget,
+        algorithm,
+        config,
+    )
+    .unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// Checks one reference row: the reference transformation evaluates to the reference figures,
+/// and Flash finds the same loss (and the same transformation, or a tie).
+fn golden(table: &EncodedTable, row: &serde_json::Value) {
+    let k = row["k"].as_u64().unwrap();
+    let s = row["suppression_limit"].as_f64().unwrap();
+    let metric = metric_kind(row["metric"].as_str().unwrap());
+    let want: Vec<usize> = row["transformation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    let loss = row["information_loss"].as_f64().unwrap();
+    let supp = row["suppressed_records"].as_u64().unwrap();
+    let classes = row["equivalence_classes"].as_u64().unwrap();
+    let what = format!("k={k} s={s} {metric:?}");
+
+    let budget = SuppressionLimit::Fraction(s).budget(table.rows() as u64);
+    let mut checker = Checker::new(
+        table,
+        k_anon(k),
+        metrics::build(metric, table),
+        budget,
+        CheckerConfig::plain(),
+    )
+    .unwrap();
+    let r = checker.check(&want, &|_| false);
+    assert!(r.anonymous, "{what}: reference transformation invalid");
+    assert!(
+        close(r.loss.unwrap(), loss),
+        "{what}: {:?} vs {loss}",
+        r.loss
+    );
+    assert_eq!((r.suppressed, r.classes), (supp, classes), "{what}");
+
+    let out = run(
+        table,
+        k,
+        s,
+        metric,
+        LatticeAlgorithm::Flash,
+        CheckerConfig::default(),
+    );
+    let got = out.optimum.expect("a solution");
+    assert!(
+        close(got.loss, loss),
+        "{what}: Flash {} vs ARX {loss}",
+        got.loss
+    );
+    if matches!(metric, MetricKind::DmStar | MetricKind::Dm) {
+        assert_eq!(got.loss, loss, "{what}: DM/DM* exactly");
+    }
+    if got.levels == want {
+        assert_eq!((got.suppressed, got.classes), (supp, classes), "{what}");
+    } else {
+        eprintln!("{what}: tie {:?} vs ARX {want:?}", got.levels);
+    }
+}
+
+fn reference(name: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(common::data(&format!("reference/{name}"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn adult_matches_arx_for_every_reference_row() {
+    let table = adult();
+    let rows = reference("arx-adult-k-anonymity.json");
+    assert_eq!(rows.len(), 27);
+    for row in &rows {
+        golden(&table, row);
+    }
+}
+
+#[test]
+fn paper_example_k2_is_112() {
+    let dir = common::data("example");
+    let table = load_arx(&dir.join("example.csv"), &dir, "example");
+    for algorithm in [
+        LatticeAlgorithm::Flash,
+        LatticeAlgorithm::Ola,
+        LatticeAlgorithm::Exhaustive,
+    ] {
+        let out = run(
+            &table,
+            2,
+            0.0,
+            MetricKind::DmStar,
+            algorithm,
+            CheckerConfig::default(),
+        );
+        let opt = out.optimum.unwrap();
+        assert_eq!(opt.levels, vec![1, 1, 2], "{algorithm:?}");
+        assert_eq!(opt.suppressed, 0);
+        assert_eq!(opt.classes, 3); // <50|816**, >=50|819**, <50|819**
+    }
+}
+
+/// A tiny deterministic generator for random fixtures (proptest draws the seed).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random monotonic hierarchy: `leaves` values, `levels` levels; each level merges groups of
+/// the one below (random parents), the top level is not necessarily a single value.
+pub fn random_hierarchy(rng: &mut Rng, name: &str, leaves: usize, levels: usize) -> Hierarchy {
+    let mut ids: Vec<Vec<usize>> = vec![(0..leaves).collect()];
+    let mut width = leaves;
+    for _ in 1..levels {
+        let next_width = 1 + rng.below(width);
+        let parent: Vec<usize> = (0..width).map(|_| rng.below(next_width)).collect();
+        let prev = ids.last().unwrap().clone();
+        ids.push(prev.iter().map(|&i| parent[i]).collect());
+        width = next_width;
+    }
+    let rows: Vec<Vec<String>> = (0..leaves)
+        .map(|c| {
+            (0..levels)
+                .map(|l| format!("{name}{l}_{}", ids[l][c]))
+                .collect()
+        })
+        .collect();
+    Hierarchy::from_label_rows(name, &rows)
+}
+
+/// A random table: 2-5 quasi-identifiers with lattices of at most `max_lattice` nodes, `rows`
+/// records, and one sensitive column with up to 4 values.
+pub fn random_table(seed: u64, rows: usize, max_lattice: usize) -> EncodedTable {
+    let mut rng = Rng::new(seed);
+    let d = 2 + rng.below(4);
+    let (hierarchies, size) = loop {
+        let hs: Vec<Hierarchy> = (0..d)
+            .map(|j| {
+                let leaves = 1 + rng.below(6);
+                let levels = 1 + rng.below(4);
+                random_hierarchy(&mut rng, &format!("q{j}_"), leaves, levels)
+            })
+            .collect();
+        let size: usize = hs.iter().map(|h| h.levels()).product();
+        if size <= max_lattice {
+            break (hs, size);
+        }
+    };
+    assert!(size <= max_lattice);
+    let mut codes = Vec::with_capacity(rows * d);
+    for _ in 0..rows {
+        for h in &hierarchies {
+            codes.push(rng.below(h.leaves()) as u32);
+        }
+    }
+    let sens_values = 1 + rng.below(4);
+    let sensitive = anonbox::data::SensitiveColumn {
+        name: "s".into(),
+        codes: (0..rows).map(|_| rng.below(sens_values) as u32).collect(),
+        values: (0..sens_values).map(|v| format!("s{v}")).collect(),
+        numeric: None,
+        hierarchy: None,
+    };
+    EncodedTable::new(codes, hierarchies, vec![sensitive])
+}
+
+/// Distinct l-diversity over sensitive column 0, for tests of the distribution path (the real
+/// model lives with the privacy models). `monotonic: false` forces the non-monotonic search.
+pub struct TestDistinctL {
+    pub l: usize,
+    pub monotonic: bool,
+}
+
+impl PrivacyCriterion for TestDistinctL {
+    fn name(&self) -> String {
+        format!("distinct-{}-diversity", self.l)
+    }
+    fn requirements(&self) -> anonbox::privacy::Requirements {
+        anonbox::privacy::Requirements {
+            min_class_size: self.l as u64,
+            distributions: vec![0],
+        }
+    }
+    fn is_monotonic(&self, _with_suppression: bool) -> bool {
+        self.monotonic
+    }
+    fn is_satisfied(&self, class: &anonbox::privacy::ClassView<'_>) -> bool {
+        let d = class.distribution(0);
+        assert_eq!(
+            d.total(),
+            class.count,
+            "distribution sums to the class size"
+        );
+        d.distinct() >= self.l
+    }
+}
+
+const METRICS: [MetricKind; 7] = [
+    MetricKind::DmStar,
+    MetricKind::Dm,
+    MetricKind::Height,
+    MetricKind::Precision,
+    MetricKind::Loss,
+    MetricKind::Entropy,
+    MetricKind::Aecs,
+];
+
+/// criteria: 0 = k-anonymity, 1 = k-anonymity + monotonic distinct-2, 2 = non-monotonic.
+fn criteria(kind: usize, k: u64) -> Vec<Box<dyn PrivacyCriterion>> {
+    let mut c: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k })];
+    match kind {
+        1 => c.push(Box::new(TestDistinctL {
+            l: 2,
+            monotonic: true,
+        })),
+        2 => c.push(Box::new(TestDistinctL {
+            l: 2,
+            monotonic: false,
+        })),
+        _ => {}
+    }
+    c
+}
+
+fn same_optimum(
+    table: &EncodedTable,
+    kind: usize,
+    k: u64,
+    budget: u64,
+    metric: MetricKind,
+) -> Result<(), String> {
+    let solve_with = |alg, config| {
+        solve(
+            table,
+            criteria(kind, k),
+            metrics::build(metric, table),
+            budget,
+            alg,
+            config,
+        )
+        .unwrap()
+    };
+    let oracle = solve_with(LatticeAlgorithm::Exhaustive, CheckerConfig::plain());
+    for alg in [LatticeAlgorithm::Flash, LatticeAlgorithm::Ola] {
+        let got = solve_with(alg, CheckerConfig::default());
+        match (&oracle.optimum, &got.optimum) {
+            (None, None) => {}
+            (Some(o), Some(g)) => {
+                if !close(o.loss, g.loss) {
+                    return Err(format!(
+                        "{alg:?} {metric:?}: loss {} at {:?}, exhaustive {} at {:?}",
+                        g.loss, g.levels, o.loss, o.levels
+                    ));
+                }
+                // The reported figures are those of the transformation returned.
+                let mut checker = Checker::new(
+                    table,
+                    criteria(kind, k),
+                    metrics::build(metric, table),
+                    budget,
+                    CheckerConfig::plain(),
+                )
+                .unwrap();
+                let r = checker.check(&g.levels, &|_| false);
+                if !r.anonymous
+                    || r.loss != Some(g.loss)
+                    || (r.suppressed, r.classes) != (g.suppressed, g.classes)
+                {
+                    return Err(format!("{alg:?} {metric:?}: {g:?} re-checks as {r:?}"));
+                }
+            }
+            (o, g) => return Err(format!("{alg:?} {metric:?}: {g:?} vs exhaustive {o:?}")),
+        }
+        if got.checks > oracle.checks {
+            return Err(format!("{alg:?} checked more than exhaustive search"));
+        }
+    }
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(160))]
+
+    #[test]
+    fn flash_and_ola_find_the_exhaustive_optimum(
+        seed in proptest::prelude::any::<u64>(),
+        rows in 1usize..48,
+        k in 1u64..5,
+        supp in 0usize..3,
+        kind in 0usize..3,
+    ) {
+        let table = random_table(seed, rows, 400);
+        let budget = [0, 1 + rows as u64 / 10, rows as u64 / 3][supp];
+        for metric in METRICS {
+            if let Err(e) = same_optimum(&table, kind, k, budget, metric) {
+                return Err(proptest::test_runner::TestCaseError::fail(format!(
+                    "seed {seed} rows {rows} k {k} budget {budget} kind {kind}: {e}"
+                )));
+            }
+        }
+    }
+}
+
+#[test]
+fn ola_matches_arx_on_adult_samples() {
+    let table = adult();
+    for (k, s, metric, want) in [
+        (5, 0.0, MetricKind::DmStar, 33627534.0),
+        (2, 0.02, MetricKind::Loss, 0.2093709911332433),
+        (5, 0.04, MetricKind::Dm, 7220555.0),
+    ] {
+        let out = run(
+            &table,
+            k,
+            s,
+            metric,
+            LatticeAlgorithm::Ola,
+            CheckerConfig::default(),
+        );
+        let got = out.optimum.unwrap().loss;
+        assert!(
+            close(got, want),
+            "OLA k={k} s={s} {metric:?}: {got} vs {want}"
+        );
+    }
+}

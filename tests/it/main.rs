@@ -9,3 +9,4 @@ mod datafly;
 mod flash;
 mod kcheck;
 mod pipeline;
+mod privacy;

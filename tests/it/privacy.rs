@@ -5,13 +5,13 @@
 
 use std::path::Path;
 
-use anonbox::algorithms::{solve, LatticeAlgorithm, Outcome};
+use anonbox::algorithms::{solve, LatticeAlgorithm, SearchOutcome};
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::data::{EncodedTable, SensitiveColumn};
 use anonbox::hierarchy::Hierarchy;
 use anonbox::job::{MetricKind, PrivacyModel, SuppressionLimit, TDistance};
 use anonbox::metrics;
-use anonbox::privacy::{criteria, Flavor, KAnonymity, PrivacyCriterion};
+use anonbox::privacy::{criteria, Flavor, PrivacyCriterion};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -42,10 +42,17 @@ fn adult(qis: &[String], sensitive: &str) -> (EncodedTable, Vec<Vec<String>>) {
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
     let load = |name: &str| read_hierarchy(&dir.join(format!("adult_hierarchy_{name}.csv")), name);
     let hierarchies: Vec<Hierarchy> = qis.iter().map(|q| load(q)).collect();
-    let code = |h: &Hierarchy, v: &str| h.code_of(v).unwrap_or_else(|| panic!("{v} not in {}", h.name));
+    let code = |h: &Hierarchy, v: &str| {
+        h.code_of(v)
+            .unwrap_or_else(|| panic!("{v} not in {}", h.name))
+    };
     let index: Vec<std::collections::HashMap<String, u32>> = hierarchies
         .iter()
-        .map(|h| (0..h.leaves() as u32).map(|c| (h.label(0, c).to_string(), c)).collect())
+        .map(|h| {
+            (0..h.leaves() as u32)
+                .map(|c| (h.label(0, c).to_string(), c))
+                .collect()
+        })
         .collect();
     let cols: Vec<usize> = qis.iter().map(|q| col(q)).collect();
     let mut codes = Vec::with_capacity(rows.len() * qis.len());
@@ -79,7 +86,7 @@ fn search(
     budget: u64,
     metric: MetricKind,
     algorithm: LatticeAlgorithm,
-) -> Outcome {
+) -> SearchOutcome {
     solve(
         table,
         build(models, table),
@@ -111,16 +118,21 @@ fn write_output(
     .unwrap();
     let outliers = checker.outlier_rows(levels);
     let s = &table.sensitive[0];
-    let mut text: String = table.hierarchies.iter().map(|h| h.name.clone()).collect::<Vec<_>>().join(";");
+    let mut text: String = table
+        .hierarchies
+        .iter()
+        .map(|h| h.name.clone())
+        .collect::<Vec<_>>()
+        .join(";");
     text.push_str(&format!(";{}\n", s.name));
-    for r in 0..table.rows() {
+    for (r, &outlier) in outliers.iter().enumerate() {
         let fields: Vec<String> = table
             .row(r)
             .iter()
             .zip(&table.hierarchies)
             .zip(levels)
             .map(|((&c, h), &l)| {
-                if outliers[r] {
+                if outlier {
                     marker.to_string()
                 } else {
                     h.label(l, h.get(c, l)).to_string()
@@ -194,8 +206,14 @@ fn arx_adult_sensitive_golden() {
         let (table, _) = adult(&qis, sensitive);
         let f = |k: &str| r[k].as_f64().unwrap();
         let model = match r["privacy_model"].as_str().unwrap() {
-            "distinct-l-diversity" => PrivacyModel::DistinctL { attribute: 0, l: f("l") },
-            "entropy-l-diversity" => PrivacyModel::EntropyL { attribute: 0, l: f("l") },
+            "distinct-l-diversity" => PrivacyModel::DistinctL {
+                attribute: 0,
+                l: f("l"),
+            },
+            "entropy-l-diversity" => PrivacyModel::EntropyL {
+                attribute: 0,
+                l: f("l"),
+            },
             "recursive-(c,l)-diversity" => PrivacyModel::RecursiveCL {
                 attribute: 0,
                 c: f("c"),
@@ -214,14 +232,34 @@ fn arx_adult_sensitive_golden() {
         let models = [model];
         let budget = SuppressionLimit::Fraction(f("suppression_limit")).budget(table.rows() as u64);
         let start = std::time::Instant::now();
-        let out = search(&table, &models, budget, MetricKind::Loss, LatticeAlgorithm::Flash);
+        let out = search(
+            &table,
+            &models,
+            budget,
+            MetricKind::Loss,
+            LatticeAlgorithm::Flash,
+        );
         let elapsed = start.elapsed();
         let opt = out.optimum.as_ref().expect("a solution");
         let want_loss = f("information_loss");
-        let what = format!("{}: {opt:?} in {elapsed:?}, {} checks", r["privacy_model"], out.checks);
-        assert!(((opt.loss - want_loss) / want_loss).abs() <= 1e-9, "{what}: loss {want_loss}");
-        assert_eq!(opt.suppressed, r["suppressed_records"].as_u64().unwrap(), "{what}");
-        assert_eq!(opt.classes, r["equivalence_classes"].as_u64().unwrap(), "{what}");
+        let what = format!(
+            "{}: {opt:?} in {elapsed:?}, {} checks",
+            r["privacy_model"], out.checks
+        );
+        assert!(
+            ((opt.loss - want_loss) / want_loss).abs() <= 1e-9,
+            "{what}: loss {want_loss}"
+        );
+        assert_eq!(
+            opt.suppressed,
+            r["suppressed_records"].as_u64().unwrap(),
+            "{what}"
+        );
+        assert_eq!(
+            opt.classes,
+            r["equivalence_classes"].as_u64().unwrap(),
+            "{what}"
+        );
         let levels: Vec<usize> = r["transformation"]
             .as_array()
             .unwrap()
@@ -291,12 +329,20 @@ impl Random {
             .collect();
         let codes = self.rows.iter().flat_map(|r| r.0.iter().copied()).collect();
         let srows: Vec<Vec<String>> = (0..self.values)
-            .map(|v| vec![format!("{}", 10 * v + 5), format!("G{}", self.groups[v]), "*".into()])
+            .map(|v| {
+                vec![
+                    format!("{}", 10 * v + 5),
+                    format!("G{}", self.groups[v]),
+                    "*".into(),
+                ]
+            })
             .collect();
         let sens = SensitiveColumn {
             name: "s".into(),
             codes: self.rows.iter().map(|r| r.1).collect(),
-            values: (0..self.values).map(|v| format!("{}", 10 * v + 5)).collect(),
+            values: (0..self.values)
+                .map(|v| format!("{}", 10 * v + 5))
+                .collect(),
             numeric: Some((0..self.values).map(|v| (10 * v + 5) as f64).collect()),
             hierarchy: Some(Hierarchy::from_label_rows("s", &srows)),
         };
@@ -317,7 +363,9 @@ fn random_table() -> impl Strategy<Value = Random> {
     let qis = prop::collection::vec((2usize..5, 2usize..4), 2..4);
     (qis, 2usize..6, 8usize..40).prop_flat_map(|(qis, values, n)| {
         let row = (
-            qis.iter().map(|&(leaves, _)| 0..leaves as u32).collect::<Vec<_>>(),
+            qis.iter()
+                .map(|&(leaves, _)| 0..leaves as u32)
+                .collect::<Vec<_>>(),
             0..values as u32,
         );
         (
@@ -338,8 +386,14 @@ fn random_table() -> impl Strategy<Value = Random> {
 /// The models the property test draws from.
 fn model(i: usize) -> PrivacyModel {
     match i {
-        0 => PrivacyModel::DistinctL { attribute: 0, l: 2.0 },
-        1 => PrivacyModel::EntropyL { attribute: 0, l: 1.8 },
+        0 => PrivacyModel::DistinctL {
+            attribute: 0,
+            l: 2.0,
+        },
+        1 => PrivacyModel::EntropyL {
+            attribute: 0,
+            l: 1.8,
+        },
         2 => PrivacyModel::RecursiveCL {
             attribute: 0,
             c: 2.0,
@@ -419,25 +473,47 @@ proptest! {
 /// distinct 3-diversity is at least as general as either alone (its loss is at least the larger).
 #[test]
 fn models_combine_on_adult() {
-    let qis: Vec<String> = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let qis: Vec<String> = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "salary-class",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let (table, _) = adult(&qis, "occupation");
     let budget = SuppressionLimit::Fraction(0.02).budget(table.rows() as u64);
     let k = PrivacyModel::KAnonymity { k: 5 };
-    let l = PrivacyModel::DistinctL { attribute: 0, l: 3.0 };
-    let t = PrivacyModel::TCloseness { attribute: 0, t: 0.2, distance: TDistance::Equal };
-    let loss = |models: &[PrivacyModel]| {
-        search(&table, models, budget, MetricKind::Loss, LatticeAlgorithm::Flash)
-            .optimum
-            .unwrap()
-            .loss
+    let l = PrivacyModel::DistinctL {
+        attribute: 0,
+        l: 3.0,
     };
-    let (lk, ll, lt) = (loss(&[k.clone()]), loss(&[l.clone()]), loss(&[t.clone()]));
+    let t = PrivacyModel::TCloseness {
+        attribute: 0,
+        t: 0.2,
+        distance: TDistance::Equal,
+    };
+    let loss = |models: &[PrivacyModel]| {
+        search(
+            &table,
+            models,
+            budget,
+            MetricKind::Loss,
+            LatticeAlgorithm::Flash,
+        )
+        .optimum
+        .unwrap()
+        .loss
+    };
+    let one = std::slice::from_ref;
+    let (lk, ll, lt) = (loss(one(&k)), loss(one(&l)), loss(one(&t)));
     let both = loss(&[k.clone(), l.clone()]);
     let all = loss(&[k, l, t]);
     assert!(both >= lk.max(ll) - 1e-12, "{both} vs {lk}, {ll}");
     assert!(all >= both.max(lt) - 1e-12, "{all} vs {both}, {lt}");
-    let _ = KAnonymity { k: 1 };
 }

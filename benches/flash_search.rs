@@ -9,50 +9,72 @@ use std::time::Instant;
 
 use anonbox::algorithms::{solve, LatticeAlgorithm};
 use anonbox::check::CheckerConfig;
+use anonbox::cli::RunArgs;
+use anonbox::config::build_job;
+use anonbox::data::load::load_table;
 use anonbox::data::EncodedTable;
-use anonbox::hierarchy::Hierarchy;
 use anonbox::job::{MetricKind, SuppressionLimit};
 use anonbox::metrics;
 use anonbox::privacy::KAnonymity;
+use anonbox::progress::Progress;
 
-pub fn load_arx(csv: &Path, hierarchy_dir: &Path, prefix: &str, copies: usize) -> EncodedTable {
-    let text = std::fs::read_to_string(csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
-    let hierarchies: Vec<Hierarchy> = header
-        .iter()
-        .map(|col| {
-            let path = hierarchy_dir.join(format!("{prefix}_hierarchy_{col}.csv"));
-            let rows: Vec<Vec<String>> = std::fs::read_to_string(&path)
-                .unwrap()
-                .lines()
-                .filter(|l| !l.is_empty())
-                .map(|l| l.split(';').map(str::to_string).collect())
-                .collect();
-            Hierarchy::from_label_rows(*col, &rows)
-        })
-        .collect();
-    let index: Vec<std::collections::HashMap<&str, u32>> = hierarchies
-        .iter()
-        .map(|h| {
-            h.labels(0)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v.as_str(), i as u32))
-                .collect()
-        })
-        .collect();
-    let mut codes = Vec::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        for (j, v) in line.split(';').enumerate() {
-            codes.push(index[j][v]);
+/// Loads a table as `anonbox` does: a job from an XML config (input overridden), then the
+/// in-memory loader.
+fn load(config: &Path, input: Option<&Path>) -> EncodedTable {
+    let args = RunArgs {
+        config: Some(config.to_path_buf()),
+        input: input.map(Path::to_path_buf),
+        quiet: true,
+        ..RunArgs::default()
+    };
+    let job = build_job(&args).expect("job");
+    load_table(&job, &Progress::new(true)).expect("load").0
+}
+
+/// ADULT's body repeated `copies` times under one header, in `dir` (made once).
+fn replicate_adult(root: &Path, dir: &Path, copies: usize) -> PathBuf {
+    let path = dir.join(format!("adult_x{copies}.csv"));
+    if !path.exists() {
+        let text = std::fs::read_to_string(root.join("tests/data/adult/adult.csv")).unwrap();
+        let (header, body) = text.split_once('\n').unwrap();
+        let mut out = String::with_capacity(text.len() * copies);
+        out.push_str(header);
+        out.push('\n');
+        for _ in 0..copies {
+            out.push_str(body);
         }
+        std::fs::write(&path, out).unwrap();
     }
-    let one = codes.clone();
-    for _ in 1..copies {
-        codes.extend_from_slice(&one);
-    }
-    EncodedTable::new(codes, hierarchies, vec![])
+    path
+}
+
+/// A config for CUP (8 quasi-identifiers with hierarchy files) read from `dir`; written to `out`.
+fn cup_config(dir: &Path, out: &Path) -> PathBuf {
+    let cols = [
+        "ZIP", "AGE", "GENDER", "INCOME", "STATE", "RAMNTALL", "NGIFTALL", "MINRAMNT",
+    ];
+    let atts: String = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "<att index='{i}' name='{c}' hierarchy='{}'/>",
+                dir.join(format!("cup_hierarchy_{c}.csv")).display()
+            )
+        })
+        .collect();
+    let path = out.join("cup.xml");
+    std::fs::write(
+        &path,
+        format!(
+            "<config method='Flash'><input filename='{}' separator=';' header='true'/>\
+             <output filename='{}'/><qid>{atts}</qid></config>",
+            dir.join("cup.csv").display(),
+            out.join("cup-out.csv").display()
+        ),
+    )
+    .unwrap();
+    path
 }
 
 #[repr(C)]
@@ -193,19 +215,21 @@ fn main() {
         vec![("all", base)]
     };
 
+    let scratch = std::env::temp_dir().join("anonbox-bench-flash");
+    std::fs::create_dir_all(&scratch).unwrap();
     let mut loaded: Option<((String, usize), EncodedTable)> = None;
     for case in &cases {
         if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
             continue;
         }
         if loaded.as_ref().map(|l| &l.0) != Some(&case.table_key) {
+            drop(loaded.take()); // free the previous table first
             let (dir, copies) = &case.table_key;
             let table = if dir == "adult" {
-                let d = root.join("tests/data/adult");
-                load_arx(&d.join("adult.csv"), &d, "adult", *copies)
+                let input = (*copies > 1).then(|| replicate_adult(&root, &scratch, *copies));
+                load(&root.join("configs/adult.xml"), input.as_deref())
             } else {
-                let d = PathBuf::from(dir);
-                load_arx(&d.join("cup.csv"), &d, "cup", *copies)
+                load(&cup_config(Path::new(dir), &scratch), None)
             };
             loaded = Some((case.table_key.clone(), table));
         }

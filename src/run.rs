@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::algorithms::tuples::Backend;
 use crate::algorithms::{self, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
@@ -43,19 +44,42 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
-        // Other methods plug in here: store-backed ones through `run_on_store`, in-memory ones
-        // (Flash, OLA) through `run_in_memory`.
-        m @ (Method::Mondrian
-        | Method::IncognitoK
-        | Method::IncognitoL
-        | Method::IncognitoT
-        | Method::Anatomy
-        | Method::Flash
-        | Method::Ola) => {
-            return Err(Error::Invalid(format!(
-                "method {} not implemented yet",
-                m.name()
-            )))
+        Method::Mondrian => run_on_store(job, &progress, started, |store, loaded, p| {
+            algorithms::mondrian::run(store, job, &loaded.encoding, p, Backend::Auto)
+        })?,
+        Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {
+            run_on_store(job, &progress, started, |store, loaded, p| {
+                algorithms::incognito::run(
+                    store,
+                    job,
+                    &loaded.encoding,
+                    loaded.summary.records(),
+                    p,
+                    Backend::Auto,
+                    &mut say,
+                )
+            })?
+        }
+        Method::Anatomy => run_on_store(job, &progress, started, |store, loaded, p| {
+            algorithms::anatomy::run(
+                store,
+                job,
+                &loaded.encoding,
+                loaded.summary.records(),
+                p,
+                Backend::Auto,
+                &mut say,
+            )
+        })?,
+        Method::Flash | Method::Ola => {
+            let algorithm = if job.method == Method::Ola {
+                algorithms::LatticeAlgorithm::Ola
+            } else {
+                algorithms::LatticeAlgorithm::Flash
+            };
+            run_in_memory(job, &progress, started, |table, _encoding, _p| {
+                algorithms::run_lattice(job, table, algorithm)
+            })?
         }
     };
     finish(job, &report, store.as_ref())?;
@@ -70,7 +94,6 @@ pub fn run_on_store(
     started: Instant,
     method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
 ) -> Result<(Report, Option<Store>)> {
-    check_output_format(job)?;
     let mut store = Store::open(job.db.as_deref())?;
     store.record_run(job)?;
     let loaded = store.load(job, progress)?;
@@ -78,13 +101,16 @@ pub fn run_on_store(
     let t_load = started.elapsed().as_secs_f64();
 
     let outcome = method(&store, &loaded, progress)?;
-    store.check_classes(loaded.summary.records())?;
-    if store.is_kept() {
-        store.assign_records()?;
+    // Anatomy groups records, not tuples: it fills `AnonRecordTable.EquivalenceID` itself.
+    if job.method != Method::Anatomy {
+        store.check_classes(loaded.summary.records())?;
+        if store.is_kept() {
+            store.assign_records()?;
+        }
     }
     let t_search = started.elapsed().as_secs_f64();
 
-    write_output(job, loaded.summary.records(), &mut store.labels(), progress)?;
+    write_store_output(job, &store, &loaded, progress)?;
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -160,7 +186,49 @@ pub fn write_output(
     }
 }
 
-/// Fails early on output formats no writer handles yet (before the load).
+/// Writes the job's output, if any, from a store whose classes are assigned: every format
+/// (genValsDist's statistics and anatomy's raw values come from the store's tuples and
+/// records).
+pub fn write_store_output(
+    job: &Job,
+    store: &Store,
+    loaded: &Loaded,
+    progress: &Progress,
+) -> Result<()> {
+    let Some(out) = &job.output else {
+        return Ok(());
+    };
+    let records = loaded.summary.records();
+    match out.format {
+        OutputFormat::GenVals => {
+            genvals::write(job, &out.path, records, &mut store.labels(), progress)
+        }
+        OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
+            job,
+            store,
+            &loaded.encoding,
+            &out.path,
+            records,
+            progress,
+        ),
+        OutputFormat::Anatomy => output::anatomy::write_from_store(
+            job,
+            store,
+            &loaded.encoding,
+            &out.path,
+            records,
+            progress,
+        ),
+    }
+}
+
+/// Prints one of the toolbox's console lines on stdout (a closed stdout is not an error).
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+/// Fails early on output formats the in-memory runner cannot write (before the load).
 fn check_output_format(job: &Job) -> Result<()> {
     match job.output.as_ref().map(|o| o.format) {
         None | Some(OutputFormat::GenVals) => Ok(()),

@@ -1,18 +1,22 @@
 //! Anonymization methods. Each one receives the job (never flags) and a backend, and returns an
 //! [`Outcome`] for the report; the output writers take the labels from the backend.
 //!
-//! Store-backed methods (Datafly; Mondrian, Incognito, Anatomy to come) work on the SQLite
+//! Store-backed methods (Datafly, Mondrian, Incognito; Anatomy on records) work on the SQLite
 //! [`Store`](crate::store::Store): they read `QidTuple` (distinct quasi-identifier tuples with
 //! counts) and write `EquivalenceTable` and `QidTuple.EquivalenceID`; the pipeline checks the
 //! result ([`Store::check_classes`](crate::store::Store::check_classes)). In-memory methods
 //! (Flash, OLA) work on an [`EncodedTable`](crate::data::EncodedTable): they see transformations
 //! and checker results only; `search` is their shared frame and [`solve`] their entry point.
 
+pub mod anatomy;
 pub mod datafly;
 pub mod exhaustive;
 pub mod flash;
+pub mod incognito;
+pub mod mondrian;
 pub mod ola;
 pub mod search;
+pub mod tuples;
 
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
@@ -41,9 +45,11 @@ pub struct Outcome {
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A lattice search strategy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A lattice search strategy. Flash is the default: it checks the fewest transformations (see
+/// `BENCHMARKS.md` for sizes it handles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum LatticeAlgorithm {
+    #[default]
     Flash,
     Ola,
     Exhaustive,
@@ -60,13 +66,82 @@ pub fn solve(
     config: CheckerConfig,
 ) -> Result<SearchOutcome> {
     let mut search = Search::new(table, criteria, metric, budget, config)?;
+    run_search(&mut search, algorithm);
+    Ok(search.outcome())
+}
+
+fn run_search(search: &mut Search<'_>, algorithm: LatticeAlgorithm) {
     match algorithm {
-        LatticeAlgorithm::Flash => flash::classify(&mut search),
-        LatticeAlgorithm::Ola => ola::classify(&mut search),
-        LatticeAlgorithm::Exhaustive => exhaustive::classify(&mut search),
+        LatticeAlgorithm::Flash => flash::classify(search),
+        LatticeAlgorithm::Ola => ola::classify(search),
+        LatticeAlgorithm::Exhaustive => exhaustive::classify(search),
     }
     search.optimize_remaining();
-    Ok(search.outcome())
+}
+
+/// Runs a lattice method (Flash, OLA) for the pipeline: the report's outcome and the chosen
+/// levels with the rows they suppress. Fails if no transformation satisfies the privacy models
+/// within the suppression budget.
+pub fn run_lattice(
+    job: &Job,
+    table: &EncodedTable,
+    algorithm: LatticeAlgorithm,
+) -> Result<(Outcome, crate::run::FullDomainResult)> {
+    let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
+    let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
+    let metric = crate::metrics::build(job.metric, table);
+    let budget = lattice_budget(job, table.rows());
+    let mut search = Search::new(table, criteria, metric, budget, CheckerConfig::default())?;
+    run_search(&mut search, algorithm);
+    let out = search.outcome();
+    let Some(opt) = out.optimum else {
+        return Err(crate::Error::Invalid(format!(
+            "no transformation satisfies {} with at most {budget} of {} records suppressed \
+             (checked {} of {} transformations)",
+            names.join(" and "),
+            table.rows(),
+            out.checks,
+            out.lattice_size
+        )));
+    };
+    let suppressed = search.outlier_rows(&opt.levels);
+    let n_suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
+    if n_suppressed != opt.suppressed {
+        return Err(crate::Error::Invalid(format!(
+            "internal error: {} rows suppressed, the search counted {}",
+            n_suppressed, opt.suppressed
+        )));
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert("lattice_size".into(), out.lattice_size.into());
+    extra.insert(
+        "checker".into(),
+        serde_json::json!({
+            "plain": out.stats.plain,
+            "rollups": out.stats.rollups,
+            "snapshots": out.stats.snapshots,
+            "items_grouped": out.stats.items,
+            "snapshots_stored": out.stats.snapshots_stored,
+            "history_peak_bytes": out.stats.history_peak_bytes,
+        }),
+    );
+    let outcome = Outcome {
+        transformation: Some(opt.levels.clone()),
+        metric: Some(job.metric),
+        information_loss: Some(opt.loss),
+        suppression_limit: Some(budget),
+        suppressed_records: opt.suppressed,
+        equivalence_classes: opt.classes,
+        transformations_checked: Some(out.checks),
+        extra,
+    };
+    Ok((
+        outcome,
+        crate::run::FullDomainResult {
+            levels: opt.levels,
+            suppressed,
+        },
+    ))
 }
 
 /// The suppression budget of a lattice job: ARX's semantics, default 0.

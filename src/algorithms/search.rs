@@ -289,8 +289,13 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The final outcome.
-    pub fn outcome(self) -> SearchOutcome {
+    /// Which rows the transformation `levels` suppresses (outlier classes).
+    pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
+        self.checker.outlier_rows(levels)
+    }
+
+    /// The outcome so far (final after the classification and [`Self::optimize_remaining`]).
+    pub fn outcome(&self) -> SearchOutcome {
         let optimum = self.best.map(|(id, loss)| {
             let r = self.results[&id];
             Optimum {

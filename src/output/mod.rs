@@ -6,7 +6,9 @@
 //! ([`crate::store::StoreLabels`]); the in-memory engine computes them from codes, levels and
 //! suppressed rows ([`FullDomainLabels`]). Each writer re-reads the input for the other columns.
 
+pub mod anatomy;
 pub mod genvals;
+pub mod genvalsdist;
 pub mod report;
 
 pub use report::{Elapsed, Report};

@@ -1,7 +1,12 @@
 //! Flash, OLA and exhaustive search: golden tests against ARX's results on ADULT, the paper's
 //! example, and property tests against exhaustive search on random tables.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use anonbox::cli::RunArgs;
+use anonbox::config::build_job;
+use anonbox::data::load::load_table;
+use anonbox::progress::Progress;
 
 use anonbox::algorithms::{solve, LatticeAlgorithm, SearchOutcome};
 use anonbox::check::{Checker, CheckerConfig};
@@ -12,52 +17,42 @@ use anonbox::metrics;
 use anonbox::privacy::{KAnonymity, PrivacyCriterion};
 
 use crate::common;
+use crate::kcheck;
 
-/// Loads an ARX-style data set: `csv` (';'-separated, header) and one hierarchy file per column,
-/// `<hierarchy_dir>/<prefix>_hierarchy_<column>.csv`. (Test-only stand-in for the real loader.)
-pub fn load_arx(csv: &Path, hierarchy_dir: &Path, prefix: &str) -> EncodedTable {
-    let text = std::fs::read_to_string(csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
-    let hierarchies: Vec<Hierarchy> = header
-        .iter()
-        .map(|col| {
-            let path = hierarchy_dir.join(format!("{prefix}_hierarchy_{col}.csv"));
-            let rows: Vec<Vec<String>> = std::fs::read_to_string(&path)
-                .unwrap()
-                .lines()
-                .filter(|l| !l.is_empty())
-                .map(|l| l.split(';').map(str::to_string).collect())
-                .collect();
-            Hierarchy::from_label_rows(*col, &rows)
-        })
-        .collect();
-    let index: Vec<std::collections::HashMap<&str, u32>> = hierarchies
-        .iter()
-        .map(|h| {
-            h.labels(0)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v.as_str(), i as u32))
-                .collect()
-        })
-        .collect();
-    let mut codes = Vec::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        for (j, v) in line.split(';').enumerate() {
-            codes.push(
-                *index[j]
-                    .get(v)
-                    .unwrap_or_else(|| panic!("{v} not in hierarchy {j}")),
-            );
-        }
-    }
-    EncodedTable::new(codes, hierarchies, vec![])
+/// Loads a table as `anonbox` does: a job from an XML config (plus overrides), then the
+/// in-memory loader.
+pub fn load(config: &Path, input: Option<&Path>) -> EncodedTable {
+    let args = RunArgs {
+        config: Some(config.to_path_buf()),
+        input: input.map(Path::to_path_buf),
+        quiet: true,
+        ..RunArgs::default()
+    };
+    let job = build_job(&args).unwrap();
+    load_table(&job, &Progress::new(true)).unwrap().0
+}
+
+pub fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
 pub fn adult() -> EncodedTable {
-    let dir = common::data("adult");
-    load_arx(&dir.join("adult.csv"), &dir, "adult")
+    load(&repo("configs/adult.xml"), None)
+}
+
+/// ADULT's body repeated `copies` times under one header, in `dir`.
+fn replicate_adult(dir: &Path, copies: usize) -> PathBuf {
+    let text = std::fs::read_to_string(common::data("adult/adult.csv")).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let path = dir.join(format!("adult_x{copies}.csv"));
+    let mut out = String::with_capacity(text.len() * copies);
+    out.push_str(header);
+    out.push('\n');
+    for _ in 0..copies {
+        out.push_str(body);
+    }
+    std::fs::write(&path, out).unwrap();
+    path
 }
 
 pub fn metric_kind(name: &str) -> MetricKind {
@@ -166,10 +161,57 @@ fn adult_matches_arx_for_every_reference_row() {
     }
 }
 
+/// Runs every row of the replicated reference whose data set is ADULT x `copies`.
+fn replicated(copies: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = replicate_adult(dir.path(), copies);
+    let table = load(&repo("configs/adult.xml"), Some(&input));
+    assert_eq!(table.rows(), 30162 * copies);
+    let name = format!("adult_x{copies}.csv");
+    let rows: Vec<_> = reference("arx-adult-replicated.json")
+        .into_iter()
+        .filter(|r| r["dataset"] == name.as_str())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        golden(&table, row);
+    }
+}
+
+#[test]
+fn adult_x10_matches_arx() {
+    replicated(10);
+}
+
+#[test]
+fn adult_x40_matches_arx() {
+    replicated(40);
+}
+
 #[test]
 fn paper_example_k2_is_112() {
-    let dir = common::data("example");
-    let table = load_arx(&dir.join("example.csv"), &dir, "example");
+    let dir = tempfile::tempdir().unwrap();
+    let data = common::data("example");
+    let att = |i: usize, name: &str| {
+        format!(
+            "<att index='{i}' name='{name}' hierarchy='{}'/>",
+            data.join(format!("example_hierarchy_{name}.csv")).display()
+        )
+    };
+    let config = dir.path().join("example.xml");
+    std::fs::write(
+        &config,
+        format!(
+            "<config method='Flash'><input filename='{}' separator=';' header='true'/>\
+             <output filename='out.csv'/><qid>{}{}{}</qid></config>",
+            data.join("example.csv").display(),
+            att(0, "age"),
+            att(1, "gender"),
+            att(2, "zipcode")
+        ),
+    )
+    .unwrap();
+    let table = load(&config, None);
     for algorithm in [
         LatticeAlgorithm::Flash,
         LatticeAlgorithm::Ola,
@@ -426,4 +468,107 @@ fn ola_matches_arx_on_adult_samples() {
             "OLA k={k} s={s} {metric:?}: {got} vs {want}"
         );
     }
+}
+
+/// Runs the `anonbox` binary on ADULT with `args`; returns the temp dir, output and report.
+fn cli_adult(args: &[&str]) -> (tempfile::TempDir, PathBuf, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.csv");
+    let rep = dir.path().join("report.json");
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(repo("."))
+        .args(["-config", "configs/adult.xml", "-quiet", "-output"])
+        .arg(&out)
+        .arg("-report")
+        .arg(&rep)
+        .args(args)
+        .assert()
+        .success();
+    let report = serde_json::from_slice(&std::fs::read(&rep).unwrap()).unwrap();
+    (dir, out, report)
+}
+
+/// One reference row through the CLI: the report carries ARX's figures and the output file,
+/// read by the independent checker, is k-anonymous within the budget and agrees with the report.
+fn cli_golden(method: &str, row: &serde_json::Value) {
+    let k = row["k"].as_u64().unwrap();
+    let s = row["suppression_limit"].as_f64().unwrap();
+    let metric = metric_kind(row["metric"].as_str().unwrap());
+    let what = format!("{method} k={k} s={s} {metric:?}");
+    let (_dir, out, r) = cli_adult(&[
+        "-method",
+        method,
+        "-k",
+        &k.to_string(),
+        "-suppression",
+        &s.to_string(),
+        "-metric",
+        metric.name(),
+    ]);
+    let budget = SuppressionLimit::Fraction(s).budget(30162);
+    assert_eq!(r["method"], method, "{what}");
+    assert_eq!(r["suppression_limit"], budget, "{what}");
+    let loss = r["information_loss"].as_f64().unwrap();
+    let want = row["information_loss"].as_f64().unwrap();
+    assert!(close(loss, want), "{what}: {loss} vs ARX {want}");
+    if r["transformation"] == row["transformation"] {
+        assert_eq!(r["suppressed_records"], row["suppressed_records"], "{what}");
+        assert_eq!(
+            r["equivalence_classes"], row["equivalence_classes"],
+            "{what}"
+        );
+    }
+    let spec = kcheck::Spec {
+        separator: ";",
+        header: true,
+        qid_columns: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        top: &["*"; 9],
+        k: k as usize,
+        max_suppressed: budget as usize,
+        full_domain: true,
+    };
+    let found = kcheck::check(&out, &spec).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(found.rows, 30162);
+    assert_eq!(r["suppressed_records"], found.suppressed as u64, "{what}");
+    assert_eq!(r["equivalence_classes"], found.classes as u64, "{what}");
+}
+
+#[test]
+fn cli_flash_reproduces_every_reference_row_and_outputs_pass_the_checker() {
+    for row in &reference("arx-adult-k-anonymity.json") {
+        cli_golden("Flash", row);
+    }
+}
+
+#[test]
+fn cli_ola_reproduces_reference_rows() {
+    let rows = reference("arx-adult-k-anonymity.json");
+    for row in rows.iter().filter(|r| r["k"] == 5) {
+        cli_golden("OLA", row);
+    }
+}
+
+#[test]
+fn cli_reports_when_nothing_is_anonymous() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never-written.csv");
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(repo("."))
+        .args([
+            "-config",
+            "configs/adult.xml",
+            "-quiet",
+            "-method",
+            "Flash",
+            "-k",
+            "40000",
+        ])
+        .arg("-output")
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "no transformation satisfies 40000-anonymity with at most 0 of 30162 records",
+        ));
+    assert!(!out.exists(), "nothing is written when the run fails");
 }

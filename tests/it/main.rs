@@ -1,5 +1,6 @@
 //! The one integration-test binary. Each area has its own module; shared helpers in `common`.
 
+mod anatomy;
 mod audit;
 mod checker_paths;
 mod cli;
@@ -10,3 +11,4 @@ mod flash;
 mod kcheck;
 mod pipeline;
 mod privacy;
+mod utd_methods;

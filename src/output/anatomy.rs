@@ -1,0 +1,286 @@
+//! The anatomy format (UT Dallas toolbox §6.3): two files, for any method.
+//!
+//! With `-output dir/name.ext` they are `dir/name_QIT.ext` and `dir/name_ST.ext` (split at the
+//! last `.` of the whole path, as the toolbox does; without a dot, `NAME_QIT` and `NAME_ST`:
+//! [`crate::config::anatomy_paths`]). One line per kept input record, in input order, fields
+//! joined by the configured separator:
+//! - **QIT**: the raw quasi-identifier values as the toolbox stores them (Java's
+//!   `Double.toString` of the number, a category as its mapped integer: `1.0,58.0`), in `<qid>`
+//!   order, then the record's equivalence (or Anatomy group) id: `1.0,58.0,1`.
+//! - **ST**: the id, then every input field that is neither a quasi-identifier nor an
+//!   identifier, in input order, as read (untrimmed, bytes unchanged).
+//!
+//! The ids are the method's final classes: Datafly's and Incognito's class numbers (suppressed
+//! records in the suppression class), Mondrian's in finalisation order, Anatomy's groups. An
+//! input with a header gives each file a header (`EID` for the id). A quasi-identifier with a
+//! hierarchy file prints its original value.
+//!
+//! Both files are written to temporary files and renamed only when both are complete; if the
+//! second rename fails the first file is removed again, so a run leaves both or neither.
+
+use std::path::Path;
+
+use csv::ByteRecord;
+
+use rustc_hash::FxHashMap;
+
+use crate::algorithms::tuples::{qid_points, Backend};
+use crate::config::anatomy_paths;
+use crate::data::load::Encoding;
+use crate::io::{AtomicFile, Format};
+use crate::javafmt::double_to_string;
+use crate::job::{Generalization, Job, Method};
+use crate::progress::Progress;
+use crate::store::{SqlContext, Store};
+use crate::{Error, Result};
+
+/// The QIT text of each code of each quasi-identifier.
+pub fn qit_values(job: &Job, encoding: &Encoding) -> Vec<Vec<String>> {
+    job.qids
+        .iter()
+        .zip(&encoding.qids)
+        .map(|(q, e)| match (&q.generalization, qid_points(e)) {
+            (Generalization::Vgh(_), Some(points)) => {
+                points.iter().map(|&x| double_to_string(x)).collect()
+            }
+            _ => e.dictionary.values().to_vec(),
+        })
+        .collect()
+}
+
+/// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned.
+/// `records`: kept rows the load saw.
+pub fn write_from_store(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+) -> Result<()> {
+    write_from_store_with(
+        job,
+        store,
+        encoding,
+        target,
+        records,
+        progress,
+        Backend::Auto,
+    )
+}
+
+/// [`write_from_store`] with the record-to-class lookup of `backend` (see [`RecordClasses`]).
+pub fn write_from_store_with(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+) -> Result<()> {
+    let values = qit_values(job, encoding);
+    let classes = RecordClasses::new(store, job.method == Method::Anatomy, backend)?;
+    write(job, target, records, &values, progress, &mut |f| {
+        classes.for_each(f)
+    })
+}
+
+/// Every record's class and quasi-identifier codes, in record order.
+///
+/// Anatomy groups records: its group is `AnonRecordTable.EquivalenceID`. Every other method puts
+/// whole tuples into classes (`QidTuple.EquivalenceID`), and the pipeline fills
+/// `AnonRecordTable.EquivalenceID` only for a kept database, so a record's class is looked up
+/// through its tuple: in a hash map of the tuples when they fit ([`Backend::in_memory`]), else by
+/// a join on `QidTuple`'s primary key.
+pub struct RecordClasses<'a> {
+    store: &'a Store,
+    /// The tuple map, when used.
+    map: Option<FxHashMap<Box<[u32]>, u64>>,
+    /// Rows: the class (or 0 when mapped), then the codes.
+    sql: String,
+}
+
+impl<'a> RecordClasses<'a> {
+    /// A reader for a store after `method` ran (`by_record`: Anatomy).
+    pub fn new(store: &'a Store, by_record: bool, backend: Backend) -> Result<RecordClasses<'a>> {
+        let cols = &store.layout().qids;
+        let db = store.path();
+        let list = cols.join(", ");
+        let sep = if cols.is_empty() { "" } else { ", " };
+        if by_record {
+            return Ok(RecordClasses {
+                store,
+                map: None,
+                sql: format!(
+                    "SELECT EquivalenceID{sep}{list} FROM AnonRecordTable ORDER BY RecordID"
+                ),
+            });
+        }
+        if backend.in_memory(crate::algorithms::tuples::count(store)?) {
+            let mut map: FxHashMap<Box<[u32]>, u64> = FxHashMap::default();
+            let mut stmt = store
+                .conn()
+                .prepare(&format!("SELECT EquivalenceID{sep}{list} FROM QidTuple"))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let mut key = vec![0u32; cols.len()];
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let eid = eid.ok_or_else(|| {
+                    Error::Invalid("internal error: a tuple has no equivalence class".into())
+                })?;
+                for (q, k) in key.iter_mut().enumerate() {
+                    *k = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+                }
+                map.insert(key.as_slice().into(), eid as u64);
+            }
+            return Ok(RecordClasses {
+                store,
+                map: Some(map),
+                sql: format!("SELECT 0{sep}{list} FROM AnonRecordTable ORDER BY RecordID"),
+            });
+        }
+        let on = cols
+            .iter()
+            .map(|c| format!("t.{c} = r.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let on = if on.is_empty() { "1".to_string() } else { on };
+        let rcols: String = cols.iter().map(|c| format!(", r.{c}")).collect();
+        // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
+        // key lookup in QidTuple per record.
+        Ok(RecordClasses {
+            store,
+            map: None,
+            sql: format!(
+                "SELECT t.EquivalenceID{rcols} FROM AnonRecordTable r CROSS JOIN QidTuple t \
+                 ON {on} ORDER BY r.RecordID"
+            ),
+        })
+    }
+
+    /// Calls `f(class, codes)` for every record, in record order.
+    pub fn for_each(&self, f: &mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> {
+        let db = self.store.path();
+        let width = self.store.layout().qids.len();
+        let mut stmt = self.store.conn().prepare(&self.sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        let mut codes = vec![0u32; width];
+        while let Some(r) = rows.next().ctx(db)? {
+            for (q, c) in codes.iter_mut().enumerate() {
+                *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+            }
+            let eid = match &self.map {
+                Some(map) => *map.get(codes.as_slice()).ok_or_else(|| {
+                    Error::Invalid(
+                        "internal error: a record's tuple is missing from QidTuple".into(),
+                    )
+                })?,
+                None => {
+                    let eid: Option<i64> = r.get(0).ctx(db)?;
+                    eid.ok_or_else(|| {
+                        Error::Invalid("internal error: a record has no equivalence class".into())
+                    })? as u64
+                }
+            };
+            f(eid, &codes)?;
+        }
+        Ok(())
+    }
+}
+
+/// A source of records: calls its argument with each kept record's id and quasi-identifier
+/// codes, in input order.
+pub type RecordDriver<'a> = dyn FnMut(&mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> + 'a;
+
+/// Writes both files from `drive`'s records; `values[q][code]` is the QIT text.
+pub fn write(
+    job: &Job,
+    target: &Path,
+    records: u64,
+    values: &[Vec<String>],
+    progress: &Progress,
+    drive: &mut RecordDriver<'_>,
+) -> Result<()> {
+    let (qit_path, st_path) = anatomy_paths(target);
+    let input = &job.input.path;
+    let format = Format::from_spec(&job.input)?;
+    let mut reader = format.open(input)?;
+    let mut qit = AtomicFile::create(&qit_path)?;
+    let mut st = AtomicFile::create(&st_path)?;
+    let qit_err = |e| Error::io(&qit_path, e);
+    let st_err = |e| Error::io(&st_path, e);
+
+    let width = reader.header().map(|h| h.len()).unwrap_or(0);
+    let published = |i: usize| !job.qids.iter().any(|q| q.index == i) && !job.ids.contains(&i);
+    {
+        let mut wq = format.writer(&mut qit);
+        let mut ws = format.writer(&mut st);
+        if let Some(h) = reader.header() {
+            for q in &job.qids {
+                wq.field(h.get(q.index).unwrap_or(b"")).map_err(qit_err)?;
+            }
+            wq.field(b"EID").map_err(qit_err)?;
+            wq.end_record().map_err(qit_err)?;
+            ws.field(b"EID").map_err(st_err)?;
+            for (i, f) in h.iter().enumerate().take(width) {
+                if published(i) {
+                    ws.field(f).map_err(st_err)?;
+                }
+            }
+            ws.end_record().map_err(st_err)?;
+        }
+
+        let mut bar = progress.rows("write", records);
+        let mut rec = ByteRecord::new();
+        let mut n = 0u64;
+        let mut eid_text = String::new();
+        drive(&mut |eid, codes| {
+            if !reader.next_row(&mut rec)? {
+                return Err(changed(input, records));
+            }
+            n += 1;
+            eid_text.clear();
+            eid_text.push_str(&eid.to_string());
+            for (q, &c) in codes.iter().enumerate() {
+                wq.field(values[q][c as usize].as_bytes())
+                    .map_err(qit_err)?;
+            }
+            wq.field(eid_text.as_bytes()).map_err(qit_err)?;
+            wq.end_record().map_err(qit_err)?;
+            ws.field(eid_text.as_bytes()).map_err(st_err)?;
+            for (i, f) in rec.iter().enumerate() {
+                if published(i) {
+                    ws.field(f).map_err(st_err)?;
+                }
+            }
+            ws.end_record().map_err(st_err)?;
+            bar.tick(0, n);
+            Ok(())
+        })?;
+        if n != records || reader.next_row(&mut rec)? {
+            return Err(changed(input, records));
+        }
+        bar.finish();
+    }
+    commit_pair(qit, st)
+}
+
+/// Renames both files into place, or neither (the first is removed if the second fails).
+fn commit_pair(first: AtomicFile, second: AtomicFile) -> Result<()> {
+    let first_target = first.target().to_path_buf();
+    first.commit()?;
+    if let Err(e) = second.commit() {
+        let _ = std::fs::remove_file(&first_target);
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn changed(input: &Path, records: u64) -> Error {
+    Error::in_file(
+        input,
+        format!("the input changed during the run (it had {records} records when loaded)"),
+    )
+}

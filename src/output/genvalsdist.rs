@@ -1,0 +1,550 @@
+//! genValsDist (UT Dallas toolbox §6.2): genVals with every quasi-identifier field replaced by
+//! statistics of that attribute over the records of the row's equivalence class (the interval
+//! itself is not printed, as in the toolbox):
+//! - numeric attribute: `mean:variance`, the mean the sum over n, the variance the
+//!   **population** variance Σ(x − mean)²/n;
+//! - categorical attribute (a `<map>`): `p0:p1:...:p(m-1)`, m the number of map entries, pi the
+//!   share of the class's records whose mapped integer is i. The map's integers must be
+//!   `0..m-1` (the toolbox crashes otherwise; anonbox says so before writing anything).
+//!
+//! Numbers are printed with Java's `Double.toString` ([`crate::javafmt`]). The toolbox sums row
+//! by row (sum, then Σ(x − mean)²) in the rowid order of its final table, so the last digits
+//! depend on that order; anonbox adds the same numbers in the same order ([`SumOrder`]: record
+//! order for Mondrian, original classes by first record for Datafly and Incognito), which
+//! reproduces the toolbox's census outputs digit for digit.
+//!
+//! Extension: a quasi-identifier with a hierarchy file is numeric if all its values are numbers,
+//! else categorical over the file's values in file order.
+//!
+//! Every method that fills the store's classes (Datafly, Mondrian, Incognito) gets this format:
+//! the statistics are computed per class from `QidTuple` (codes and counts, grouped by class)
+//! into a temporary table, and the genVals writer streams them in record order as the labels of
+//! each record ([`StatsLabels`]), so the other columns, the identifiers' removal, the header and
+//! the atomic write are genVals's own.
+
+use std::path::Path;
+
+use super::anatomy::RecordClasses;
+use super::{genvals, LabelRow, LabelSource};
+use crate::algorithms::tuples::{finish_transaction, qid_points, Backend};
+use crate::data::load::Encoding;
+use crate::javafmt::double_to_string;
+use crate::job::{Generalization, Job};
+use crate::progress::Progress;
+use crate::store::{SqlContext, Store};
+use crate::{Error, Result};
+
+/// How one quasi-identifier is summarized.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Summary {
+    /// `mean:variance` over `points[code]`.
+    Numeric { points: Vec<f64> },
+    /// `p0:...:p(m-1)`: `slot[code]` is the code's position among the m shares.
+    Categorical { m: usize, slot: Vec<usize> },
+}
+
+impl Summary {
+    /// The summary of each quasi-identifier of `job` (errors: a map whose integers are not
+    /// `0..m-1`).
+    pub fn for_job(job: &Job, encoding: &Encoding) -> Result<Vec<Summary>> {
+        job.qids
+            .iter()
+            .zip(&encoding.qids)
+            .map(|(q, e)| match &q.generalization {
+                Generalization::Vgh(vgh) => {
+                    let points = qid_points(e).ok_or_else(|| {
+                        Error::Invalid(format!(
+                            "genValsDist: values of '{}' are not numbers",
+                            q.name
+                        ))
+                    })?;
+                    match &vgh.map {
+                        None => Ok(Summary::Numeric { points }),
+                        Some(map) => {
+                            let m = map.len();
+                            let slot = points
+                                .iter()
+                                .map(|&x| {
+                                    if x >= 0.0 && x < m as f64 && x.fract() == 0.0 {
+                                        Ok(x as usize)
+                                    } else {
+                                        Err(Error::Invalid(format!(
+                                            "genValsDist: '{}' has a category mapped to {}, but \
+                                             the distribution needs the map's {m} integers to \
+                                             be 0..{}",
+                                            q.name,
+                                            double_to_string(x),
+                                            m.saturating_sub(1)
+                                        )))
+                                    }
+                                })
+                                .collect::<Result<Vec<usize>>>()?;
+                            Ok(Summary::Categorical { m, slot })
+                        }
+                    }
+                }
+                Generalization::File { hierarchy, .. } => Ok(match qid_points(e) {
+                    Some(points) => Summary::Numeric { points },
+                    None => Summary::Categorical {
+                        m: hierarchy.leaves(),
+                        slot: (0..e.dictionary.len()).collect(),
+                    },
+                }),
+            })
+            .collect()
+    }
+
+    /// The statistics string of one class from its `(code, count)` pairs.
+    pub fn render(&self, class: &[(u32, u64)]) -> String {
+        match self {
+            Summary::Numeric { points } => {
+                let values: Vec<(f64, u64)> = class
+                    .iter()
+                    .map(|&(c, n)| (points[c as usize], n))
+                    .collect();
+                let (mean, variance) = mean_variance(&values);
+                format!("{}:{}", double_to_string(mean), double_to_string(variance))
+            }
+            Summary::Categorical { m, slot } => {
+                let mut counts = vec![0u64; *m];
+                for &(c, n) in class {
+                    counts[slot[c as usize]] += n;
+                }
+                distribution(&counts)
+            }
+        }
+    }
+}
+
+/// Mean and population variance of values with multiplicities.
+pub fn mean_variance(values: &[(f64, u64)]) -> (f64, f64) {
+    let n: u64 = values.iter().map(|v| v.1).sum();
+    let n = n as f64;
+    let sum: f64 = values.iter().map(|&(x, c)| x * c as f64).sum();
+    let mean = sum / n;
+    let sq: f64 = values
+        .iter()
+        .map(|&(x, c)| (x - mean) * (x - mean) * c as f64)
+        .sum();
+    (mean, sq / n)
+}
+
+/// `p0:p1:...` with `pi = counts[i] / n`.
+pub fn distribution(counts: &[u64]) -> String {
+    let n: u64 = counts.iter().sum();
+    counts
+        .iter()
+        .map(|&c| double_to_string(c as f64 / n as f64))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// The order in which the toolbox sums a class's values (it sums row by row in the rowid order
+/// of its final table; the last digits of a mean or variance depend on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SumOrder {
+    /// Record order (Mondrian moves records one by one, so its final table is in input order).
+    Records,
+    /// The original classes in order of their first record, each class's records in input
+    /// order (Datafly and Incognito build their final table from the original classes). Within
+    /// an original class all values are equal, so this is each `QidTuple` repeated `Count` times.
+    Tuples,
+}
+
+impl SumOrder {
+    /// The order of a method's final table.
+    pub fn of(method: crate::job::Method) -> SumOrder {
+        match method {
+            crate::job::Method::Mondrian => SumOrder::Records,
+            _ => SumOrder::Tuples,
+        }
+    }
+}
+
+/// Writes genValsDist for `job` to `target` from a store whose classes are assigned.
+pub fn write_from_store(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+) -> Result<()> {
+    write_from_store_with(
+        job,
+        store,
+        encoding,
+        target,
+        records,
+        progress,
+        Backend::Auto,
+    )
+}
+
+/// [`write_from_store`] with the record-to-class lookup of `backend` (see
+/// [`RecordClasses`]).
+pub fn write_from_store_with(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+    target: &Path,
+    records: u64,
+    progress: &Progress,
+    backend: Backend,
+) -> Result<()> {
+    let summaries = Summary::for_job(job, encoding)?;
+    fill_stats(store, &summaries, SumOrder::of(job.method), backend)?;
+    let result = genvals::write(
+        job,
+        target,
+        records,
+        &mut StatsLabels {
+            store,
+            width: summaries.len(),
+            backend,
+        },
+        progress,
+    );
+    store.exec("DROP TABLE IF EXISTS temp.GenValsDist")?;
+    result
+}
+
+/// Per class and numeric quasi-identifier: the running sums of Java's two loops.
+struct Moments {
+    /// Numeric quasi-identifiers (positions in `<qid>` order) and their points.
+    numeric: Vec<(usize, Vec<f64>)>,
+    n: Vec<u64>,
+    sum: Vec<f64>,
+    sq: Vec<f64>,
+}
+
+impl Moments {
+    /// Streams every record's class and codes in `order`, twice; `visit(pass, eid, codes,
+    /// repeat)` is called per record (or per tuple with its record count).
+    fn stream(
+        store: &Store,
+        order: SumOrder,
+        backend: Backend,
+        mut visit: impl FnMut(u32, usize, &[u32], u64) -> Result<()>,
+    ) -> Result<()> {
+        let db = store.path();
+        let width = store.layout().qids.len();
+        match order {
+            SumOrder::Records => {
+                let classes = RecordClasses::new(store, false, backend)?;
+                for pass in 0..2 {
+                    classes.for_each(&mut |eid, codes| visit(pass, eid as usize, codes, 1))?;
+                }
+            }
+            SumOrder::Tuples => {
+                let cols = store.layout().qids.join(", ");
+                let sql = format!(
+                    "SELECT EquivalenceID, {cols}, Count FROM QidTuple ORDER BY FirstRecord"
+                );
+                let mut codes = vec![0u32; width];
+                for pass in 0..2 {
+                    let mut stmt = store.conn().prepare(&sql).ctx(db)?;
+                    let mut rows = stmt.query([]).ctx(db)?;
+                    while let Some(r) = rows.next().ctx(db)? {
+                        let eid: Option<i64> = r.get(0).ctx(db)?;
+                        let eid = eid.ok_or_else(|| {
+                            Error::Invalid(
+                                "internal error: a tuple has no equivalence class".into(),
+                            )
+                        })?;
+                        for (q, c) in codes.iter_mut().enumerate() {
+                            *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
+                        }
+                        let repeat = r.get::<_, i64>(width + 1).ctx(db)? as u64;
+                        visit(pass, eid as usize, &codes, repeat)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Means and variances of every class, summed as the toolbox does (see [`SumOrder`]).
+    fn compute(
+        store: &Store,
+        summaries: &[Summary],
+        order: SumOrder,
+        backend: Backend,
+        classes: usize,
+    ) -> Result<Moments> {
+        let numeric: Vec<(usize, Vec<f64>)> = summaries
+            .iter()
+            .enumerate()
+            .filter_map(|(q, s)| match s {
+                Summary::Numeric { points } => Some((q, points.clone())),
+                Summary::Categorical { .. } => None,
+            })
+            .collect();
+        let w = numeric.len();
+        let mut m = Moments {
+            n: vec![0; classes],
+            sum: vec![0.0; classes * w],
+            sq: vec![0.0; classes * w],
+            numeric,
+        };
+        if w == 0 {
+            return Ok(m);
+        }
+        let mut means: Vec<f64> = Vec::new();
+        Self::stream(store, order, backend, |pass, eid, codes, repeat| {
+            if eid >= classes {
+                return Err(Error::Invalid(format!(
+                    "internal error: class {eid} is not in EquivalenceTable"
+                )));
+            }
+            if pass == 1 && means.is_empty() {
+                means = (0..classes * w)
+                    .map(|i| m.sum[i] / m.n[i / w] as f64)
+                    .collect();
+            }
+            if pass == 0 {
+                m.n[eid] += repeat;
+            }
+            for (j, (q, points)) in m.numeric.iter().enumerate() {
+                let x = points[codes[*q] as usize];
+                let i = eid * w + j;
+                // One addition per record, as Java's loop does.
+                if pass == 0 {
+                    for _ in 0..repeat {
+                        m.sum[i] += x;
+                    }
+                } else {
+                    let d = x - means[i];
+                    for _ in 0..repeat {
+                        m.sq[i] += d * d;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        m.sum = means;
+        Ok(m)
+    }
+
+    /// `mean:variance` of class `eid`'s `j`-th numeric attribute.
+    fn render(&self, eid: usize, j: usize) -> String {
+        let w = self.numeric.len();
+        let n = self.n[eid] as f64;
+        let i = eid * w + j;
+        format!(
+            "{}:{}",
+            double_to_string(self.sum[i]),
+            double_to_string(self.sq[i] / n)
+        )
+    }
+}
+
+/// `temp.GenValsDist(EquivalenceID, S0, S1, ...)`: each class's statistics strings.
+fn fill_stats(
+    store: &Store,
+    summaries: &[Summary],
+    order: SumOrder,
+    backend: Backend,
+) -> Result<()> {
+    let cols = &store.layout().qids;
+    let db = store.path();
+    let s_cols: Vec<String> = (0..cols.len()).map(|q| format!("S{q} TEXT")).collect();
+    store.exec(&format!(
+        "DROP TABLE IF EXISTS temp.GenValsDist;\n\
+         CREATE TEMP TABLE GenValsDist (EquivalenceID INTEGER PRIMARY KEY, {});\n\
+         INSERT INTO temp.GenValsDist (EquivalenceID) SELECT EquivalenceID FROM EquivalenceTable;",
+        s_cols.join(", ")
+    ))?;
+    let classes = store
+        .value::<Option<i64>>("SELECT MAX(EquivalenceID) FROM EquivalenceTable", [])?
+        .unwrap_or(0) as usize
+        + 1;
+    let moments = Moments::compute(store, summaries, order, backend, classes)?;
+    store.exec("BEGIN")?;
+    let result = (|| {
+        for (j, (q, _)) in moments.numeric.iter().enumerate() {
+            let mut update = store
+                .conn()
+                .prepare(&format!(
+                    "UPDATE temp.GenValsDist SET S{q} = ?1 WHERE EquivalenceID = ?2"
+                ))
+                .ctx(db)?;
+            for eid in 0..classes {
+                if moments.n[eid] > 0 {
+                    update
+                        .execute(rusqlite::params![moments.render(eid, j), eid as i64])
+                        .ctx(db)?;
+                }
+            }
+        }
+        for (q, (col, summary)) in cols.iter().zip(summaries).enumerate() {
+            if matches!(summary, Summary::Numeric { .. }) {
+                continue;
+            }
+            let mut update = store
+                .conn()
+                .prepare(&format!(
+                    "UPDATE temp.GenValsDist SET S{q} = ?1 WHERE EquivalenceID = ?2"
+                ))
+                .ctx(db)?;
+            let mut stmt = store
+                .conn()
+                .prepare(&format!(
+                    "SELECT EquivalenceID, {col}, SUM(Count) FROM QidTuple \
+                     GROUP BY EquivalenceID, {col} ORDER BY EquivalenceID, {col}"
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let mut class: Vec<(u32, u64)> = Vec::new();
+            let mut current: Option<i64> = None;
+            let mut flush = |eid: i64, class: &mut Vec<(u32, u64)>| -> Result<()> {
+                update
+                    .execute(rusqlite::params![summary.render(class), eid])
+                    .ctx(db)?;
+                class.clear();
+                Ok(())
+            };
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let eid = eid.ok_or_else(|| {
+                    Error::Invalid("internal error: a tuple has no equivalence class".into())
+                })?;
+                if let Some(c) = current.filter(|&c| c != eid) {
+                    flush(c, &mut class)?;
+                }
+                current = Some(eid);
+                class.push((
+                    r.get::<_, i64>(1).ctx(db)? as u32,
+                    r.get::<_, i64>(2).ctx(db)? as u64,
+                ));
+            }
+            if let Some(c) = current {
+                flush(c, &mut class)?;
+            }
+        }
+        Ok(())
+    })();
+    finish_transaction(store, result)
+}
+
+/// The statistics strings of every record's class, in record order: through the record's tuple
+/// (see [`RecordClasses`]), with the classes' strings in memory when the tuples fit, else by a
+/// join of records, tuples and `temp.GenValsDist`.
+struct StatsLabels<'a> {
+    store: &'a Store,
+    width: usize,
+    backend: Backend,
+}
+
+impl LabelSource for StatsLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let db = self.store.path();
+        let s_cols: Vec<String> = (0..self.width).map(|q| format!("g.S{q}")).collect();
+        let read_row = |r: &rusqlite::Row<'_>, first: usize, row: &mut LabelRow| -> Result<()> {
+            row.clear();
+            for i in 0..self.width {
+                let v = r.get_ref(first + i).ctx(db)?;
+                row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
+            }
+            Ok(())
+        };
+        if self
+            .backend
+            .in_memory(crate::algorithms::tuples::count(self.store)?)
+        {
+            let mut stats: Vec<Option<LabelRow>> = Vec::new();
+            let mut stmt = self
+                .store
+                .conn()
+                .prepare(&format!(
+                    "SELECT g.EquivalenceID, {} FROM temp.GenValsDist g",
+                    s_cols.join(", ")
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid = r.get::<_, i64>(0).ctx(db)? as usize;
+                let mut row = LabelRow::new();
+                read_row(r, 1, &mut row)?;
+                if stats.len() <= eid {
+                    stats.resize(eid + 1, None);
+                }
+                stats[eid] = Some(row);
+            }
+            let classes = RecordClasses::new(self.store, false, self.backend)?;
+            return classes.for_each(&mut |eid, _| {
+                let row = stats
+                    .get(eid as usize)
+                    .and_then(Option::as_ref)
+                    .ok_or_else(|| {
+                        Error::Invalid(format!("internal error: class {eid} has no statistics"))
+                    })?;
+                f(row)
+            });
+        }
+        let on = self
+            .store
+            .layout()
+            .qids
+            .iter()
+            .map(|c| format!("t.{c} = r.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        // Records outside in rowid order, primary key lookups inside.
+        let sql = format!(
+            "SELECT {} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \
+             CROSS JOIN temp.GenValsDist g ON g.EquivalenceID = t.EquivalenceID \
+             ORDER BY r.RecordID",
+            s_cols.join(", ")
+        );
+        let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        let mut row = LabelRow::new();
+        while let Some(r) = rows.next().ctx(db)? {
+            read_row(r, 0, &mut row)?;
+            f(&row)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn population_variance_and_java_numbers() {
+        // 56, 57, 58 ... as in the toolbox's first Mondrian class: check by hand on a small one.
+        let (m, v) = mean_variance(&[(1.0, 1), (2.0, 1), (3.0, 1), (4.0, 1)]);
+        assert_eq!((m, v), (2.5, 1.25));
+        let (m, v) = mean_variance(&[(73.0, 3)]);
+        assert_eq!((m, v), (73.0, 0.0));
+        let s = Summary::Numeric {
+            points: vec![50.0, 60.0, 74.0],
+        };
+        // mean 184/3 = 61.333333333333336 (Java), variance ((50-m)²+(60-m)²+(74-m)²)/3.
+        let out = s.render(&[(0, 1), (1, 1), (2, 1)]);
+        let (mean, var) = out.split_once(':').unwrap();
+        assert_eq!(mean, "61.333333333333336");
+        let want: f64 = [50.0f64, 60.0, 74.0]
+            .iter()
+            .map(|x| (x - 184.0 / 3.0).powi(2))
+            .sum::<f64>()
+            / 3.0;
+        assert!((var.parse::<f64>().unwrap() - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn categorical_shares() {
+        let s = Summary::Categorical {
+            m: 2,
+            slot: vec![1, 0],
+        };
+        assert_eq!(s.render(&[(0, 7)]), "0.0:1.0");
+        assert_eq!(s.render(&[(1, 1), (0, 3)]), "0.25:0.75");
+        assert_eq!(
+            distribution(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 9999]),
+            "1.0E-4:0.0:0.0:0.0:0.0:0.0:0.0:0.0:0.0:0.9999"
+        );
+    }
+}

@@ -1,0 +1,904 @@
+//! The UT Dallas methods (Mondrian, Incognito_K/L/T, Anatomy) and output formats (genValsDist,
+//! anatomy) end to end through the `anonbox` binary.
+//!
+//! - Every run of `census-income-1k/README.md`'s table is one test ([`reference!`]): the command
+//!   comes from the README itself, the outputs are compared with the toolbox's (genVals and
+//!   anatomy byte for byte, genValsDist numerically within 1e-9 relative), the console summary
+//!   of Incognito with the toolbox's, and the error runs must fail with the toolbox's message
+//!   and leave no file. Incognito_K runs get `-suppThreshold 0`, as the README says.
+//! - Every output is then checked for its privacy model by [`check`], which reads only the
+//!   output file(s) with naive splitting and its own arithmetic (no anonbox code).
+//! - The store's in-memory and SQL backends give identical files ([`backends_agree`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+use crate::common;
+
+fn anonbox(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn census() -> PathBuf {
+    common::data("census-income-1k")
+}
+
+/// The ARGS column of the README's row `name`.
+fn readme_args(name: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(census().join("README.md")).unwrap();
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() >= 3 && cells[1] == name {
+            return cells[2]
+                .trim_matches('`')
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+        }
+    }
+    panic!("{name} is not in the README's table");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The independent checker.
+
+/// What an output must satisfy; all columns are 0-based in the *output* file.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    pub k: Option<usize>,
+    /// Suppressed rows print these strings in the quasi-identifier columns (genVals only).
+    pub top: Vec<String>,
+    pub max_suppressed: usize,
+    /// Entropy l: −Σ p ln p >= ln l.
+    pub entropy_l: Option<f64>,
+    /// Recursive (c, l) with an integer l.
+    pub recursive: Option<(f64, usize)>,
+    /// Distinct l.
+    pub distinct_l: Option<usize>,
+    /// Equal-distance t-closeness.
+    pub t_equal: Option<f64>,
+}
+
+/// Classes read from an output: the sensitive values of each class's records.
+#[derive(Debug, Default)]
+pub struct Classes {
+    pub classes: Vec<Vec<String>>,
+    /// Rows in the suppression class (all quasi-identifiers at the top), not in `classes`.
+    pub suppressed: Vec<String>,
+}
+
+/// Splits a file into lines of fields (naively: the census data has no quoting).
+pub fn lines(path: &Path, sep: &str) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.split_terminator('\n')
+        .map(|l| l.split(sep).map(String::from).collect())
+        .collect()
+}
+
+/// Groups a genVals or genValsDist file by its quasi-identifier columns.
+pub fn classes_of_generalized(
+    path: &Path,
+    qid_cols: &[usize],
+    sens_col: usize,
+    top: &[String],
+) -> Classes {
+    let mut groups: HashMap<Vec<String>, Vec<String>> = HashMap::new();
+    let mut order = Vec::new();
+    let mut out = Classes::default();
+    for f in lines(path, ",") {
+        let key: Vec<String> = qid_cols.iter().map(|&c| f[c].clone()).collect();
+        if !top.is_empty() && key == top {
+            out.suppressed.push(f[sens_col].clone());
+            continue;
+        }
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
+        }
+        groups.entry(key).or_default().push(f[sens_col].clone());
+    }
+    out.classes = order
+        .into_iter()
+        .map(|k| groups.remove(&k).unwrap())
+        .collect();
+    out
+}
+
+/// Groups an anatomy pair by the id (QIT's last field, ST's first), checking that line i of
+/// both files is the same record with the same id, and that the QIT/ST split of each input
+/// record is the input record itself.
+pub fn classes_of_anatomy(
+    qit: &Path,
+    st: &Path,
+    input: &[Vec<String>],
+    qid_cols: &[usize],
+    id_cols: &[usize],
+    sens_input_col: usize,
+) -> Classes {
+    let (q, s) = (lines(qit, ","), lines(st, ","));
+    assert_eq!(q.len(), input.len(), "QIT has one line per record");
+    assert_eq!(s.len(), input.len(), "ST has one line per record");
+    let published: Vec<usize> = (0..input[0].len())
+        .filter(|c| !qid_cols.contains(c) && !id_cols.contains(c))
+        .collect();
+    let sens_st = 1 + published.iter().position(|&c| c == sens_input_col).unwrap();
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    let mut order = Vec::new();
+    for (i, rec) in input.iter().enumerate() {
+        let (ql, sl) = (&q[i], &s[i]);
+        let eid = ql.last().unwrap();
+        assert_eq!(eid, &sl[0], "line {}: QIT and ST ids differ", i + 1);
+        assert_eq!(ql.len(), qid_cols.len() + 1);
+        for (j, &c) in qid_cols.iter().enumerate() {
+            let raw: f64 = ql[j].parse().unwrap();
+            let value = rec[c].trim();
+            let want: f64 = match value {
+                "Female" => 0.0,
+                "Male" => 1.0,
+                v => v.parse().unwrap_or(raw),
+            };
+            assert_eq!(raw, want, "line {}: QIT value {} for {value}", i + 1, ql[j]);
+        }
+        let fields: Vec<&String> = published.iter().map(|&c| &rec[c]).collect();
+        assert_eq!(
+            sl[1..].iter().collect::<Vec<_>>(),
+            fields,
+            "line {}: ST fields",
+            i + 1
+        );
+        if !groups.contains_key(eid) {
+            order.push(eid.clone());
+        }
+        groups
+            .entry(eid.clone())
+            .or_default()
+            .push(sl[sens_st].clone());
+    }
+    Classes {
+        classes: order
+            .into_iter()
+            .map(|k| groups.remove(&k).unwrap())
+            .collect(),
+        suppressed: Vec::new(),
+    }
+}
+
+fn counts(values: &[String]) -> Vec<usize> {
+    let mut m: HashMap<&str, usize> = HashMap::new();
+    for v in values {
+        *m.entry(v).or_default() += 1;
+    }
+    m.into_values().collect()
+}
+
+/// Checks `model` on `classes`; `Err` names the first violation.
+pub fn check(classes: &Classes, model: &Model) -> Result<(), String> {
+    if classes.suppressed.len() > model.max_suppressed {
+        return Err(format!(
+            "{} suppressed rows, at most {} allowed",
+            classes.suppressed.len(),
+            model.max_suppressed
+        ));
+    }
+    // Classes smaller than k count as suppressed (genValsDist and anatomy files do not show
+    // which rows were suppressed; their suppression class is just a class).
+    if let Some(k) = model.k {
+        let small: usize = classes
+            .classes
+            .iter()
+            .map(Vec::len)
+            .filter(|&n| n < k)
+            .sum::<usize>()
+            + classes.suppressed.len();
+        if small > model.max_suppressed {
+            return Err(format!(
+                "{small} records in classes smaller than k = {k} (or suppressed), at most {} \
+                 allowed",
+                model.max_suppressed
+            ));
+        }
+    }
+    let all: Vec<String> = classes
+        .classes
+        .iter()
+        .flatten()
+        .chain(&classes.suppressed)
+        .cloned()
+        .collect();
+    let mut table_share: HashMap<&str, f64> = HashMap::new();
+    for v in &all {
+        *table_share.entry(v).or_default() += 1.0 / all.len() as f64;
+    }
+    for (i, class) in classes.classes.iter().enumerate() {
+        let n = class.len();
+        let c = counts(class);
+        if let Some(l) = model.distinct_l {
+            if c.len() < l {
+                return Err(format!(
+                    "class {i} has {} distinct values, l = {l}",
+                    c.len()
+                ));
+            }
+        }
+        if let Some(l) = model.entropy_l {
+            let h: f64 = c
+                .iter()
+                .map(|&x| {
+                    let p = x as f64 / n as f64;
+                    -p * p.ln()
+                })
+                .sum();
+            if h < l.ln() - 1e-12 {
+                return Err(format!("class {i}: entropy {h} < ln {l}"));
+            }
+        }
+        if let Some((cc, l)) = model.recursive {
+            let mut sorted = c.clone();
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            if sorted.len() < l {
+                return Err(format!("class {i}: fewer than {l} values"));
+            }
+            let tail: usize = sorted[l - 1..].iter().sum();
+            if (sorted[0] as f64) >= cc * tail as f64 {
+                return Err(format!(
+                    "class {i}: r1 = {} >= c·tail = {}",
+                    sorted[0],
+                    cc * tail as f64
+                ));
+            }
+        }
+        if let Some(t) = model.t_equal {
+            let mut share: HashMap<&str, f64> = HashMap::new();
+            for v in class {
+                *share.entry(v).or_default() += 1.0 / n as f64;
+            }
+            let d: f64 = table_share
+                .iter()
+                .map(|(v, &p)| (p - share.get(v).copied().unwrap_or(0.0)).abs())
+                .sum::<f64>()
+                / 2.0;
+            if d > t + 1e-12 {
+                return Err(format!("class {i}: distance {d} > t = {t}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fields of genValsDist lines equal within `rel` (numbers split at `:`).
+pub fn assert_close_files(got: &Path, want: &Path, rel: f64) {
+    let (g, w) = (lines(got, ","), lines(want, ","));
+    assert_eq!(g.len(), w.len(), "{}: line count", got.display());
+    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+        assert_eq!(a.len(), b.len(), "line {}: field count", i + 1);
+        for (x, y) in a.iter().zip(b) {
+            if x == y {
+                continue;
+            }
+            let (xs, ys): (Vec<&str>, Vec<&str>) = (x.split(':').collect(), y.split(':').collect());
+            assert_eq!(xs.len(), ys.len(), "line {}: {x} vs {y}", i + 1);
+            for (p, q) in xs.iter().zip(&ys) {
+                let (p, q): (f64, f64) =
+                    (p.parse().unwrap_or(f64::NAN), q.parse().unwrap_or(f64::NAN));
+                assert!(
+                    (p - q).abs() <= rel * p.abs().max(q.abs()),
+                    "{} line {}: {x} vs {y}",
+                    got.display(),
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference runs.
+
+/// Census output columns: identifiers 1 and 2 are removed, so age (0) stays 0, sex (12) is 10,
+/// salary (41) is 39.
+const OUT_QIDS: [usize; 2] = [10, 0];
+const OUT_SALARY: usize = 39;
+
+/// The kept input records of the sample, split.
+fn input_records() -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(census().join("Input/census-income_1K.data")).unwrap();
+    text.split("\r\n")
+        .filter(|l| !l.is_empty() && !l.contains('?'))
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
+/// The privacy model a reference run's arguments ask for.
+fn model_of(args: &[String]) -> Model {
+    let get = |flag: &str| {
+        args.iter()
+            .position(|a| a.eq_ignore_ascii_case(flag))
+            .map(|i| args[i + 1].clone())
+    };
+    let method = get("-method").unwrap().to_ascii_lowercase();
+    let mut m = Model::default();
+    match method.as_str() {
+        "datafly" => {
+            let k: usize = get("-k").unwrap().parse().unwrap();
+            m.k = Some(k);
+            m.max_suppressed = k;
+            m.top = vec!["[0:1]".into(), "[0:100)".into()];
+        }
+        "mondrian" | "incognito_k" => m.k = Some(get("-k").unwrap().parse().unwrap()),
+        "incognito_l" => {
+            let l: f64 = get("-l").unwrap().parse().unwrap();
+            let c: f64 = get("-c").map_or(0.2, |c| c.parse().unwrap());
+            if c <= 0.0 {
+                m.entropy_l = Some(l);
+            } else {
+                m.recursive = Some((c, l as usize));
+            }
+        }
+        "incognito_t" => m.t_equal = Some(get("-t").unwrap().parse().unwrap()),
+        other => panic!("no model for {other}"),
+    }
+    m
+}
+
+/// The console lines of the toolbox that anonbox prints too: Incognito's trace and summary.
+fn console_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            l.starts_with("Generalization ")
+                || l.starts_with("QI-Atts")
+                || l.starts_with("----")
+                || l.starts_with("Anonymous generalizations")
+                || l.starts_with("Selection")
+                || l.starts_with("Parameter c")
+                || l.is_empty()
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// Runs the README's row `name` and checks everything (see the module docs).
+fn reference_run(name: &str) {
+    let dir = census();
+    let reference = dir.join("reference");
+    let mut args = readme_args(name);
+    let method = args[args.iter().position(|a| a == "-method").unwrap() + 1].clone();
+    if method.eq_ignore_ascii_case("Incognito_K") {
+        args.extend(["-suppThreshold".to_string(), "0".to_string()]);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let target = out.path().join(format!("{name}.data"));
+    let run = anonbox(&dir)
+        .args(&args)
+        .arg("-output")
+        .arg(&target)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    let console = std::fs::read_to_string(reference.join(format!("{name}.console.txt"))).unwrap();
+
+    let want_plain = reference.join(format!("{name}.data"));
+    let want_qit = reference.join(format!("{name}_QIT.data"));
+    if !want_plain.exists() && !want_qit.exists() {
+        // An error run: the toolbox's message, a non-zero exit, no file at all.
+        let message = console
+            .lines()
+            .find_map(|l| l.strip_prefix("java.lang.Exception: "))
+            .unwrap();
+        assert!(!run.status.success(), "{name} should fail");
+        assert_eq!(run.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("anonbox: {message}")),
+            "{name}: stderr {stderr:?} lacks {message:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(out.path()).unwrap().collect();
+        assert!(left.is_empty(), "{name} left files: {left:?}");
+        assert_eq!(
+            console_lines(&stdout),
+            console_lines(&console),
+            "{name}: console"
+        );
+        return;
+    }
+    assert!(run.status.success(), "{name}: {stderr}");
+    assert_eq!(
+        console_lines(&stdout),
+        console_lines(&console),
+        "{name}: console"
+    );
+    let model = model_of(&args);
+
+    let found = if want_qit.exists() {
+        let (qit, st) = (
+            out.path().join(format!("{name}_QIT.data")),
+            out.path().join(format!("{name}_ST.data")),
+        );
+        for (got, want) in [
+            (&qit, &want_qit),
+            (&st, &reference.join(format!("{name}_ST.data"))),
+        ] {
+            assert!(
+                std::fs::read(got).unwrap() == std::fs::read(want).unwrap(),
+                "{}: differs from the toolbox's",
+                got.display()
+            );
+        }
+        classes_of_anatomy(&qit, &st, &input_records(), &[12, 0], &[1, 2], 41)
+    } else {
+        if name.contains("genValsDist") {
+            assert_close_files(&target, &want_plain, 1e-9);
+        } else {
+            assert!(
+                std::fs::read(&target).unwrap() == std::fs::read(&want_plain).unwrap(),
+                "{name}: differs from the toolbox's"
+            );
+        }
+        let top = if name.contains("genValsDist") {
+            vec![]
+        } else {
+            model.top.clone()
+        };
+        classes_of_generalized(&target, &OUT_QIDS, OUT_SALARY, &top)
+    };
+    if let Err(e) = check(&found, &model) {
+        panic!("{name}: {e}");
+    }
+}
+
+macro_rules! reference {
+    ($($test:ident => $name:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                reference_run($name);
+            }
+        )*
+
+        /// Every row of the README's table has a test above.
+        #[test]
+        fn every_readme_row_has_a_test() {
+            let readme = std::fs::read_to_string(census().join("README.md")).unwrap();
+            let rows: Vec<String> = readme
+                .lines()
+                .filter_map(|l| {
+                    let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                    (cells.len() >= 3 && cells[2].starts_with("`-config")).then(|| cells[1].to_string())
+                })
+                .collect();
+            let tested = [$($name),*];
+            assert_eq!(rows.len(), tested.len());
+            for r in rows {
+                assert!(tested.contains(&r.as_str()), "{r} has no test");
+            }
+        }
+    };
+}
+
+reference! {
+    datafly_genvals_k2 => "Datafly_genVals_k2",
+    mondrian_genvals_k2 => "Mondrian_genVals_k2",
+    incognito_k_genvals_k2 => "Incognito_K_genVals_k2",
+    datafly_genvalsdist_k2 => "Datafly_genValsDist_k2",
+    mondrian_genvalsdist_k2 => "Mondrian_genValsDist_k2",
+    incognito_k_genvalsdist_k2 => "Incognito_K_genValsDist_k2",
+    datafly_anatomy_k2 => "Datafly_anatomy_k2",
+    mondrian_anatomy_k2 => "Mondrian_anatomy_k2",
+    incognito_k_anatomy_k2 => "Incognito_K_anatomy_k2",
+    datafly_genvals_k5 => "Datafly_genVals_k5",
+    mondrian_genvals_k5 => "Mondrian_genVals_k5",
+    incognito_k_genvals_k5 => "Incognito_K_genVals_k5",
+    datafly_genvalsdist_k5 => "Datafly_genValsDist_k5",
+    mondrian_genvalsdist_k5 => "Mondrian_genValsDist_k5",
+    incognito_k_genvalsdist_k5 => "Incognito_K_genValsDist_k5",
+    datafly_anatomy_k5 => "Datafly_anatomy_k5",
+    mondrian_anatomy_k5 => "Mondrian_anatomy_k5",
+    incognito_k_anatomy_k5 => "Incognito_K_anatomy_k5",
+    datafly_genvals_k10 => "Datafly_genVals_k10",
+    mondrian_genvals_k10 => "Mondrian_genVals_k10",
+    incognito_k_genvals_k10 => "Incognito_K_genVals_k10",
+    datafly_genvalsdist_k10 => "Datafly_genValsDist_k10",
+    mondrian_genvalsdist_k10 => "Mondrian_genValsDist_k10",
+    incognito_k_genvalsdist_k10 => "Incognito_K_genValsDist_k10",
+    datafly_anatomy_k10 => "Datafly_anatomy_k10",
+    mondrian_anatomy_k10 => "Mondrian_anatomy_k10",
+    incognito_k_anatomy_k10 => "Incognito_K_anatomy_k10",
+    incognito_l_genvals_default => "Incognito_L_genVals_default",
+    anatomy_anatomy_default => "Anatomy_anatomy_default",
+    anatomy_anatomy_l2 => "Anatomy_anatomy_l2",
+    incognito_l_entropy_genvals_l1_2 => "Incognito_L-entropy_genVals_l1.2",
+    incognito_l_recursive_genvals_l2_c15 => "Incognito_L-recursive_genVals_l2_c15",
+    incognito_t_genvals_t0_2 => "Incognito_T_genVals_t0.2",
+    incognito_t_genvals_t0_05 => "Incognito_T_genVals_t0.05",
+    incognito_l_entropy_genvalsdist_l1_2 => "Incognito_L-entropy_genValsDist_l1.2",
+    incognito_l_recursive_genvalsdist_l2_c15 => "Incognito_L-recursive_genValsDist_l2_c15",
+    incognito_t_genvalsdist_t0_2 => "Incognito_T_genValsDist_t0.2",
+    incognito_t_genvalsdist_t0_05 => "Incognito_T_genValsDist_t0.05",
+    incognito_l_entropy_anatomy_l1_2 => "Incognito_L-entropy_anatomy_l1.2",
+    incognito_l_recursive_anatomy_l2_c15 => "Incognito_L-recursive_anatomy_l2_c15",
+    incognito_t_anatomy_t0_2 => "Incognito_T_anatomy_t0.2",
+    incognito_t_anatomy_t0_05 => "Incognito_T_anatomy_t0.05",
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker must be able to fail.
+
+fn classes(groups: &[&[&str]]) -> Classes {
+    Classes {
+        classes: groups
+            .iter()
+            .map(|g| g.iter().map(|s| s.to_string()).collect())
+            .collect(),
+        suppressed: Vec::new(),
+    }
+}
+
+#[test]
+fn checker_rejects_violations() {
+    let c = classes(&[&["a", "b", "a"], &["a", "b"]]);
+    let k = |k| Model {
+        k: Some(k),
+        ..Model::default()
+    };
+    assert!(check(&c, &k(2)).is_ok());
+    assert!(check(&c, &k(3)).is_err());
+    assert!(check(
+        &c,
+        &Model {
+            k: Some(3),
+            max_suppressed: 2,
+            ..Model::default()
+        }
+    )
+    .is_ok());
+    let entropy = |l| Model {
+        entropy_l: Some(l),
+        ..Model::default()
+    };
+    // {a,a,b}: H = ln 3 − (2/3) ln 2 = 0.6365, exp = 1.89.
+    assert!(check(&c, &entropy(1.88)).is_ok());
+    assert!(check(&c, &entropy(1.9)).is_err());
+    let recursive = |c, l| Model {
+        recursive: Some((c, l)),
+        ..Model::default()
+    };
+    // {a,a,b}: r1 = 2, tail(l=2) = 1: needs c > 2.
+    assert!(check(&c, &recursive(2.01, 2)).is_ok());
+    assert!(check(&c, &recursive(2.0, 2)).is_err());
+    assert!(check(&c, &recursive(9.0, 3)).is_err());
+    // Table a:3/5, b:2/5; class {a,a,b}: |3/5 − 2/3| = 1/15 per value, distance 1/15.
+    let t = |t| Model {
+        t_equal: Some(t),
+        ..Model::default()
+    };
+    assert!(check(&c, &t(0.1)).is_ok());
+    assert!(check(&c, &t(0.05)).is_err());
+    let d = Model {
+        distinct_l: Some(2),
+        ..Model::default()
+    };
+    assert!(check(&c, &d).is_ok());
+    assert!(check(&classes(&[&["a", "a"], &["a", "b"]]), &d).is_err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// More runs: the four-quasi-identifier config, Incognito_K's suppression threshold.
+
+/// Runs anonbox in the census folder; returns stdout.
+fn run_ok(args: &[&str]) -> String {
+    let out = anonbox(&census()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+#[test]
+fn four_quasi_identifiers_are_k_anonymous() {
+    let out = tempfile::tempdir().unwrap();
+    // Output columns: age 0, education 4 -> 2, marital status 7 -> 5, sex 12 -> 10.
+    let qids = [0usize, 2, 5, 10];
+    for method in ["Mondrian", "Datafly", "Incognito_K"] {
+        for k in [2usize, 5, 25] {
+            for format in ["genVals", "anatomy"] {
+                let target = out.path().join(format!("{method}_{k}.data"));
+                let t = target.to_str().unwrap();
+                run_ok(&[
+                    "-config",
+                    "config-4qid.xml",
+                    "-method",
+                    method,
+                    "-k",
+                    &k.to_string(),
+                    "-outputFormat",
+                    format,
+                    "-output",
+                    t,
+                ]);
+                let found = if format == "anatomy" {
+                    classes_of_anatomy(
+                        &out.path().join(format!("{method}_{k}_QIT.data")),
+                        &out.path().join(format!("{method}_{k}_ST.data")),
+                        &input_records(),
+                        &[0, 12, 4, 7],
+                        &[1, 2],
+                        41,
+                    )
+                } else {
+                    let top: Vec<String> = ["[0:100)", "[0:16]", "[0:7)", "[0:1]"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
+                    let top = if method == "Mondrian" { vec![] } else { top };
+                    classes_of_generalized(&target, &qids, OUT_SALARY, &top)
+                };
+                let model = Model {
+                    k: Some(k),
+                    max_suppressed: if method == "Mondrian" { 0 } else { k },
+                    ..Model::default()
+                };
+                if let Err(e) = check(&found, &model) {
+                    panic!("{method} k={k} {format}: {e}");
+                }
+                assert!(found.classes.len() > 1, "{method} k={k}: one class");
+            }
+        }
+    }
+}
+
+/// Incognito_K suppresses up to k records by default (the manual's default threshold), which
+/// can select a more specific generalization than the toolbox's (threshold 0).
+#[test]
+fn incognito_k_honours_the_suppression_threshold() {
+    let out = tempfile::tempdir().unwrap();
+    let mut selections = Vec::new();
+    for (threshold, allowed) in [(None, 10usize), (Some("0"), 0), (Some("30"), 30)] {
+        let target = out.path().join(format!("t{allowed}.data"));
+        let report = out.path().join(format!("t{allowed}.json"));
+        let mut args = vec![
+            "-config",
+            "config.xml",
+            "-method",
+            "Incognito_K",
+            "-k",
+            "10",
+            "-output",
+            target.to_str().unwrap(),
+            "-report",
+            report.to_str().unwrap(),
+        ];
+        if let Some(t) = threshold {
+            args.extend(["-suppThreshold", t]);
+        }
+        let stdout = run_ok(&args);
+        let selection = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Selection: "))
+            .unwrap()
+            .to_string();
+        let found = classes_of_generalized(
+            &target,
+            &OUT_QIDS,
+            OUT_SALARY,
+            &["[0:1]".to_string(), "[0:100)".to_string()],
+        );
+        let model = Model {
+            k: Some(10),
+            max_suppressed: allowed,
+            ..Model::default()
+        };
+        check(&found, &model).unwrap_or_else(|e| panic!("threshold {allowed}: {e}"));
+        let rep: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        assert_eq!(rep["suppression_limit"], allowed);
+        assert!(rep["suppressed_records"].as_u64().unwrap() <= allowed as u64);
+        assert_eq!(
+            rep["suppressed_records"].as_u64().unwrap() as usize,
+            found.suppressed.len()
+        );
+        selections.push((selection, found.suppressed.len()));
+    }
+    // The toolbox's selection without suppression; with the default threshold the 7 men over
+    // 75 are suppressed and age keeps its leaves (0_1 has more classes than 1_1).
+    assert_eq!(selections[1], ("1_1".to_string(), 0));
+    assert_eq!(selections[0], ("0_1".to_string(), 7));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The in-memory and SQL backends agree.
+
+mod backends {
+    use super::*;
+    use anonbox::algorithms::tuples::Backend;
+    use anonbox::algorithms::{anatomy, incognito, mondrian};
+    use anonbox::cli::{parse_args, Command};
+    use anonbox::job::{Method, OutputFormat};
+    use anonbox::progress::Progress;
+    use anonbox::store::Store;
+
+    /// Runs `args` (plus `-output target`) through the library with `backend`; returns the
+    /// bytes of every output file, in name order.
+    fn run(args: &[&str], backend: Backend, dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let target = dir.join("out.data");
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(["-output".to_string(), target.display().to_string()]);
+        let Command::Run(raw) = parse_args(all).unwrap() else {
+            panic!("not a run")
+        };
+        let job = anonbox::config::build_job_with_warnings(&raw).unwrap().0;
+        let progress = Progress::hidden();
+        let mut store = Store::open(None).unwrap();
+        store.record_run(&job).unwrap();
+        let loaded = store.load(&job, &progress).unwrap();
+        let records = loaded.summary.records();
+        let outcome = match job.method {
+            Method::Mondrian => {
+                mondrian::run(&store, &job, &loaded.encoding, &progress, backend).unwrap()
+            }
+            Method::Anatomy => anatomy::run(
+                &store,
+                &job,
+                &loaded.encoding,
+                records,
+                &progress,
+                backend,
+                &mut |_| {},
+            )
+            .unwrap(),
+            _ => incognito::run(
+                &store,
+                &job,
+                &loaded.encoding,
+                records,
+                &progress,
+                backend,
+                &mut |_| {},
+            )
+            .unwrap(),
+        };
+        let expected = match backend {
+            Backend::Memory => "memory",
+            _ => "sql",
+        };
+        assert_eq!(outcome.extra["backend"], expected);
+        if job.method != Method::Anatomy {
+            store.check_classes(records).unwrap();
+        }
+        let out = job.output.as_ref().unwrap();
+        let enc = &loaded.encoding;
+        match out.format {
+            OutputFormat::GenVals => anonbox::output::genvals::write(
+                &job,
+                &out.path,
+                records,
+                &mut store.labels(),
+                &progress,
+            ),
+            OutputFormat::GenValsDist => anonbox::output::genvalsdist::write_from_store_with(
+                &job, &store, enc, &out.path, records, &progress, backend,
+            ),
+            OutputFormat::Anatomy => anonbox::output::anatomy::write_from_store_with(
+                &job, &store, enc, &out.path, records, &progress, backend,
+            ),
+        }
+        .unwrap();
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (
+                    p.file_name().unwrap().to_string_lossy().to_string(),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    fn agree(args: &[&str]) {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let config = census().join(args[0]);
+        let mut full = vec!["-config", config.to_str().unwrap()];
+        full.extend(&args[1..]);
+        let mem = run(&full, Backend::Memory, a.path());
+        let sql = run(&full, Backend::Sql, b.path());
+        assert!(!mem.is_empty());
+        assert_eq!(mem.len(), sql.len());
+        for ((n1, f1), (n2, f2)) in mem.iter().zip(&sql) {
+            assert_eq!(n1, n2);
+            assert!(f1 == f2, "{args:?}: {n1} differs between the backends");
+        }
+    }
+
+    #[test]
+    fn mondrian() {
+        for k in ["2", "5", "10"] {
+            for f in ["genVals", "genValsDist", "anatomy"] {
+                agree(&[
+                    "config.xml",
+                    "-method",
+                    "Mondrian",
+                    "-k",
+                    k,
+                    "-outputFormat",
+                    f,
+                ]);
+            }
+            agree(&["config-4qid.xml", "-method", "Mondrian", "-k", k]);
+        }
+    }
+
+    #[test]
+    fn incognito() {
+        for f in ["genVals", "genValsDist", "anatomy"] {
+            for k in ["2", "10"] {
+                agree(&[
+                    "config.xml",
+                    "-method",
+                    "Incognito_K",
+                    "-k",
+                    k,
+                    "-outputFormat",
+                    f,
+                ]);
+                agree(&[
+                    "config.xml",
+                    "-method",
+                    "Incognito_K",
+                    "-k",
+                    k,
+                    "-outputFormat",
+                    f,
+                    "-suppThreshold",
+                    "0",
+                ]);
+            }
+            agree(&[
+                "config.xml",
+                "-method",
+                "Incognito_L",
+                "-l",
+                "1.2",
+                "-c",
+                "0",
+                "-outputFormat",
+                f,
+            ]);
+            agree(&[
+                "config.xml",
+                "-method",
+                "Incognito_L",
+                "-l",
+                "2",
+                "-c",
+                "15",
+                "-outputFormat",
+                f,
+            ]);
+            agree(&[
+                "config.xml",
+                "-method",
+                "Incognito_T",
+                "-t",
+                "0.05",
+                "-outputFormat",
+                f,
+            ]);
+        }
+        agree(&["config-4qid.xml", "-method", "Incognito_K", "-k", "5"]);
+        agree(&["config-4qid.xml", "-method", "Incognito_T", "-t", "0.1"]);
+    }
+
+    #[test]
+    fn anatomy() {
+        for l in ["2", "3", "4"] {
+            agree(&["config-education.xml", "-l", l]);
+            agree(&["config-education.xml", "-l", l, "-seed", "42"]);
+        }
+    }
+}

@@ -125,6 +125,12 @@ fn main() {
         _ => LatticeAlgorithm::Flash,
     };
     let only = get("--only");
+    if let Some(spec) = get("--synthetic") {
+        return synthetic(&spec, algorithm);
+    }
+    if args.iter().any(|a| a == "--sensitive") {
+        return sensitive(&root, reps, algorithm);
+    }
     let cup = get("--cup").map(PathBuf::from);
 
     let mut cases = Vec::new();
@@ -278,5 +284,160 @@ fn main() {
             });
             println!("{line}");
         }
+    }
+}
+
+/// `--synthetic D,L,ROWS[,S]`: D quasi-identifiers, each with 16 values and L levels (binary
+/// merges, the top level `*`), ROWS random records, k=5, suppression S (default 0), Loss: how
+/// the search scales with the lattice (L^D transformations).
+fn synthetic(spec: &str, algorithm: LatticeAlgorithm) {
+    let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+    let (d, levels, rows) = (v[0] as usize, v[1] as usize, v[2] as usize);
+    let s = v.get(3).copied().unwrap_or(0.0);
+    let hierarchies: Vec<anonbox::hierarchy::Hierarchy> = (0..d)
+        .map(|j| {
+            let rows: Vec<Vec<String>> = (0..16u32)
+                .map(|c| {
+                    (0..levels)
+                        .map(|l| {
+                            if l + 1 == levels && l > 0 {
+                                "*".to_string()
+                            } else {
+                                format!("{}", c >> l)
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            anonbox::hierarchy::Hierarchy::from_label_rows(format!("q{j}"), &rows)
+        })
+        .collect();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut codes = Vec::with_capacity(rows * d);
+    for _ in 0..rows * d {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        codes.push((x % 16) as u32);
+    }
+    let table = EncodedTable::new(codes, hierarchies, vec![]);
+    let budget = SuppressionLimit::Fraction(s).budget(rows as u64);
+    let t0 = thread_cpu_ns();
+    let out = solve(
+        &table,
+        vec![Box::new(KAnonymity { k: 5 })],
+        metrics::build(MetricKind::Loss, &table),
+        budget,
+        algorithm,
+        CheckerConfig::default(),
+    )
+    .unwrap();
+    let line = serde_json::json!({
+        "case": format!("synthetic d={d} levels={levels} rows={rows} s={s}"),
+        "algorithm": format!("{algorithm:?}"),
+        "lattice_size": out.lattice_size,
+        "cpu_ms": (thread_cpu_ns() - t0) as f64 / 1e6,
+        "checks": out.checks,
+        "transformation": out.optimum.as_ref().map(|o| o.levels.clone()),
+    });
+    println!("{line}");
+}
+
+/// `--sensitive`: the rows of `arx-adult-sensitive.json` (ADULT, 8 quasi-identifiers, occupation
+/// sensitive, suppression 0.02, Loss) through a generated config with a `<privacy>` model.
+fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm) {
+    let refs: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/data/reference/arx-adult-sensitive.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let data = root.join("tests/data/adult");
+    let cols = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+    ];
+    let mut atts: String = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let h = data.join(format!("adult_hierarchy_{c}.csv"));
+            format!("<att index='{i}' name='{c}' hierarchy='{}'/>", h.display())
+        })
+        .collect();
+    atts.push_str(&format!(
+        "<att index='8' name='salary-class' hierarchy='{}'/>",
+        data.join("adult_hierarchy_salary-class.csv").display()
+    ));
+    let scratch = std::env::temp_dir().join("anonbox-bench-flash");
+    std::fs::create_dir_all(&scratch).unwrap();
+    for r in &refs {
+        let model = match r["privacy_model"].as_str().unwrap() {
+            "distinct-l-diversity" => "<distinct-l-diversity l='3'/>".to_string(),
+            "entropy-l-diversity" => "<entropy-l-diversity l='3'/>".to_string(),
+            "recursive-(c,l)-diversity" => "<recursive-cl-diversity c='4' l='3'/>".to_string(),
+            "t-closeness" => "<t-closeness t='0.2' distance='equal'/>".to_string(),
+            m => panic!("model {m}"),
+        };
+        let config = scratch.join("adult-sensitive.xml");
+        std::fs::write(
+            &config,
+            format!(
+                "<config method='Flash' suppression='0.02' metric='loss'>\
+                 <input filename='{}' separator=';' header='true'/>\
+                 <output filename='{}'/><qid>{atts}</qid>\
+                 <sens><att index='7' name='occupation' hierarchy='{}'/></sens>\
+                 <privacy>{model}</privacy></config>",
+                data.join("adult.csv").display(),
+                scratch.join("sens-out.csv").display(),
+                data.join("adult_hierarchy_occupation.csv").display()
+            ),
+        )
+        .unwrap();
+        let args = RunArgs {
+            config: Some(config),
+            quiet: true,
+            ..RunArgs::default()
+        };
+        let job = build_job(&args).expect("job");
+        let table = load_table(&job, &Progress::new(true)).expect("load").0;
+        let mut cpu = Vec::new();
+        let mut last = None;
+        for _ in 0..reps {
+            let t0 = thread_cpu_ns();
+            let out =
+                anonbox::algorithms::solve_job(&job, &table, algorithm, CheckerConfig::default())
+                    .unwrap();
+            cpu.push((thread_cpu_ns() - t0) as f64 / 1e6);
+            last = Some(out);
+        }
+        cpu.sort_by(f64::total_cmp);
+        let out = last.unwrap();
+        let arx = r["arx_anonymize_cpu_ms_median"].as_f64();
+        let med = cpu[cpu.len() / 2];
+        let line = serde_json::json!({
+            "case": format!("adult.csv {} s=0.02 loss", r["privacy_model"].as_str().unwrap()),
+            "config": "all",
+            "algorithm": format!("{algorithm:?}"),
+            "cpu_ms_median": med,
+            "wall_ms_median": med,
+            "arx_cpu_ms": arx,
+            "ratio": arx.map(|a| med / a),
+            "checks": out.checks,
+            "plain": out.stats.plain,
+            "rollups": out.stats.rollups,
+            "snapshots": out.stats.snapshots,
+            "items": out.stats.items,
+            "history_peak_kb": out.stats.history_peak_bytes / 1024,
+            "transformation": out.optimum.as_ref().map(|o| o.levels.clone()),
+            "loss": out.optimum.as_ref().map(|o| o.loss),
+            "arx_transformation": r["transformation"],
+            "arx_loss": r["information_loss"],
+        });
+        println!("{line}");
     }
 }

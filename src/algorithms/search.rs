@@ -213,11 +213,6 @@ impl<'a> Search<'a> {
         self.results.get(&id)
     }
 
-    /// Loss of the best valid transformation checked so far.
-    pub fn best_loss(&self) -> Option<f64> {
-        self.best.map(|b| b.1)
-    }
-
     /// After a classification phase: makes the best transformation globally optimal when the
     /// metric is not monotonic (or tagging was not allowed). See the module docs.
     pub fn optimize_remaining(&mut self) {

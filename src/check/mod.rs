@@ -34,7 +34,7 @@ use crate::metrics::{ClassStats, Metric};
 use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
 use encode::Encoding;
-use groupify::{merge_distributions, Groups};
+use groupify::{merge_distributions, Groups, MergeScratch};
 use history::History;
 
 /// Switches and controls of the checker's optimizations.
@@ -288,7 +288,9 @@ struct Engine<'a, const W: usize> {
     history: History,
     outliers: Vec<(u32, u32)>,
     targets: Vec<u32>,
-    scratch: Vec<u32>,
+    scratch: MergeScratch,
+    /// Size of the sensitive domain of each distribution slot.
+    domains: Vec<usize>,
     steps: Vec<Step>,
     stats: CheckerStats,
     last_plain_classes: usize,
@@ -328,24 +330,28 @@ impl<'a, const W: usize> Engine<'a, W> {
                 evaluated.push(i);
             }
         }
-        let scratch_len = slots
-            .iter()
-            .map(|&s| table.sensitive[s].values.len())
-            .max()
-            .unwrap_or(0);
-        let mut scratch = vec![0; scratch_len];
-        let base_dist = slots
+        let domains: Vec<usize> = slots
             .iter()
             .map(|&s| {
+                let col = &table.sensitive[s];
+                let top = col.codes.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+                col.values.len().max(top)
+            })
+            .collect();
+        let mut scratch = MergeScratch::default();
+        let base_dist = slots
+            .iter()
+            .zip(&domains)
+            .map(|(&s, &m)| {
+                // Each row is a source "class" of one record.
                 let col = &table.sensitive[s].codes;
+                let rows = groupify::Csr {
+                    offsets: (0..=col.len() as u32).collect(),
+                    codes: col.clone(),
+                    counts: vec![1; col.len()],
+                };
                 let mut out = groupify::Csr::default();
-                merge_distributions(
-                    &mut out,
-                    enc.items(),
-                    &enc.row_item,
-                    &mut scratch,
-                    &mut |r, emit| emit(col[r], 1),
-                );
+                merge_distributions(&mut out, enc.items(), &enc.row_item, &rows, m, &mut scratch);
                 out
             })
             .collect();
@@ -381,6 +387,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             outliers: Vec::new(),
             targets: Vec::new(),
             scratch,
+            domains,
             steps: Vec::new(),
             stats: CheckerStats::default(),
             last_plain_classes: 0,
@@ -481,13 +488,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &mut self.spare.dist[slot],
                     self.spare.counts.len(),
                     &self.targets,
+                    sd,
+                    self.domains[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
                 );
             }
         }
@@ -520,13 +523,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &mut dst.dist[slot],
                     dst.counts.len(),
                     &self.targets,
+                    sd,
+                    self.domains[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
                 );
             }
         }
@@ -566,13 +565,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                     &mut dst.dist[slot],
                     dst.counts.len(),
                     &self.targets,
+                    sd,
+                    self.domains[slot],
                     &mut self.scratch,
-                    &mut |i, emit| {
-                        let (codes, counts) = sd.class(i);
-                        for (&c, &k) in codes.iter().zip(counts) {
-                            emit(c, k);
-                        }
-                    },
                 );
             }
         }
@@ -762,13 +757,9 @@ impl<const W: usize> Core for Engine<'_, W> {
                 &mut g.dist[slot],
                 g.counts.len(),
                 &targets,
+                sd,
+                self.domains[slot],
                 &mut self.scratch,
-                &mut |i, emit| {
-                    let (codes, counts) = sd.class(i);
-                    for (&c, &k) in codes.iter().zip(counts) {
-                        emit(c, k);
-                    }
-                },
             );
         }
         let mut views = Vec::new();

@@ -35,8 +35,6 @@ pub mod prop {
     pub const PRUNED: u8 = 8;
     /// Nothing more to learn for the classification: tagged or pruned.
     pub const RESOLVED: u8 = TAGGED | PRUNED;
-    /// Free for a search's own bookkeeping (e.g. "already queued").
-    pub const VISITED: u8 = 16;
 }
 
 /// Flash's order key: compare with [`OrderKey::cmp`]; smaller is enumerated first.
@@ -316,25 +314,8 @@ impl Lattice {
     }
 
     #[inline]
-    pub fn props(&self, id: NodeId) -> u8 {
-        self.props[id as usize]
-    }
-
-    #[inline]
     pub fn add(&mut self, id: NodeId, bits: u8) {
         self.props[id as usize] |= bits;
-    }
-
-    #[inline]
-    pub fn remove(&mut self, id: NodeId, bits: u8) {
-        self.props[id as usize] &= !bits;
-    }
-
-    /// Clears `bits` on every node.
-    pub fn clear_all(&mut self, bits: u8) {
-        for p in &mut self.props {
-            *p &= !bits;
-        }
     }
 
     /// Predictive tagging upwards: sets `bits` on `id` and all its generalizations.

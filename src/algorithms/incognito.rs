@@ -22,7 +22,11 @@
 //! 0_2
 //! Selection: 1_1
 //! ```
-//! and with no success the run fails with `No anonymous generalizations!!!`.
+//! and with no success the run fails with `No anonymous generalizations!!!`. These lines go to
+//! stdout, as does the toolbox's `Parameter c was not set, therefore using Entropy
+//! l-diversity ...` for Incognito_L with `c <= 0`. Not printed: Incognito_T's `Resetting the
+//! mapping for attribute N ...` (an artefact of the toolbox renumbering its map, which anonbox
+//! never needs) and the timing lines (`-report` has the timings).
 //!
 //! ## Privacy models
 //! A node's table is the original classes generalized to its levels. Each class is checked

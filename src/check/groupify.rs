@@ -169,7 +169,8 @@ impl<const W: usize> Groups<W> {
     }
 }
 
-/// Reusable buffers of [`merge_csr`].
+/// Reusable buffers of [`merge_csr`] (kept by the checker, so a check allocates nothing).
+/// `dense` and `scratch` are all zeros between calls.
 #[derive(Debug, Clone, Default)]
 pub struct MergeBuffers {
     start: Vec<u32>,
@@ -178,13 +179,20 @@ pub struct MergeBuffers {
     single: Vec<u32>,
     pairs: Vec<u64>,
     touched: Vec<u32>,
+    dense: Vec<u32>,
+    masks: Vec<u64>,
+    scratch: Vec<u32>,
 }
 
 /// Builds `out`, the distributions of `classes` new classes, from the classes of `src`: source
-/// class `i` went into new class `targets[i]`. The sources are read in order and their
-/// `(code, count)` pairs scattered into one region per new class; a region from a single source
-/// is already sorted, others are added up in `scratch` (all zeros, one entry per sensitive code;
-/// left all zeros) and emitted in ascending code order.
+/// class `i` went into new class `targets[i]`; codes are `< m`.
+///
+/// Domains of up to 64 values: one sequential pass over the sources adds their counts into a
+/// dense class x code matrix and marks the codes of each class in a 64-bit mask; a second pass
+/// emits each class's codes by iterating its mask (in order, no sort) and zeroes what it read.
+/// Larger domains: the sources are read in order and their `(code, count)` pairs scattered into
+/// one region per new class; a region from a single source is already sorted, others are added
+/// up in a dense array of `m` entries and emitted in ascending code order.
 ///
 /// With `verdicts = Some((source verdicts, new verdicts))`, a new class made of one source class
 /// (same records, same distributions) inherits its verdict; the others get
@@ -194,21 +202,101 @@ pub fn merge_csr(
     classes: usize,
     targets: &[u32],
     src: &Csr,
-    scratch: &mut [u32],
+    m: usize,
     buf: &mut MergeBuffers,
     verdicts: Option<(&[u8], &mut Vec<u8>)>,
 ) {
-    buf.start.clear();
-    buf.start.resize(classes + 1, 0);
+    if m <= 64 {
+        merge_dense(out, classes, targets, src, m, buf);
+    } else {
+        merge_sparse(out, classes, targets, src, m, buf);
+    }
+    if let Some((from, to)) = verdicts {
+        to.clear();
+        to.extend((0..classes).map(|c| {
+            if buf.members[c] == 1 {
+                from[buf.single[c] as usize]
+            } else {
+                VERDICT_UNKNOWN
+            }
+        }));
+    }
+}
+
+/// Members per new class and, for each, its last source (the only one if it has one).
+fn count_members(classes: usize, targets: &[u32], buf: &mut MergeBuffers) {
     buf.members.clear();
     buf.members.resize(classes, 0);
     buf.single.clear();
     buf.single.resize(classes, 0);
     for (i, &t) in targets.iter().enumerate() {
+        buf.members[t as usize] += 1;
+        buf.single[t as usize] = i as u32;
+    }
+}
+
+fn merge_dense(
+    out: &mut Csr,
+    classes: usize,
+    targets: &[u32],
+    src: &Csr,
+    m: usize,
+    buf: &mut MergeBuffers,
+) {
+    count_members(classes, targets, buf);
+    out.clear();
+    out.offsets.reserve(classes + 1);
+    out.offsets.push(0);
+    let need = classes * m;
+    if buf.dense.len() < need {
+        buf.dense.resize(need, 0);
+    }
+    buf.masks.clear();
+    buf.masks.resize(classes, 0);
+    let dense = &mut buf.dense[..need];
+    for (i, &t) in targets.iter().enumerate() {
         let t = t as usize;
-        buf.start[t + 1] += src.offsets[i + 1] - src.offsets[i];
-        buf.members[t] += 1;
-        buf.single[t] = i as u32;
+        let (codes, counts) = src.class(i);
+        let mut mask = 0u64;
+        for (&code, &k) in codes.iter().zip(counts) {
+            dense[t * m + code as usize] += k;
+            mask |= 1 << code;
+        }
+        buf.masks[t] |= mask;
+    }
+    out.codes.reserve(src.codes.len());
+    out.counts.reserve(src.codes.len());
+    for (t, &mask) in buf.masks.iter().enumerate() {
+        let row = &mut dense[t * m..t * m + m];
+        let mut mask = mask;
+        while mask != 0 {
+            let code = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            out.codes.push(code as u32);
+            out.counts.push(row[code]);
+            row[code] = 0;
+        }
+        out.offsets.push(out.codes.len() as u32);
+    }
+}
+
+fn merge_sparse(
+    out: &mut Csr,
+    classes: usize,
+    targets: &[u32],
+    src: &Csr,
+    m: usize,
+    buf: &mut MergeBuffers,
+) {
+    count_members(classes, targets, buf);
+    if buf.scratch.len() < m {
+        buf.scratch.resize(m, 0);
+    }
+    let scratch = &mut buf.scratch[..m];
+    buf.start.clear();
+    buf.start.resize(classes + 1, 0);
+    for (i, &t) in targets.iter().enumerate() {
+        buf.start[t as usize + 1] += src.offsets[i + 1] - src.offsets[i];
     }
     for c in 1..buf.start.len() {
         buf.start[c] += buf.start[c - 1];
@@ -253,67 +341,6 @@ pub fn merge_csr(
                 out.counts.push(scratch[code as usize]);
                 scratch[code as usize] = 0;
             }
-        }
-        out.offsets.push(out.codes.len() as u32);
-    }
-    if let Some((from, to)) = verdicts {
-        to.clear();
-        to.extend((0..classes).map(|c| {
-            if buf.members[c] == 1 {
-                from[buf.single[c] as usize]
-            } else {
-                VERDICT_UNKNOWN
-            }
-        }));
-    }
-}
-
-/// Calls its second argument with the (code, count) pairs of one source item.
-pub type Emit<'a> = &'a mut dyn FnMut(u32, u32);
-
-/// Builds `out` (the distributions of `classes` new classes) from source items: item `i` went
-/// into class `targets[i]` and carries the (code, count) pairs `source(i)` yields.
-/// `scratch` must be all zeros with one entry per sensitive code; it is left all zeros.
-pub fn merge_distributions(
-    out: &mut Csr,
-    classes: usize,
-    targets: &[u32],
-    scratch: &mut [u32],
-    source: &mut dyn FnMut(usize, Emit<'_>),
-) {
-    // Counting sort of the items by class.
-    let mut start = vec![0u32; classes + 1];
-    for &t in targets {
-        start[t as usize + 1] += 1;
-    }
-    for i in 1..start.len() {
-        start[i] += start[i - 1];
-    }
-    let mut order = vec![0u32; targets.len()];
-    let mut fill = start.clone();
-    for (i, &t) in targets.iter().enumerate() {
-        order[fill[t as usize] as usize] = i as u32;
-        fill[t as usize] += 1;
-    }
-    out.clear();
-    out.offsets.push(0);
-    let mut touched: Vec<u32> = Vec::new();
-    for c in 0..classes {
-        touched.clear();
-        for &i in &order[start[c] as usize..start[c + 1] as usize] {
-            source(i as usize, &mut |code, cnt| {
-                let s = &mut scratch[code as usize];
-                if *s == 0 {
-                    touched.push(code);
-                }
-                *s += cnt;
-            });
-        }
-        touched.sort_unstable();
-        for &code in &touched {
-            out.codes.push(code);
-            out.counts.push(scratch[code as usize]);
-            scratch[code as usize] = 0;
         }
         out.offsets.push(out.codes.len() as u32);
     }

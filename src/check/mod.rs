@@ -35,8 +35,7 @@ use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
 use encode::Encoding;
 use groupify::{
-    merge_csr, merge_distributions, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER,
-    VERDICT_UNKNOWN,
+    merge_csr, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN,
 };
 use history::History;
 
@@ -328,7 +327,8 @@ struct Engine<'a, const W: usize> {
     history: History,
     outliers: Vec<(u32, u32)>,
     targets: Vec<u32>,
-    scratch: Vec<u32>,
+    /// Size of the sensitive domain of each distribution slot (codes are below it).
+    domains: Vec<usize>,
     steps: Vec<Step>,
     stats: CheckerStats,
     last_plain_classes: usize,
@@ -393,23 +393,35 @@ impl<'a, const W: usize> Engine<'a, W> {
             }
         }
         relaxed_set.retain(|&i| !criteria[i].size_only());
-        let scratch_len = slots
-            .iter()
-            .map(|&s| table.sensitive[s].values.len())
-            .max()
-            .unwrap_or(0);
-        let mut scratch = vec![0; scratch_len];
-        let base_dist = slots
+        let domains: Vec<usize> = slots
             .iter()
             .map(|&s| {
+                let col = &table.sensitive[s];
+                let top = col.codes.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+                col.values.len().max(top)
+            })
+            .collect();
+        let mut merge_buffers = MergeBuffers::default();
+        let base_dist = slots
+            .iter()
+            .zip(&domains)
+            .map(|(&s, &m)| {
+                // Each row is a source "class" of one record.
                 let col = &table.sensitive[s].codes;
+                let rows = Csr {
+                    offsets: (0..=col.len() as u32).collect(),
+                    codes: col.clone(),
+                    counts: vec![1; col.len()],
+                };
                 let mut out = Csr::default();
-                merge_distributions(
+                merge_csr(
                     &mut out,
                     enc.items(),
                     &enc.row_item,
-                    &mut scratch,
-                    &mut |r, emit| emit(col[r], 1),
+                    &rows,
+                    m,
+                    &mut merge_buffers,
+                    None,
                 );
                 out
             })
@@ -448,13 +460,13 @@ impl<'a, const W: usize> Engine<'a, W> {
             ),
             outliers: Vec::new(),
             targets: Vec::new(),
-            scratch,
+            domains,
             steps: Vec::new(),
             stats: CheckerStats::default(),
             last_plain_classes: 0,
             base_dist,
             base_verdict: Vec::new(),
-            merge_buffers: MergeBuffers::default(),
+            merge_buffers,
         };
         if engine.caches_verdicts() {
             let mut views = Vec::new();
@@ -569,7 +581,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                     self.spare.counts.len(),
                     &self.targets,
                     &self.base_dist[slot],
-                    &mut self.scratch,
+                    self.domains[slot],
                     &mut self.merge_buffers,
                     verdicts,
                 );
@@ -606,7 +618,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                     dst.counts.len(),
                     &self.targets,
                     &src.dist[slot],
-                    &mut self.scratch,
+                    self.domains[slot],
                     &mut self.merge_buffers,
                     verdicts,
                 );
@@ -650,7 +662,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                     dst.counts.len(),
                     &self.targets,
                     &snap.dist[slot],
-                    &mut self.scratch,
+                    self.domains[slot],
                     &mut self.merge_buffers,
                     verdicts,
                 );
@@ -917,7 +929,7 @@ impl<const W: usize> Core for Engine<'_, W> {
                 g.counts.len(),
                 &targets,
                 &self.base_dist[slot],
-                &mut self.scratch,
+                self.domains[slot],
                 &mut self.merge_buffers,
                 None,
             );

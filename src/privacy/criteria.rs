@@ -7,7 +7,10 @@
 //! l = 3). Monotonicity follows [`super::properties::is_monotonic`].
 
 use super::distribution::DistributionBuf;
-use super::ldiversity::{is_distinct_l_diverse, is_entropy_l_diverse, is_recursive_cl_diverse};
+use super::ldiversity::{
+    is_distinct_l_diverse, is_entropy_l_diverse, is_entropy_l_diverse_arx, is_recursive_cl_diverse,
+    Log2Table,
+};
 use super::properties::{is_monotonic, Flavor};
 use super::tcloseness::{EqualDistance, HierarchicalDistance, OrderedDistance};
 use super::{ClassView, PrivacyCriterion, Requirements};
@@ -41,6 +44,10 @@ pub fn build(
             attribute,
             l,
             flavor,
+            log2: match flavor {
+                Flavor::Arx => Log2Table::new(table.rows()),
+                _ => Log2Table::default(),
+            },
         }),
         PrivacyModel::RecursiveCL { attribute, c, l } => Box::new(RecursiveCL {
             name: column(attribute)?.name.clone(),
@@ -142,6 +149,8 @@ pub struct EntropyL {
     pub attribute: usize,
     pub l: f64,
     pub flavor: Flavor,
+    /// ARX's `log2` of every possible count, so a class costs no logarithm.
+    pub log2: Log2Table,
 }
 
 impl PrivacyCriterion for EntropyL {
@@ -161,7 +170,10 @@ impl PrivacyCriterion for EntropyL {
         )
     }
     fn is_satisfied(&self, class: &ClassView<'_>) -> bool {
-        is_entropy_l_diverse(class.distribution(0), self.l, self.flavor)
+        match self.flavor {
+            Flavor::Arx => is_entropy_l_diverse_arx(class.distribution(0), self.l, &self.log2),
+            f => is_entropy_l_diverse(class.distribution(0), self.l, f),
+        }
     }
     /// Entropy l-diversity needs `ceil(l)` distinct values (checked first in every flavor).
     fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {

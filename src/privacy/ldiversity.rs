@@ -66,20 +66,7 @@ pub fn entropy_l(d: Distribution<'_>) -> f64 {
 /// Entropy l-diversity of one class, in the arithmetic of `flavor` (see the module docs).
 pub fn is_entropy_l_diverse(d: Distribution<'_>, l: f64, flavor: Flavor) -> bool {
     match flavor {
-        Flavor::Arx => {
-            if (d.distinct() as f64) < l.ceil() {
-                return false;
-            }
-            let log2 = std::f64::consts::LN_2;
-            let (mut sum, mut total) = (0.0f64, 0.0f64);
-            for f in d.counts.iter().copied() {
-                let f = f as f64;
-                sum += f * (f.ln() / log2);
-                total += f;
-            }
-            let val = -((sum / total) - total.ln() / log2);
-            val >= l.ln() / 2f64.ln()
-        }
+        Flavor::Arx => is_entropy_l_diverse_arx(d, l, &Log2Table::default()),
         Flavor::Toolbox => {
             let total: f64 = d.counts.iter().copied().map(|f| f as f64).sum();
             let mut e = 0.0f64;
@@ -95,6 +82,46 @@ pub fn is_entropy_l_diverse(d: Distribution<'_>, l: f64, flavor: Flavor) -> bool
         }
         Flavor::Exact => !d.is_empty() && entropy(d) >= l.ln() - EXACT_TOLERANCE,
     }
+}
+
+/// `ln f / ln 2` for counts `f` in `0..len`, exactly as ARX computes each term of its entropy
+/// (`Math.log(f) / Math.log(2)`), so a lookup gives the same bits as the computation. Counts
+/// beyond the table are computed.
+#[derive(Debug, Clone, Default)]
+pub struct Log2Table(Vec<f64>);
+
+impl Log2Table {
+    /// A table for counts up to `max` (a table's number of records).
+    pub fn new(max: usize) -> Log2Table {
+        Log2Table(
+            (0..=max)
+                .map(|f| (f as f64).ln() / std::f64::consts::LN_2)
+                .collect(),
+        )
+    }
+
+    #[inline]
+    fn get(&self, f: u32) -> f64 {
+        match self.0.get(f as usize) {
+            Some(&v) => v,
+            None => (f as f64).ln() / std::f64::consts::LN_2,
+        }
+    }
+}
+
+/// Entropy l-diversity in ARX's arithmetic ([`Flavor::Arx`]), with `log2` looked up in `table`:
+/// `ceil(l)` distinct values and `-(Σ f·log2 f / n − log2 n) >= log2 l`.
+pub fn is_entropy_l_diverse_arx(d: Distribution<'_>, l: f64, table: &Log2Table) -> bool {
+    if (d.distinct() as f64) < l.ceil() {
+        return false;
+    }
+    let (mut sum, mut total) = (0.0f64, 0u32);
+    for &f in d.counts {
+        sum += f as f64 * table.get(f);
+        total += f;
+    }
+    let val = -((sum / total as f64) - table.get(total));
+    val >= l.ln() / 2f64.ln()
 }
 
 /// Calls `f` with the class's counts sorted ascending: on the stack for up to 64 values (the
@@ -282,6 +309,37 @@ mod tests {
                 "{f:?}"
             );
         }
+    }
+
+    #[test]
+    fn arx_entropy_table_gives_the_same_bits() {
+        let t = Log2Table::new(50);
+        for counts in [
+            &[1, 1, 1][..],
+            &[2, 2, 2],
+            &[3, 3],
+            &[5, 9, 1, 30],
+            &[40, 40],
+        ] {
+            for l in [1.5, 2.0, 3.0] {
+                let d = dist(counts);
+                assert_eq!(
+                    is_entropy_l_diverse_arx(d.view(), l, &t),
+                    is_entropy_l_diverse_arx(d.view(), l, &Log2Table::default()),
+                );
+            }
+        }
+        // Totals beyond the table fall back to computing.
+        assert!(!is_entropy_l_diverse_arx(
+            dist(&[40, 40]).view(),
+            2.0,
+            &Log2Table::new(3)
+        ));
+        assert!(is_entropy_l_diverse_arx(
+            dist(&[2, 2]).view(),
+            2.0,
+            &Log2Table::new(3)
+        ));
     }
 
     #[test]

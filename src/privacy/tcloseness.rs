@@ -54,12 +54,28 @@ impl EqualDistance {
 
     /// ½·Σ|p_i − q_i|, exact up to one final rounding. 0 for an empty class.
     pub fn distance(&self, class: Distribution<'_>) -> f64 {
+        // Σ over the class's codes |a·N − b·n|, plus b·n for every table code not in the class.
+        // That sum is at most 2·n·N, so below 2^31 records 64-bit integers cannot overflow.
+        if self.total < 1 << 31 {
+            let n = class.total() as i64;
+            let big_n = self.total as i64;
+            if n == 0 || big_n == 0 {
+                return 0.0;
+            }
+            let (mut x, mut covered) = (0i64, 0i64);
+            for (c, a) in class.iter() {
+                let b = self.table_count(c) as i64;
+                x += (a as i64 * big_n - b * n).abs();
+                covered += b;
+            }
+            x += (big_n - covered).max(0) * n;
+            return x as f64 / (2 * n * big_n) as f64;
+        }
         let n = class.total() as i128;
         let big_n = self.total as i128;
         if n == 0 || big_n == 0 {
             return 0.0;
         }
-        // Σ over the class's codes |a·N − b·n|, plus b·n for every table code not in the class.
         let mut x: i128 = 0;
         let mut covered: i128 = 0;
         for (c, a) in class.iter() {

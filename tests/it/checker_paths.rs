@@ -9,7 +9,7 @@ use anonbox::job::MetricKind;
 use anonbox::metrics;
 use anonbox::privacy::{KAnonymity, PrivacyCriterion};
 
-use crate::flash::{adult, random_table, Rng, TestDistinctL};
+use crate::flash::{adult, entropy_l2, random_table, Rng, TestDistinctL};
 
 fn configs() -> Vec<(&'static str, CheckerConfig)> {
     let plain = CheckerConfig::plain();
@@ -104,18 +104,13 @@ fn walk(rng: &mut Rng, max: &[usize], steps: usize) -> Vec<Vec<usize>> {
     out
 }
 
-fn criteria(with_dist: bool) -> Vec<Box<dyn PrivacyCriterion>> {
+fn criteria(with_dist: bool, table: &EncodedTable) -> Vec<Box<dyn PrivacyCriterion>> {
     let mut c: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k: 2 })];
     if with_dist {
         // Distributions, a criterion that is not monotonic and a relaxation: the verdicts of
         // both are compared across paths.
         c.push(Box::new(TestDistinctL { l: 2 }));
-        c.push(Box::new(anonbox::privacy::criteria::EntropyL {
-            name: "s".into(),
-            attribute: 0,
-            l: 2.0,
-            flavor: anonbox::privacy::Flavor::Arx,
-        }));
+        c.push(entropy_l2(table));
     }
     c
 }
@@ -142,7 +137,7 @@ fn compare(
         .map(|(name, config)| {
             let mut c = Checker::new(
                 table,
-                criteria(with_dist),
+                criteria(with_dist, table),
                 metrics::build(MetricKind::Loss, table),
                 budget,
                 config,

@@ -379,20 +379,24 @@ const METRICS: [MetricKind; 7] = [
 /// distributions); 2 + majority (tagging by the relaxation: k-anonymity and sizes); 3 entropy
 /// 2-diversity (tagging by its relaxation, distinct 2-diversity); 4 majority alone (nothing to
 /// tag by: every transformation is checked or pruned).
-fn criteria(kind: usize, k: u64) -> Vec<Box<dyn PrivacyCriterion>> {
+fn criteria(kind: usize, k: u64, table: &EncodedTable) -> Vec<Box<dyn PrivacyCriterion>> {
     let k_anon: Box<dyn PrivacyCriterion> = Box::new(KAnonymity { k });
     match kind {
         0 => vec![k_anon],
         1 => vec![k_anon, Box::new(TestDistinctL { l: 2 })],
         2 => vec![k_anon, Box::new(TestMajority)],
-        3 => vec![Box::new(anonbox::privacy::criteria::EntropyL {
-            name: "s".into(),
-            attribute: 0,
-            l: 2.0,
-            flavor: anonbox::privacy::Flavor::Arx,
-        })],
+        3 => vec![entropy_l2(table)],
         _ => vec![Box::new(TestMajority)],
     }
+}
+
+/// The privacy models' entropy 2-diversity of sensitive column 0 (ARX arithmetic).
+pub fn entropy_l2(table: &EncodedTable) -> Box<dyn PrivacyCriterion> {
+    let model = anonbox::job::PrivacyModel::EntropyL {
+        attribute: 0,
+        l: 2.0,
+    };
+    anonbox::privacy::criteria::build(&model, table, anonbox::privacy::Flavor::Arx).unwrap()
 }
 
 fn same_optimum(
@@ -405,7 +409,7 @@ fn same_optimum(
     let solve_with = |alg, config| {
         solve(
             table,
-            criteria(kind, k),
+            criteria(kind, k, table),
             metrics::build(metric, table),
             budget,
             alg,
@@ -428,7 +432,7 @@ fn same_optimum(
                 // The reported figures are those of the transformation returned.
                 let mut checker = Checker::new(
                     table,
-                    criteria(kind, k),
+                    criteria(kind, k, table),
                     metrics::build(metric, table),
                     budget,
                     CheckerConfig::plain(),

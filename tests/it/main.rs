@@ -10,4 +10,5 @@ mod datafly;
 mod flash;
 mod kcheck;
 mod pipeline;
+mod privacy;
 mod utd_methods;

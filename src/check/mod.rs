@@ -24,6 +24,13 @@
 //! `roll-up(T)` needs P <= T and sets P = T; `snapshot(T)` needs a buffer and a snapshot S <= T,
 //! and sets P = T. Roll-ups and snapshots never write the buffer, so no transition can leave it
 //! half-transformed; that is what makes projection after a roll-up safe.
+//!
+//! Research subset (δ-presence, `EncodedTable::with_subset`): counts and distributions cover the
+//! released records only (item weights, see `encode`), except the membership column's, which
+//! counts every record so δ-presence sees the population. Classes of count 0 (population records
+//! only) are not classes of the released data: they are never outliers and are judged only by
+//! criteria that [`PrivacyCriterion::judges_empty_classes`]; failing one makes the
+//! transformation invalid, whatever the budget.
 
 mod encode;
 mod groupify;
@@ -95,13 +102,14 @@ pub enum Source {
 /// The verdict on one transformation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckResult {
-    /// The outlier records fit the suppression budget.
+    /// The outlier records fit the suppression budget (and, with a research subset, no class
+    /// without released records fails).
     pub anonymous: bool,
-    /// Records in outlier classes (suppressed if `anonymous`).
+    /// Released records in outlier classes (suppressed if `anonymous`).
     pub suppressed: u64,
-    /// Classes that are not outliers.
+    /// Classes that are not outliers (classes without released records excluded).
     pub classes: u64,
-    /// All classes, outliers included.
+    /// All classes, outliers included (classes without released records excluded).
     pub all_classes: u64,
     /// Information loss, if `anonymous`.
     pub loss: Option<f64>,
@@ -131,6 +139,7 @@ pub struct CheckerStats {
 pub struct Class {
     /// Hierarchy ids at the transformation's levels, decoded from the class key.
     pub ids: Vec<u32>,
+    /// Released records (all records, without a research subset).
     pub count: u64,
     /// Per distribution slot: (sensitive code, count), codes ascending.
     pub distributions: Vec<Vec<(u32, u32)>>,
@@ -226,7 +235,8 @@ impl<'a> Checker<'a> {
         self.core.classes()
     }
 
-    /// For the transformation `levels`, which rows fall into outlier classes.
+    /// For the transformation `levels`, which released rows fall into outlier classes (rows
+    /// outside a research subset are never outliers).
     pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
         self.core.outlier_rows(levels)
     }
@@ -272,6 +282,8 @@ struct Engine<'a, const W: usize> {
     criteria: Vec<Box<dyn PrivacyCriterion>>,
     /// Criteria that need `is_satisfied` (not size-only).
     evaluated: Vec<usize>,
+    /// Criteria that judge classes without released records.
+    judges_empty: Vec<usize>,
     /// Per criterion, its distributions' slots.
     maps: Vec<Vec<usize>>,
     min_size: u64,
@@ -310,6 +322,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         let mut slots: Vec<usize> = Vec::new();
         let mut maps = Vec::new();
         let mut evaluated = Vec::new();
+        let mut judges_empty = Vec::new();
         let mut min_size = 1;
         for (i, c) in criteria.iter().enumerate() {
             let req = c.requirements();
@@ -329,6 +342,9 @@ impl<'a, const W: usize> Engine<'a, W> {
             if !c.size_only() {
                 evaluated.push(i);
             }
+            if c.judges_empty_classes() {
+                judges_empty.push(i);
+            }
         }
         let domains: Vec<usize> = slots
             .iter()
@@ -343,12 +359,27 @@ impl<'a, const W: usize> Engine<'a, W> {
             .iter()
             .zip(&domains)
             .map(|(&s, &m)| {
-                // Each row is a source "class" of one record.
+                // Each row is a source "class" of one record; with a research subset, of none
+                // unless released (the membership column counts every record).
                 let col = &table.sensitive[s].codes;
-                let rows = groupify::Csr {
-                    offsets: (0..=col.len() as u32).collect(),
-                    codes: col.clone(),
-                    counts: vec![1; col.len()],
+                let rows = match table.subset() {
+                    Some(members) if table.subset_column() != Some(s) => {
+                        let mut rows = groupify::Csr::default();
+                        rows.offsets.push(0);
+                        for (&c, &m) in col.iter().zip(members) {
+                            if m {
+                                rows.codes.push(c);
+                                rows.counts.push(1);
+                            }
+                            rows.offsets.push(rows.codes.len() as u32);
+                        }
+                        rows
+                    }
+                    _ => groupify::Csr {
+                        offsets: (0..=col.len() as u32).collect(),
+                        codes: col.clone(),
+                        counts: vec![1; col.len()],
+                    },
                 };
                 let mut out = groupify::Csr::default();
                 merge_distributions(&mut out, enc.items(), &enc.row_item, &rows, m, &mut scratch);
@@ -363,6 +394,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             enc,
             criteria,
             evaluated,
+            judges_empty,
             maps,
             min_size,
             slots,
@@ -573,13 +605,18 @@ impl<'a, const W: usize> Engine<'a, W> {
         }
     }
 
-    /// True if class `e` of `g` satisfies every criterion.
+    /// True if class `e` of `g` satisfies every criterion. A class without released records
+    /// (count 0) is judged only by the criteria that judge such classes.
     fn class_ok<'g>(&self, g: &'g Groups<W>, e: usize, views: &mut Vec<Distribution<'g>>) -> bool {
         let c = g.counts[e] as u64;
-        if c < self.min_size {
+        let judges = if c == 0 {
+            &self.judges_empty
+        } else if c < self.min_size {
             return false;
-        }
-        if self.evaluated.is_empty() {
+        } else {
+            &self.evaluated
+        };
+        if judges.is_empty() {
             return true;
         }
         views.clear();
@@ -587,7 +624,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             let (codes, counts) = d.class(e);
             views.push(Distribution { codes, counts });
         }
-        self.evaluated
+        judges
             .iter()
             .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(c, views, &self.maps[i])))
     }
@@ -600,8 +637,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         let (mut supp, mut kept, mut sq_all, mut sq_kept) = (0u64, 0u64, 0u64, 0u64);
         let floor = self.min_size.min(self.enc.rows as u64);
         let mut raise = 0u64;
+        // Classes without released records (research subset only).
+        let (mut empty, mut empty_fail) = (0u64, false);
         for e in 0..g.len() {
             let c = g.counts[e] as u64;
+            if c == 0 {
+                empty += 1;
+                empty_fail = empty_fail || !self.class_ok(g, e, &mut views);
+                continue;
+            }
             sq_all += c * c;
             if c < floor {
                 raise += c * (floor - c);
@@ -616,12 +660,13 @@ impl<'a, const W: usize> Engine<'a, W> {
                 }
             }
         }
-        let anonymous = supp <= self.budget;
+        let anonymous = supp <= self.budget && !empty_fail;
+        let all_classes = g.len() as u64 - empty;
         let stats = ClassStats {
             rows: self.enc.rows as u64,
             suppressed: supp,
             kept_classes: kept,
-            all_classes: g.len() as u64,
+            all_classes,
             sum_sq_all: sq_all,
             sum_sq_kept: sq_kept,
             sum_sq_raised: sq_all + raise,
@@ -634,7 +679,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             anonymous,
             suppressed: supp,
             classes: kept,
-            all_classes: g.len() as u64,
+            all_classes,
             loss,
             class_bound,
             source,
@@ -769,7 +814,8 @@ impl<const W: usize> Core for Engine<'_, W> {
         self.enc
             .row_item
             .iter()
-            .map(|&i| !ok[targets[i as usize] as usize])
+            .enumerate()
+            .map(|(r, &i)| self.table.is_released(r) && !ok[targets[i as usize] as usize])
             .collect()
     }
 

@@ -22,7 +22,11 @@
 //! 0_2
 //! Selection: 1_1
 //! ```
-//! and with no success the run fails with `No anonymous generalizations!!!`.
+//! and with no success the run fails with `No anonymous generalizations!!!`. These lines go to
+//! stdout, as does the toolbox's `Parameter c was not set, therefore using Entropy
+//! l-diversity ...` for Incognito_L with `c <= 0`. Not printed: Incognito_T's `Resetting the
+//! mapping for attribute N ...` (an artefact of the toolbox renumbering its map, which anonbox
+//! never needs) and the timing lines (`-report` has the timings).
 //!
 //! ## Privacy models
 //! A node's table is the original classes generalized to its levels. Each class is checked
@@ -365,24 +369,49 @@ impl TupleTable {
     }
 
     /// The node's classes in order of their first record, and the class of each tuple.
+    ///
+    /// A class is keyed by its generalized ids, packed into one `u64` (mixed radix over the
+    /// levels' widths) when they fit, else boxed.
     pub fn group(&self, hierarchies: &[Hierarchy], node: &[usize]) -> (Vec<Class>, Vec<u32>) {
-        let mut index: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+        let mut radix: u128 = 1;
+        let mut mult = Vec::with_capacity(self.width);
+        for (h, &level) in hierarchies.iter().zip(node) {
+            mult.push(radix as u64);
+            radix = radix.saturating_mul(h.width(level).max(1) as u128);
+        }
+        if radix <= u64::MAX as u128 {
+            self.group_by(hierarchies, node, |key: &mut u64, q, id| {
+                *key += id as u64 * mult[q]
+            })
+        } else {
+            self.group_by(hierarchies, node, |key: &mut Vec<u32>, q, id| {
+                if q == 0 {
+                    key.clear();
+                }
+                key.push(id)
+            })
+        }
+    }
+
+    fn group_by<K: std::hash::Hash + Eq + Clone + Default>(
+        &self,
+        hierarchies: &[Hierarchy],
+        node: &[usize],
+        add: impl Fn(&mut K, usize, u32),
+    ) -> (Vec<Class>, Vec<u32>) {
+        let mut index: FxHashMap<K, u32> = FxHashMap::default();
         let mut classes: Vec<Class> = Vec::new();
         let mut of_tuple = Vec::with_capacity(self.len());
-        let mut key = vec![0u32; self.width];
         for t in 0..self.len() {
+            let mut key = K::default();
             for (q, (&code, h)) in self.tuple(t).iter().zip(hierarchies).enumerate() {
-                key[q] = h.get(code, node[q]);
+                add(&mut key, q, h.get(code, node[q]));
             }
-            let c = match index.get(key.as_slice()) {
-                Some(&c) => c,
-                None => {
-                    let c = classes.len() as u32;
-                    index.insert(key.clone().into_boxed_slice(), c);
-                    classes.push(Class::default());
-                    c
-                }
-            };
+            let next = classes.len() as u32;
+            let c = *index.entry(key).or_insert(next);
+            if c == next {
+                classes.push(Class::default());
+            }
             let class = &mut classes[c as usize];
             class.size += self.counts[t];
             if let Some(s) = self.sensitive.get(t) {

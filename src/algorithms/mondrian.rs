@@ -20,8 +20,10 @@
 //! If a final class is smaller than k (only when n < k) the table cannot be anonymized.
 //!
 //! Trace lines (`Processing EID = e, [[g1],[g2]]`, `\tInserted a (left) and b (right)`,
-//! `\tRemoving e (no allowable cuts)`) go to a callback; the run prints them only on request,
-//! since a large table has tens of thousands of classes.
+//! `\tRemoving e (no allowable cuts)`) go to an optional callback, which the tests compare with
+//! the toolbox's console output. The `anonbox` command does not print them: they are two lines
+//! per class (tens of thousands on the full census file), a debugging trace rather than a
+//! summary, and the report already gives the number of classes.
 //!
 //! Storage: the algorithm asks a [`Partitioner`] for medians and cuts. Since a dimension's values
 //! are compared only by order, each dimension's distinct points are ranked once ([`Dimension`])

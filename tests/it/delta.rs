@@ -213,7 +213,13 @@ fn lattice(hs: &[Hierarchy]) -> Vec<Vec<usize>> {
 
 fn models() -> impl Strategy<Value = Models> {
     (
-        prop::sample::select(vec![(0.0, 0.5), (0.0, 0.34), (0.2, 0.8), (0.1, 0.6), (0.3, 1.0)]),
+        prop::sample::select(vec![
+            (0.0, 0.5),
+            (0.0, 0.34),
+            (0.2, 0.8),
+            (0.1, 0.6),
+            (0.3, 1.0),
+        ]),
         prop::option::of(2u64..4),
         prop::bool::weighted(0.3),
     )
@@ -327,7 +333,10 @@ fn empty_classes_cannot_be_suppressed() {
     assert!(check(0.0, 0, &[0]).anonymous);
     // Generalized: one class, 1 of 4.
     assert!(check(0.25, 0, &[1]).anonymous);
-    assert!(!check(0.3, 0, &[1]).anonymous, "1 of 4 < 0.3: 1 record to suppress");
+    assert!(
+        !check(0.3, 0, &[1]).anonymous,
+        "1 of 4 < 0.3: 1 record to suppress"
+    );
     assert_eq!(check(0.3, 1, &[1]).suppressed, 1);
     assert!(check(0.3, 1, &[1]).anonymous);
 }
@@ -376,7 +385,12 @@ const ROWS: &[&str] = &["a;1;1", "b;2;0", "a;1;1", "c;3;0", "a;1;0", "b; 2 ;1"];
 fn subset_column_and_file_give_the_same_membership() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let col = load(&tiny(d, ROWS, "<delta-presence dmin='0' dmax='1' subset-index='2'/>")).unwrap();
+    let col = load(&tiny(
+        d,
+        ROWS,
+        "<delta-presence dmin='0' dmax='1' subset-index='2'/>",
+    ))
+    .unwrap();
     assert_eq!(
         col.subset().unwrap(),
         &[true, false, true, false, false, true]
@@ -402,8 +416,12 @@ fn subset_errors_name_the_file_and_line() {
     let d = dir.path();
     let file = |body: &str| {
         std::fs::write(d.join("sub.csv"), body).unwrap();
-        let config = tiny(d, ROWS, "<delta-presence dmin='0' dmax='1' subset='sub.csv'/>");
-        load(&config).err().expect("an error").to_string()
+        let config = tiny(
+            d,
+            ROWS,
+            "<delta-presence dmin='0' dmax='1' subset='sub.csv'/>",
+        );
+        load(&config).expect_err("an error").to_string()
     };
     // Three copies of a row the population holds twice: the third is unmatched.
     let e = file("q;x;flag\na;1;1\nb;2;0\na;1;1\na;1;1\n");
@@ -414,15 +432,22 @@ fn subset_errors_name_the_file_and_line() {
     let e = file("q;x;flag\nc;3;1\n");
     assert!(e.contains("sub.csv:2:"), "{e}");
     let e = file("q;y;flag\na;1;1\n");
-    assert!(e.contains("sub.csv:1: the header differs from the input's"), "{e}");
+    assert!(
+        e.contains("sub.csv:1: the header differs from the input's"),
+        "{e}"
+    );
     let e = file("q;x;flag\n");
     assert!(e.contains("the research subset has no rows"), "{e}");
     // Column flags.
     let bad = ["a;1;1", "b;2;yes"];
-    let e = load(&tiny(d, &bad, "<delta-presence dmin='0' dmax='1' subset-index='2'/>"))
-        .err()
-        .unwrap()
-        .to_string();
+    let e = load(&tiny(
+        d,
+        &bad,
+        "<delta-presence dmin='0' dmax='1' subset-index='2'/>",
+    ))
+    .err()
+    .unwrap()
+    .to_string();
     assert!(
         e.contains("pop.csv:3: flag: subset flag 'yes' is neither 1 nor 0"),
         "{e}"

@@ -822,3 +822,37 @@ fn bad_subsets_fail_cleanly() {
         ),
     );
 }
+
+/// Other methods would ignore the model and release the whole population: refused up front.
+#[test]
+fn delta_presence_needs_the_in_memory_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = tiny(
+        dir.path(),
+        ROWS,
+        "<delta-presence dmin='0' dmax='1' subset-index='2'/>",
+    );
+    for method in ["Datafly", "Incognito_K"] {
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .arg("-config")
+            .arg(&config)
+            .args(["-quiet", "-method", method])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(format!(
+                "<delta-presence>: delta-presence needs the in-memory engine (-method Flash or \
+                 OLA), not {method}"
+            )));
+    }
+    assert!(!dir.path().join("out.csv").exists());
+    // OLA runs it.
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(dir.path())
+        .arg("-config")
+        .arg(&config)
+        .args(["-quiet", "-method", "OLA"])
+        .assert()
+        .success();
+    let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    assert_eq!(out.lines().count(), 1 + 3, "header and the 3 subset rows");
+}

@@ -90,7 +90,8 @@ pub fn run_lattice(
     let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
     let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
     let metric = crate::metrics::build(job.metric, table);
-    let budget = lattice_budget(job, table.rows());
+    // A share of the released records: with a research subset, of the subset (as in ARX).
+    let budget = lattice_budget(job, table.records());
     let mut search = Search::new(table, criteria, metric, budget, CheckerConfig::default())?;
     run_search(&mut search, algorithm);
     let out = search.outcome();
@@ -99,7 +100,7 @@ pub fn run_lattice(
             "no transformation satisfies {} with at most {budget} of {} records suppressed \
              (checked {} of {} transformations)",
             names.join(" and "),
-            table.rows(),
+            table.records(),
             out.checks,
             out.lattice_size
         )));
@@ -113,6 +114,9 @@ pub fn run_lattice(
         )));
     }
     let mut extra = serde_json::Map::new();
+    if table.subset().is_some() {
+        extra.insert("research_subset_records".into(), table.records().into());
+    }
     extra.insert("lattice_size".into(), out.lattice_size.into());
     extra.insert(
         "checker".into(),
@@ -164,7 +168,7 @@ pub fn solve_job(
         table,
         criteria,
         metric,
-        lattice_budget(job, table.rows()),
+        lattice_budget(job, table.records()),
         algorithm,
         config,
     )

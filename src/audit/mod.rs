@@ -335,21 +335,20 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         };
         let in_subset = match subset_col {
             None => false,
-            Some(i) => match trim(&rec[i]) {
-                b"1" | b"true" | b"TRUE" | b"True" => true,
-                b"0" | b"false" | b"FALSE" | b"False" => false,
-                other => {
-                    return Err(Error::at(
+            Some(i) => {
+                let raw = trim(&rec[i]);
+                crate::privacy::delta::parse_flag(raw).ok_or_else(|| {
+                    Error::at(
                         &a.file,
                         line,
                         Some(name(i)),
                         format!(
                             "subset flag '{}' is neither 1 nor 0",
-                            String::from_utf8_lossy(other)
+                            String::from_utf8_lossy(raw)
                         ),
-                    ))
-                }
-            },
+                    )
+                })?
+            }
         };
         classes.add((!suppressed).then_some(&key[..]), s, in_subset);
         have_row = reader.next_row(&mut rec)?;

@@ -13,13 +13,17 @@
 //! quasi-identifier tuple of the input with its multiplicity as weight (ADULT: 19,502 items for
 //! 30,162 rows, and the same 19,502 for any replication of it), so even a check from scratch costs
 //! distinct tuples, not rows. Without it, every row is an item of weight 1.
+//!
+//! With a research subset (δ-presence) an item's weight counts its released records only, so
+//! class counts are subset counts as in ARX; items of population records only weigh 0 and make
+//! classes of count 0, which δ-presence still judges through its membership distribution.
 
 use crate::data::EncodedTable;
 
 /// Dense column codes and per-level premultiplied ids of one table.
 #[derive(Debug, Clone)]
 pub struct Encoding {
-    /// Records of the table.
+    /// Released records of the table (the research subset's, if it has one).
     pub rows: usize,
     pub dims: usize,
     /// Column-major dense codes: `codes[j][item]`.
@@ -111,8 +115,8 @@ impl Encoding {
             ((0..n as u32).collect(), (0..n as u32).collect())
         };
         let mut weights = vec![0u32; item_row.len()];
-        for &i in &row_item {
-            weights[i as usize] += 1;
+        for (r, &i) in row_item.iter().enumerate() {
+            weights[i as usize] += u32::from(table.is_released(r));
         }
         let items = item_row.len();
         let mut codes = vec![Vec::with_capacity(items); d];
@@ -175,7 +179,7 @@ impl Encoding {
             levels.push(l_count);
         }
         Encoding {
-            rows: n,
+            rows: table.records(),
             dims: d,
             codes,
             weights,

@@ -24,6 +24,13 @@
 //! `roll-up(T)` needs P <= T and sets P = T; `snapshot(T)` needs a buffer and a snapshot S <= T,
 //! and sets P = T. Roll-ups and snapshots never write the buffer, so no transition can leave it
 //! half-transformed; that is what makes projection after a roll-up safe.
+//!
+//! Research subset (δ-presence, `EncodedTable::with_subset`): counts and distributions cover the
+//! released records only (item weights, see `encode`), except the membership column's, which
+//! counts every record so δ-presence sees the population. Classes of count 0 (population records
+//! only) are not classes of the released data: they are never outliers and are judged only by
+//! criteria that [`PrivacyCriterion::judges_empty_classes`]; failing one makes the
+//! transformation invalid, whatever the budget.
 
 mod encode;
 mod groupify;
@@ -97,13 +104,14 @@ pub enum Source {
 /// The verdict on one transformation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CheckResult {
-    /// The outlier records fit the suppression budget.
+    /// The outlier records fit the suppression budget (and, with a research subset, no class
+    /// without released records fails).
     pub anonymous: bool,
-    /// Records in outlier classes (suppressed if `anonymous`).
+    /// Released records in outlier classes (suppressed if `anonymous`).
     pub suppressed: u64,
-    /// Classes that are not outliers.
+    /// Classes that are not outliers (classes without released records excluded).
     pub classes: u64,
-    /// All classes, outliers included.
+    /// All classes, outliers included (classes without released records excluded).
     pub all_classes: u64,
     /// The monotonic necessary condition of the criteria holds within the budget (classes
     /// failing a criterion's [`relaxation`](PrivacyCriterion::relaxation), a monotonic criterion
@@ -138,6 +146,7 @@ pub struct CheckerStats {
 pub struct Class {
     /// Hierarchy ids at the transformation's levels, decoded from the class key.
     pub ids: Vec<u32>,
+    /// Released records (all records, without a research subset).
     pub count: u64,
     /// Per distribution slot: (sensitive code, count), codes ascending.
     pub distributions: Vec<Vec<(u32, u32)>>,
@@ -254,7 +263,8 @@ impl<'a> Checker<'a> {
         self.core.classes()
     }
 
-    /// For the transformation `levels`, which rows fall into outlier classes.
+    /// For the transformation `levels`, which released rows fall into outlier classes (rows
+    /// outside a research subset are never outliers).
     pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
         self.core.outlier_rows(levels)
     }
@@ -311,6 +321,8 @@ struct Engine<'a, const W: usize> {
     relaxing: bool,
     relaxed_set: Vec<usize>,
     relaxed_min_size: u64,
+    /// Criteria that judge classes without released records.
+    judges_empty: Vec<usize>,
     /// Per criterion, its distributions' slots.
     maps: Vec<Vec<usize>>,
     min_size: u64,
@@ -368,6 +380,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         let mut slots: Vec<usize> = Vec::new();
         let mut maps = Vec::new();
         let mut evaluated = Vec::new();
+        let mut judges_empty = Vec::new();
         let mut min_size = 1;
         let mut relaxed_min_size = 1;
         for (i, c) in criteria.iter().enumerate() {
@@ -391,6 +404,9 @@ impl<'a, const W: usize> Engine<'a, W> {
             if i < job_criteria && !c.size_only() {
                 evaluated.push(i);
             }
+            if i < job_criteria && c.judges_empty_classes() {
+                judges_empty.push(i);
+            }
         }
         relaxed_set.retain(|&i| !criteria[i].size_only());
         let domains: Vec<usize> = slots
@@ -406,12 +422,27 @@ impl<'a, const W: usize> Engine<'a, W> {
             .iter()
             .zip(&domains)
             .map(|(&s, &m)| {
-                // Each row is a source "class" of one record.
+                // Each row is a source "class" of one record; with a research subset, of none
+                // unless released (the membership column counts every record).
                 let col = &table.sensitive[s].codes;
-                let rows = Csr {
-                    offsets: (0..=col.len() as u32).collect(),
-                    codes: col.clone(),
-                    counts: vec![1; col.len()],
+                let rows = match table.subset() {
+                    Some(members) if table.subset_column() != Some(s) => {
+                        let mut rows = groupify::Csr::default();
+                        rows.offsets.push(0);
+                        for (&c, &m) in col.iter().zip(members) {
+                            if m {
+                                rows.codes.push(c);
+                                rows.counts.push(1);
+                            }
+                            rows.offsets.push(rows.codes.len() as u32);
+                        }
+                        rows
+                    }
+                    _ => groupify::Csr {
+                        offsets: (0..=col.len() as u32).collect(),
+                        codes: col.clone(),
+                        counts: vec![1; col.len()],
+                    },
                 };
                 let mut out = Csr::default();
                 merge_csr(
@@ -437,6 +468,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             relaxing,
             relaxed_set,
             relaxed_min_size,
+            judges_empty,
             maps,
             min_size,
             slots,
@@ -670,8 +702,8 @@ impl<'a, const W: usize> Engine<'a, W> {
         }
     }
 
-    /// True if a class of `count` records whose distributions are class `e` of `dist` satisfies
-    /// every criterion.
+    /// True if a class of `count` (released) records whose distributions are class `e` of
+    /// `dist` satisfies every criterion.
     fn judge<'g>(
         &self,
         count: u64,
@@ -679,10 +711,16 @@ impl<'a, const W: usize> Engine<'a, W> {
         e: usize,
         views: &mut Vec<Distribution<'g>>,
     ) -> bool {
-        if count < self.min_size {
+        // A class without released records (count 0, research subset only) is judged only by
+        // the criteria that judge such classes.
+        let judges = if count == 0 {
+            &self.judges_empty
+        } else if count < self.min_size {
             return false;
-        }
-        if self.evaluated.is_empty() {
+        } else {
+            &self.evaluated
+        };
+        if judges.is_empty() {
             return true;
         }
         views.clear();
@@ -690,7 +728,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             let (codes, counts) = d.class(e);
             views.push(Distribution { codes, counts });
         }
-        self.evaluated
+        judges
             .iter()
             .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
     }
@@ -742,8 +780,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         let floor = self.min_size.min(self.enc.rows as u64);
         let mut raise = 0u64;
         let mut relaxed_supp = 0u64;
+        // Classes without released records (research subset only).
+        let (mut empty, mut empty_fail) = (0u64, false);
         for e in 0..g.len() {
             let c = g.counts[e] as u64;
+            if c == 0 {
+                empty += 1;
+                empty_fail = empty_fail || !self.class_ok(g, e, &mut views);
+                continue;
+            }
             sq_all += c * c;
             if c < floor {
                 raise += c * (floor - c);
@@ -771,7 +816,8 @@ impl<'a, const W: usize> Engine<'a, W> {
                 }
             }
         }
-        let anonymous = supp <= self.budget;
+        let anonymous = supp <= self.budget && !empty_fail;
+        let all_classes = g.len() as u64 - empty;
         let relaxed = if self.relaxing {
             relaxed_supp <= self.budget
         } else {
@@ -781,7 +827,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             rows: self.enc.rows as u64,
             suppressed: supp,
             kept_classes: kept,
-            all_classes: g.len() as u64,
+            all_classes,
             sum_sq_all: sq_all,
             sum_sq_kept: sq_kept,
             sum_sq_raised: sq_all + raise,
@@ -789,7 +835,6 @@ impl<'a, const W: usize> Engine<'a, W> {
         };
         let loss = anonymous.then(|| self.metric.evaluate(self.table, levels, &stats));
         let class_bound = self.metric.class_bound(&stats);
-        let all_classes = g.len() as u64;
         self.outliers = outliers;
         self.groups.verdict = verdicts;
         CheckResult {
@@ -941,7 +986,8 @@ impl<const W: usize> Core for Engine<'_, W> {
         self.enc
             .row_item
             .iter()
-            .map(|&i| !ok[targets[i as usize] as usize])
+            .enumerate()
+            .map(|(r, &i)| self.table.is_released(r) && !ok[targets[i as usize] as usize])
             .collect()
     }
 

@@ -608,6 +608,16 @@ impl<'a> Builder<'a> {
                     }
                 }
                 PrivacyKind::DeltaPresence { dmin, dmax, subset } => {
+                    if !matches!(method, Method::Flash | Method::Ola) {
+                        return Err(self.at(
+                            &el.site,
+                            format!(
+                                "delta-presence needs the in-memory engine (-method Flash or \
+                                 OLA), not {}",
+                                method.name()
+                            ),
+                        ));
+                    }
                     let subset = match subset {
                         Subset::File(p) => {
                             if !p.is_file() {

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
+use super::subset::SubsetReader;
 use super::{Dictionary, EncodedTable, SensitiveColumn};
 use crate::hierarchy::Hierarchy;
 use crate::io::{self, Format, ReadStats};
@@ -361,6 +362,15 @@ pub fn read_encoded(
     progress: &Progress,
     mut sink: impl FnMut(u64, &[u32]) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
+    read_rows(job, progress, |n, codes, _, _| sink(n, codes))
+}
+
+/// [`read_encoded`], also handing the sink each row as read and its line.
+pub fn read_rows(
+    job: &Job,
+    progress: &Progress,
+    mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
+) -> Result<(Encoding, LoadSummary)> {
     let path = &job.input.path;
     let format = Format::from_spec(&job.input)?;
     let mut reader = format.open(path)?;
@@ -379,7 +389,7 @@ pub fn read_encoded(
         }
         encoder.encode(&rec, reader.line(), &mut codes)?;
         n += 1;
-        sink(n, &codes)?;
+        sink(n, &codes, &rec, reader.line())?;
         bar.tick(reader.bytes_read(), n);
     }
     bar.finish();
@@ -391,17 +401,22 @@ pub fn read_encoded(
     Ok((encoder.finish(), summary))
 }
 
-/// The in-memory loader: the whole input as an [`EncodedTable`] (Flash's representation).
+/// The in-memory loader: the whole input as an [`EncodedTable`] (Flash's representation). With
+/// a δ-presence model, the table carries its research subset ([`super::subset`]).
 pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encoding, LoadSummary)> {
     let nq = job.qids.len();
     let mut qi: Vec<u32> = Vec::new();
     let mut sens: Vec<Vec<u32>> = vec![Vec::new(); job.sensitive.len()];
-    let (encoding, summary) = read_encoded(job, progress, |_, codes| {
+    let mut subset = SubsetReader::for_job(job)?;
+    let (encoding, summary) = read_rows(job, progress, |_, codes, rec, line| {
         qi.extend_from_slice(&codes[..nq]);
         for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
             col.push(c);
         }
-        Ok(())
+        match &mut subset {
+            Some(s) => s.row(rec, line),
+            None => Ok(()),
+        }
     })?;
     let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
     let sensitive = encoding
@@ -416,9 +431,9 @@ pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encod
             hierarchy: s.hierarchy.clone(),
         })
         .collect();
-    Ok((
-        EncodedTable::new(qi, hierarchies, sensitive),
-        encoding,
-        summary,
-    ))
+    let mut table = EncodedTable::new(qi, hierarchies, sensitive);
+    if let Some(s) = subset {
+        table = table.with_subset(s.finish()?);
+    }
+    Ok((table, encoding, summary))
 }

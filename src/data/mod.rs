@@ -8,10 +8,12 @@
 //!
 //! [`load`] reads an input into codes once, for both backends: [`load::load_table`] builds an
 //! `EncodedTable`, the SQLite store's loader inserts the same codes into its tables.
+//! [`subset`] reads the research subset of δ-presence alongside (in-memory engine only).
 
 mod dictionary;
 pub mod load;
+pub mod subset;
 mod table;
 
 pub use dictionary::Dictionary;
-pub use table::{EncodedTable, SensitiveColumn};
+pub use table::{EncodedTable, SensitiveColumn, SUBSET_COLUMN};

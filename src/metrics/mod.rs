@@ -1,5 +1,8 @@
 //! Utility metrics: the information loss of a transformation, exactly as ARX reports it.
 //!
+//! With a research subset (δ-presence) every metric measures the released data, the subset's
+//! records, as ARX does: `rows` and the per-level constants count them only.
+//!
 //! Definitions: `../shared/ARX-SEMANTICS.md` (DM*, DM, Height, Precision, Loss, non-uniform
 //! Entropy) and ARX's `MetricSDAECS` (AECS = records / (kept classes + 1 if any record is
 //! suppressed)). Every metric is built once per table ([`build`]); what depends only on a
@@ -100,7 +103,7 @@ fn truncate10(v: f64) -> f64 {
     (v * 1e10).floor() / 1e10
 }
 
-/// Records per leaf code of every quasi-identifier column.
+/// Released records per leaf code of every quasi-identifier column.
 fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
     let d = table.width();
     let mut counts: Vec<Vec<u64>> = table
@@ -108,7 +111,10 @@ fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
         .iter()
         .map(|h| vec![0; h.leaves()])
         .collect();
-    for row in table.codes().chunks_exact(d.max(1)) {
+    for (r, row) in table.codes().chunks_exact(d.max(1)).enumerate() {
+        if !table.is_released(r) {
+            continue;
+        }
         for (j, &c) in row.iter().enumerate() {
             counts[j][c as usize] += 1;
         }
@@ -216,7 +222,7 @@ pub struct Precision {
 impl Precision {
     pub fn new(table: &EncodedTable) -> Precision {
         Precision {
-            rows: table.rows() as u64,
+            rows: table.records() as u64,
             max: table.hierarchies.iter().map(|h| h.max_level()).collect(),
         }
     }
@@ -289,7 +295,7 @@ impl Loss {
             all.push(aj);
         }
         Loss {
-            rows: table.rows() as u64,
+            rows: table.records() as u64,
             dom: table
                 .hierarchies
                 .iter()

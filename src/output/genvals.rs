@@ -1,4 +1,5 @@
-//! genVals (UT Dallas toolbox §6.1): each kept input row, in input order, with every
+//! genVals (UT Dallas toolbox §6.1): each kept input row (with δ-presence, each row of the
+//! research subset: rows the [`LabelSource`] omits are skipped), in input order, with every
 //! quasi-identifier field replaced by its class's generalization and every identifier column
 //! removed. Other fields are written as read (untrimmed, bytes unchanged), joined by the
 //! configured separator string, lines ending in `\n`; a header, if the input has one, comes
@@ -69,6 +70,10 @@ pub fn write(
             return Err(changed(input, records));
         }
         n += 1;
+        if row.is_omitted() {
+            bar.tick(0, n);
+            return Ok(());
+        }
         for (i, f) in rec.iter().enumerate() {
             if dropped.get(i).copied().unwrap_or(false) {
                 continue;

@@ -22,6 +22,7 @@ use crate::Result;
 pub struct LabelRow {
     buf: Vec<u8>,
     ends: Vec<usize>,
+    omitted: bool,
 }
 
 impl LabelRow {
@@ -32,6 +33,18 @@ impl LabelRow {
     pub fn clear(&mut self) {
         self.buf.clear();
         self.ends.clear();
+        self.omitted = false;
+    }
+
+    /// Marks the record as not released: writers skip it (a population record outside the
+    /// research subset of δ-presence).
+    pub fn omit(&mut self) {
+        self.omitted = true;
+    }
+
+    /// True if the record is not released.
+    pub fn is_omitted(&self) -> bool {
+        self.omitted
     }
 
     /// Appends the next quasi-identifier's label.
@@ -64,7 +77,8 @@ pub trait LabelSource {
 }
 
 /// Labels of a full-domain transformation over an in-memory [`EncodedTable`]: each record's
-/// codes at `levels`, or the suppression labels for suppressed records.
+/// codes at `levels`, or the suppression labels for suppressed records. With a research subset
+/// only its records are released (as in ARX); the others are omitted.
 pub struct FullDomainLabels<'a> {
     pub table: &'a EncodedTable,
     /// Level per quasi-identifier.
@@ -80,7 +94,9 @@ impl LabelSource for FullDomainLabels<'_> {
         let mut row = LabelRow::new();
         for r in 0..self.table.rows() {
             row.clear();
-            if self.suppressed.get(r).copied().unwrap_or(false) {
+            if !self.table.is_released(r) {
+                row.omit();
+            } else if self.suppressed.get(r).copied().unwrap_or(false) {
                 for l in self.suppression_labels {
                     row.push(l.as_bytes());
                 }

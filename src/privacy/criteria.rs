@@ -62,7 +62,14 @@ pub fn build(
             distance,
         } => {
             let col = column(attribute)?;
-            let table_dist = DistributionBuf::from_codes(col.codes.iter().copied());
+            // The released records' distribution (ARX: the research subset's, if there is one).
+            let table_dist = DistributionBuf::from_codes(
+                col.codes
+                    .iter()
+                    .enumerate()
+                    .filter(|&(r, _)| table.is_released(r))
+                    .map(|(_, &c)| c),
+            );
             let ground = match distance {
                 TDistance::Equal => Ground::Equal(EqualDistance::new(table_dist.view())),
                 TDistance::Ordered => {
@@ -96,13 +103,16 @@ pub fn build(
                 flavor,
             })
         }
-        PrivacyModel::DeltaPresence { .. } => {
-            return Err(Error::Invalid(
-                "delta-presence is not supported by the lattice engine yet (use anonbox audit \
-                 to measure it)"
-                    .to_string(),
-            ))
-        }
+        PrivacyModel::DeltaPresence { dmin, dmax, .. } => Box::new(super::delta::DeltaPresence {
+            dmin,
+            dmax,
+            column: table.subset_column().ok_or_else(|| {
+                Error::Invalid(
+                    "delta-presence needs the research subset loaded with the table".into(),
+                )
+            })?,
+            flavor,
+        }),
     })
 }
 

@@ -7,9 +7,22 @@
 //! records has δ = 0.
 //!
 //! A union of classes has a δ between its parts' (it is their mediant), so the model is monotonic
-//! without suppression; with suppression it is not (see `properties`).
+//! without suppression; with suppression it is not, even with δmin = 0 (see `properties`).
+//!
+//! In the lattice engine ([`DeltaPresence`]) the research subset is the released data, and ARX's
+//! semantics apply (`EncodedTable::with_subset`): a class's count is its subset records, δ's
+//! population count comes from the membership column's distribution (code 1: subset, code 0:
+//! the rest), every other figure is computed on the subset. A class that fails is an outlier and
+//! its subset records are suppressed (they count toward the budget, which is a share of the
+//! subset). A class with population records only releases nothing and cannot be suppressed: if
+//! it fails (δ = 0 < δmin) the transformation is invalid
+//! ([`PrivacyCriterion::judges_empty_classes`]). ARX 3.9 does the same, except that with
+//! k-anonymity also required its class-size test runs first and lets such classes pass; we do
+//! not copy that, since the class then reveals that none of its individuals is in the subset.
 
-use super::properties::{Flavor, EXACT_TOLERANCE};
+use super::properties::{is_monotonic, Flavor, EXACT_TOLERANCE};
+use super::{ClassView, PrivacyCriterion, Requirements};
+use crate::job::{PrivacyModel, SubsetSpec};
 
 /// δ of one class: `subset / population`, 0 when the class holds no subset record.
 #[inline]
@@ -37,9 +50,108 @@ pub fn is_delta_present(
     }
 }
 
+/// Parses a subset flag (a field of a `subset-index` column, trimmed): `1`/`true` or
+/// `0`/`false` (`true`, `TRUE`, `True` and the same for false). `None` for anything else.
+pub fn parse_flag(raw: &[u8]) -> Option<bool> {
+    match raw {
+        b"1" | b"true" | b"TRUE" | b"True" => Some(true),
+        b"0" | b"false" | b"FALSE" | b"False" => Some(false),
+        _ => None,
+    }
+}
+
+/// δ-presence as a checker plug-in: reads the distribution of the table's membership column
+/// (`EncodedTable::subset_column`), whose total is the class's population and whose code 1 count
+/// is its subset records (the class's count).
+#[derive(Debug, Clone)]
+pub struct DeltaPresence {
+    pub dmin: f64,
+    pub dmax: f64,
+    /// Index of the membership column in `EncodedTable::sensitive`.
+    pub column: usize,
+    pub flavor: Flavor,
+}
+
+impl PrivacyCriterion for DeltaPresence {
+    fn name(&self) -> String {
+        format!("({},{})-presence", self.dmin, self.dmax)
+    }
+
+    fn requirements(&self) -> Requirements {
+        Requirements {
+            min_class_size: 1,
+            distributions: vec![self.column],
+        }
+    }
+
+    fn is_monotonic(&self, with_suppression: bool) -> bool {
+        is_monotonic(
+            &PrivacyModel::DeltaPresence {
+                dmin: self.dmin,
+                dmax: self.dmax,
+                subset: SubsetSpec::Column(0),
+            },
+            with_suppression,
+        )
+    }
+
+    fn judges_empty_classes(&self) -> bool {
+        self.dmin > 0.0
+    }
+
+    fn is_satisfied(&self, class: &ClassView<'_>) -> bool {
+        let d = class.distribution(0);
+        is_delta_present(
+            d.count(1) as u64,
+            d.total(),
+            self.dmin,
+            self.dmax,
+            self.flavor,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flags() {
+        for (raw, want) in [
+            (&b"1"[..], Some(true)),
+            (b"True", Some(true)),
+            (b"0", Some(false)),
+            (b"FALSE", Some(false)),
+            (b"yes", None),
+            (b"", None),
+            (b"01", None),
+        ] {
+            assert_eq!(parse_flag(raw), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn criterion_reads_the_membership_distribution() {
+        let c = DeltaPresence {
+            dmin: 0.25,
+            dmax: 0.5,
+            column: 0,
+            flavor: Flavor::Arx,
+        };
+        let judge = |others: u32, members: u32| {
+            let buf = crate::privacy::distribution::DistributionBuf::from_dense(&[others, members]);
+            let slots = [buf.view()];
+            c.is_satisfied(&ClassView::new(members as u64, &slots, &[0]))
+        };
+        assert!(judge(3, 1));
+        assert!(judge(1, 1));
+        assert!(!judge(0, 1), "delta 1");
+        assert!(!judge(4, 1), "delta 0.2");
+        assert!(!judge(4, 0), "no subset record: delta 0 < dmin");
+        assert!(c.judges_empty_classes());
+        assert!(!DeltaPresence { dmin: 0.0, ..c }.judges_empty_classes());
+        assert_eq!(c.name(), "(0.25,0.5)-presence");
+    }
 
     #[test]
     fn by_hand() {

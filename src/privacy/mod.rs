@@ -16,7 +16,8 @@
 //! class. A criterion that is not monotonic may name a monotonic necessary condition
 //! ([`PrivacyCriterion::relaxation`]; entropy and recursive l-diversity: distinct l-diversity)
 //! that the search can still tag by. [`criteria`] holds the models with a sensitive attribute as
-//! criteria.
+//! criteria, [`delta`] δ-presence, which reads the membership column of a table with a research
+//! subset (the released records; see `EncodedTable::with_subset`).
 
 pub mod criteria;
 pub mod delta;
@@ -84,7 +85,17 @@ pub trait PrivacyCriterion: Send + Sync {
         false
     }
 
-    /// Judges one class whose size is at least `min_class_size`.
+    /// With a research subset (δ-presence), a class may hold population records but no released
+    /// one (its count is 0). Nothing of it is released, so criteria on the released records do
+    /// not apply and there is nothing to suppress. A criterion that still constrains such classes
+    /// returns true here: the checker then calls [`is_satisfied`](Self::is_satisfied) for them
+    /// (whatever `min_class_size`), and a failure makes the whole transformation invalid.
+    fn judges_empty_classes(&self) -> bool {
+        false
+    }
+
+    /// Judges one class whose size is at least `min_class_size` (or an empty class, see
+    /// [`judges_empty_classes`](Self::judges_empty_classes)).
     fn is_satisfied(&self, class: &ClassView<'_>) -> bool;
 
     /// A monotonic necessary condition, for a criterion that is not monotonic itself: every

@@ -13,14 +13,20 @@
 //! - t-closeness (equal, ordered, hierarchical EMD): each EMD is convex in the class
 //!   distribution, so the union's distance is at most the larger part's;
 //! - δ-presence: the union's share is a mediant of the parts' shares, so it stays within their
-//!   bounds.
+//!   bounds. With a research subset the other models judge the subset's records only and a class
+//!   with population records only is judged by δ alone (see `delta`); a union's subset records
+//!   are the union of its parts', so the arguments above carry over.
 //!
 //! With suppression the question is whether the *outliers* of a generalization are at most those
 //! of the specialization. That holds when a union of classes is invalid only if every part was:
 //! true for k-anonymity and distinct l-diversity (both counts only grow), false for the others
 //! (a big invalid class can swallow a small valid one: {x×1000} ∪ {x,y,z} fails entropy
 //! 3-diversity, so 1003 records become outliers where 1000 were). This is ARX's table
-//! (`PrivacyCriterion.isMonotonic`: true only for k-anonymity and distinct l-diversity).
+//! (`PrivacyCriterion.isMonotonic`: true only for k-anonymity and distinct l-diversity; ARX's
+//! `DPresence` is monotonic with generalization, not with suppression). δ-presence is not
+//! monotonic with suppression even for δmin = 0: with δmax = 1/2, a class with 2 of 2 records in
+//! the subset (δ = 1, 2 outliers) merged with a valid one with 1 of 3 (δ = 1/3) has δ = 3/5, so
+//! 3 records become outliers where 2 were.
 //!
 //! Floating point caveat: [`Flavor::Arx`] and [`Flavor::Toolbox`] reproduce their tools'
 //! arithmetic, which is not exactly monotonic at the boundary (ARX passes entropy 3-diversity for

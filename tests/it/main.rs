@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod config;
 mod datafly;
+mod delta;
 mod flash;
 mod kcheck;
 mod pipeline;

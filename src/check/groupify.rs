@@ -9,11 +9,28 @@
 
 /// Sparse per-class distributions of one sensitive column: class `e` has the codes
 /// `codes[offsets[e]..offsets[e + 1]]` (ascending) with `counts[...]` records each.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Csr {
     pub offsets: Vec<u32>,
     pub codes: Vec<u32>,
     pub counts: Vec<u32>,
+}
+
+impl Clone for Csr {
+    fn clone(&self) -> Csr {
+        Csr {
+            offsets: self.offsets.clone(),
+            codes: self.codes.clone(),
+            counts: self.counts.clone(),
+        }
+    }
+
+    /// Field by field, so a history snapshot reuses its buffers.
+    fn clone_from(&mut self, src: &Csr) {
+        self.offsets.clone_from(&src.offsets);
+        self.codes.clone_from(&src.codes);
+        self.counts.clone_from(&src.counts);
+    }
 }
 
 impl Csr {

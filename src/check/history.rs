@@ -21,9 +21,23 @@ pub struct Snapshot {
     /// Cached class verdicts (see `groupify::VERDICT_OK`), if the checker caches them.
     pub verdict: Vec<u8>,
     last_used: u64,
+    /// A dimension whose direct generalization was unfinished (see `History::prunable`).
+    witness: usize,
 }
 
 impl Snapshot {
+    fn empty() -> Snapshot {
+        Snapshot {
+            levels: Vec::new(),
+            reps: Vec::new(),
+            counts: Vec::new(),
+            dist: Vec::new(),
+            verdict: Vec::new(),
+            last_used: 0,
+            witness: 0,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.counts.len()
     }
@@ -38,7 +52,14 @@ pub struct History {
     /// Maximum level per dimension (to enumerate direct generalizations).
     max_levels: Vec<usize>,
     clock: u64,
+    /// Dropped snapshots kept for their allocations (a store reuses one instead of allocating).
+    free: Vec<Snapshot>,
+    /// Scratch levels for `prunable`.
+    up: Vec<usize>,
 }
+
+/// Dropped snapshots kept for reuse.
+const FREE_SNAPSHOTS: usize = 8;
 
 /// True if `a` is a specialization of (or equal to) `b`.
 fn specializes(a: &[usize], b: &[usize]) -> bool {
@@ -59,6 +80,8 @@ impl History {
             min_reduction,
             max_levels,
             clock: 0,
+            free: Vec::new(),
+            up: Vec::new(),
         }
     }
 
@@ -83,15 +106,27 @@ impl History {
         self.snapshots[i].last_used = self.clock;
     }
 
-    /// True if every direct generalization of `levels` is finished.
-    fn prunable(&self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> bool {
-        let mut up = levels.to_vec();
-        for d in 0..levels.len() {
-            if levels[d] < self.max_levels[d] {
+    /// True if every direct generalization of `levels` is finished. `witness` is a dimension
+    /// whose generalization was unfinished last time: it is tried first (finished is monotonic
+    /// within a phase, so it usually still answers) and updated; the verdict does not depend on it.
+    fn prunable(
+        max_levels: &[usize],
+        levels: &[usize],
+        finished: &dyn Fn(&[usize]) -> bool,
+        witness: &mut usize,
+        up: &mut Vec<usize>,
+    ) -> bool {
+        up.clear();
+        up.extend_from_slice(levels);
+        let dims = levels.len();
+        for i in 0..dims {
+            let d = (*witness + i) % dims;
+            if levels[d] < max_levels[d] {
                 up[d] += 1;
-                let done = finished(&up);
+                let done = finished(up);
                 up[d] -= 1;
                 if !done {
+                    *witness = d;
                     return false;
                 }
             }
@@ -108,7 +143,13 @@ impl History {
         finished: &dyn Fn(&[usize]) -> bool,
         fill: impl FnOnce(&mut Snapshot),
     ) -> bool {
-        if self.capacity == 0 || classes > self.max_classes || self.prunable(levels, finished) {
+        let mut up = std::mem::take(&mut self.up);
+        let mut witness = 0;
+        if self.capacity == 0
+            || classes > self.max_classes
+            || Self::prunable(&self.max_levels, levels, finished, &mut witness, &mut up)
+        {
+            self.up = up;
             return false;
         }
         if let Some(i) = self.best_for(levels) {
@@ -117,11 +158,19 @@ impl History {
             }
         }
         if self.snapshots.len() >= self.capacity {
-            let snaps = std::mem::take(&mut self.snapshots);
-            self.snapshots = snaps
-                .into_iter()
-                .filter(|s| !self.prunable(&s.levels, finished))
-                .collect();
+            // Drop the unusable snapshots (order kept), then the least recently used.
+            let mut snaps = std::mem::take(&mut self.snapshots);
+            let mut free = std::mem::take(&mut self.free);
+            let max_levels = &self.max_levels;
+            snaps.retain_mut(|s| {
+                let keep =
+                    !Self::prunable(max_levels, &s.levels, finished, &mut s.witness, &mut up);
+                if !keep && free.len() < FREE_SNAPSHOTS {
+                    free.push(std::mem::replace(s, Snapshot::empty()));
+                }
+                keep
+            });
+            self.snapshots = snaps;
             if self.snapshots.len() >= self.capacity {
                 let lru = self
                     .snapshots
@@ -130,18 +179,25 @@ impl History {
                     .min_by_key(|(_, s)| s.last_used)
                     .map(|(i, _)| i)
                     .unwrap();
-                self.snapshots.swap_remove(lru);
+                let old = self.snapshots.swap_remove(lru);
+                if free.len() < FREE_SNAPSHOTS {
+                    free.push(old);
+                }
             }
+            self.free = free;
         }
+        self.up = up;
         self.clock += 1;
-        let mut s = Snapshot {
-            levels: levels.to_vec(),
-            reps: Vec::with_capacity(classes),
-            counts: Vec::with_capacity(classes),
-            dist: Vec::new(),
-            verdict: Vec::new(),
-            last_used: self.clock,
-        };
+        // Reuse a dropped snapshot's buffers if there is one; `fill` overwrites every field.
+        let mut s = self.free.pop().unwrap_or_else(Snapshot::empty);
+        s.levels.clear();
+        s.levels.extend_from_slice(levels);
+        s.reps.clear();
+        s.reps.reserve(classes);
+        s.counts.clear();
+        s.counts.reserve(classes);
+        s.last_used = self.clock;
+        s.witness = witness;
         fill(&mut s);
         self.snapshots.push(s);
         true

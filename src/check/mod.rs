@@ -342,6 +342,9 @@ struct Engine<'a, const W: usize> {
     /// Size of the sensitive domain of each distribution slot (codes are below it).
     domains: Vec<usize>,
     steps: Vec<Step>,
+    /// Per-code key deltas of the planned steps (see `plan_deltas`), and where each step's start.
+    deltas: Vec<u64>,
+    delta_at: Vec<usize>,
     stats: CheckerStats,
     last_plain_classes: usize,
     /// Per slot, the distributions of the items.
@@ -494,6 +497,8 @@ impl<'a, const W: usize> Engine<'a, W> {
             targets: Vec::new(),
             domains,
             steps: Vec::new(),
+            deltas: Vec::new(),
+            delta_at: Vec::new(),
             stats: CheckerStats::default(),
             last_plain_classes: 0,
             base_dist,
@@ -553,6 +558,48 @@ impl<'a, const W: usize> Engine<'a, W> {
                 Some(f) => key[s.word].wrapping_sub(g[base + f]).wrapping_add(add),
                 None => key[s.word].wrapping_add(add),
             };
+        }
+    }
+
+    /// Builds `deltas` for the planned steps if that costs at most `items` entries: per step, for
+    /// every code of its column, what the step adds to the key word (`gm[to] - gm[from]`), so a
+    /// key moves with one lookup per step. Returns false (deltas not built) otherwise.
+    fn plan_deltas(&mut self, items: usize) -> bool {
+        let total: usize = self
+            .steps
+            .iter()
+            .map(|s| self.enc.gm[s.j].len() / self.enc.levels[s.j].max(1))
+            .sum();
+        if total > items {
+            return false;
+        }
+        self.deltas.clear();
+        self.delta_at.clear();
+        for s in &self.steps {
+            let l = self.enc.levels[s.j];
+            let g = &self.enc.gm[s.j];
+            self.delta_at.push(self.deltas.len());
+            self.deltas.extend(g.chunks_exact(l).map(|row| match s.from {
+                Some(f) => row[s.to].wrapping_sub(row[f]),
+                None => row[s.to],
+            }));
+        }
+        true
+    }
+
+    /// Applies the planned steps to one key with the deltas of [`Self::plan_deltas`].
+    #[inline(always)]
+    fn apply_deltas(
+        enc: &Encoding,
+        steps: &[Step],
+        deltas: &[u64],
+        delta_at: &[usize],
+        key: &mut [u64; W],
+        row: usize,
+    ) {
+        for (s, &at) in steps.iter().zip(delta_at) {
+            let c = enc.codes[s.j][row] as usize;
+            key[s.word] = key[s.word].wrapping_add(deltas[at + c]);
         }
     }
 
@@ -624,6 +671,7 @@ impl<'a, const W: usize> Engine<'a, W> {
     fn rollup(&mut self, levels: &[usize]) {
         let from = self.groups.levels.clone().expect("roll-up needs classes");
         self.plan(Some(&from), levels);
+        let use_deltas = self.plan_deltas(self.groups.len());
         let src = &self.groups;
         let dst = &mut self.spare;
         dst.reset(src.len());
@@ -633,7 +681,18 @@ impl<'a, const W: usize> Engine<'a, W> {
         for e in 0..src.len() {
             let rep = src.reps[e];
             let mut key = if scratch_start { src.keys[e] } else { [0; W] };
-            Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            if use_deltas {
+                Self::apply_deltas(
+                    &self.enc,
+                    &self.steps,
+                    &self.deltas,
+                    &self.delta_at,
+                    &mut key,
+                    rep as usize,
+                );
+            } else {
+                Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            }
             let t = dst.insert(key, src.counts[e], rep);
             if track {
                 self.targets.push(t);
@@ -664,6 +723,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             .clone()
             .expect("snapshots need the buffer");
         self.plan(Some(&from), levels);
+        let use_deltas = self.plan_deltas(self.history.snapshots[index].len());
         self.history.touch(index);
         let snap = &self.history.snapshots[index];
         let dst = &mut self.spare;
@@ -677,7 +737,18 @@ impl<'a, const W: usize> Engine<'a, W> {
             } else {
                 [0; W]
             };
-            Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            if use_deltas {
+                Self::apply_deltas(
+                    &self.enc,
+                    &self.steps,
+                    &self.deltas,
+                    &self.delta_at,
+                    &mut key,
+                    rep as usize,
+                );
+            } else {
+                Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+            }
             let t = dst.insert(key, count, rep);
             if track {
                 self.targets.push(t);
@@ -908,8 +979,8 @@ impl<const W: usize> Core for Engine<'_, W> {
             let stored = self.history.store(levels, g.len(), finished, |s| {
                 s.reps.extend_from_slice(&g.reps);
                 s.counts.extend_from_slice(&g.counts);
-                s.dist = g.dist.clone();
-                s.verdict = g.verdict.clone();
+                s.dist.clone_from(&g.dist);
+                s.verdict.clone_from(&g.verdict);
             });
             if stored {
                 self.stats.snapshots_stored += 1;

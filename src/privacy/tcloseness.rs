@@ -57,13 +57,13 @@ impl EqualDistance {
         // Σ over the class's codes |a·N − b·n|, plus b·n for every table code not in the class.
         // That sum is at most 2·n·N, so below 2^31 records 64-bit integers cannot overflow.
         if self.total < 1 << 31 {
-            let n = class.total() as i64;
+            let n: i64 = class.counts.iter().map(|&a| a as i64).sum();
             let big_n = self.total as i64;
             if n == 0 || big_n == 0 {
                 return 0.0;
             }
             let (mut x, mut covered) = (0i64, 0i64);
-            for (c, a) in class.iter() {
+            for (&c, &a) in class.codes.iter().zip(class.counts) {
                 let b = self.table_count(c) as i64;
                 x += (a as i64 * big_n - b * n).abs();
                 covered += b;

@@ -106,25 +106,23 @@ impl History {
         self.snapshots[i].last_used = self.clock;
     }
 
-    /// True if every direct generalization of `levels` is finished. `witness` is a dimension
-    /// whose generalization was unfinished last time: it is tried first (finished is monotonic
-    /// within a phase, so it usually still answers) and updated; the verdict does not depend on it.
+    /// True if every direct generalization of `levels` is finished. `levels` is raised one
+    /// dimension at a time in place and restored. `witness` is a dimension whose generalization
+    /// was unfinished last time: it is tried first (finished is monotonic within a phase, so it
+    /// usually still answers) and updated; the verdict does not depend on it.
     fn prunable(
         max_levels: &[usize],
-        levels: &[usize],
+        levels: &mut [usize],
         finished: &dyn Fn(&[usize]) -> bool,
         witness: &mut usize,
-        up: &mut Vec<usize>,
     ) -> bool {
-        up.clear();
-        up.extend_from_slice(levels);
         let dims = levels.len();
-        for i in 0..dims {
-            let d = (*witness + i) % dims;
-            if levels[d] < max_levels[d] {
-                up[d] += 1;
-                let done = finished(up);
-                up[d] -= 1;
+        let first = (*witness).min(dims.saturating_sub(1));
+        for d in std::iter::once(first).chain((0..dims).filter(|&d| d != first)) {
+            if dims > 0 && levels[d] < max_levels[d] {
+                levels[d] += 1;
+                let done = finished(levels);
+                levels[d] -= 1;
                 if !done {
                     *witness = d;
                     return false;
@@ -144,10 +142,12 @@ impl History {
         fill: impl FnOnce(&mut Snapshot),
     ) -> bool {
         let mut up = std::mem::take(&mut self.up);
+        up.clear();
+        up.extend_from_slice(levels);
         let mut witness = 0;
         if self.capacity == 0
             || classes > self.max_classes
-            || Self::prunable(&self.max_levels, levels, finished, &mut witness, &mut up)
+            || Self::prunable(&self.max_levels, &mut up, finished, &mut witness)
         {
             self.up = up;
             return false;
@@ -163,8 +163,7 @@ impl History {
             let mut free = std::mem::take(&mut self.free);
             let max_levels = &self.max_levels;
             snaps.retain_mut(|s| {
-                let keep =
-                    !Self::prunable(max_levels, &s.levels, finished, &mut s.witness, &mut up);
+                let keep = !Self::prunable(max_levels, &mut s.levels, finished, &mut s.witness);
                 if !keep && free.len() < FREE_SNAPSHOTS {
                     free.push(std::mem::replace(s, Snapshot::empty()));
                 }

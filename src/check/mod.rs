@@ -579,10 +579,11 @@ impl<'a, const W: usize> Engine<'a, W> {
             let l = self.enc.levels[s.j];
             let g = &self.enc.gm[s.j];
             self.delta_at.push(self.deltas.len());
-            self.deltas.extend(g.chunks_exact(l).map(|row| match s.from {
-                Some(f) => row[s.to].wrapping_sub(row[f]),
-                None => row[s.to],
-            }));
+            self.deltas
+                .extend(g.chunks_exact(l).map(|row| match s.from {
+                    Some(f) => row[s.to].wrapping_sub(row[f]),
+                    None => row[s.to],
+                }));
         }
         true
     }

@@ -588,19 +588,29 @@ impl<'a, const W: usize> Engine<'a, W> {
         true
     }
 
-    /// Applies the planned steps to one key with the deltas of [`Self::plan_deltas`].
-    #[inline(always)]
-    fn apply_deltas(
-        enc: &Encoding,
+    /// The planned steps with their deltas resolved (after [`Self::plan_deltas`]): per step, its
+    /// column's codes, its deltas by code and its key word.
+    fn resolve<'e>(
+        enc: &'e Encoding,
         steps: &[Step],
-        deltas: &[u64],
+        deltas: &'e [u64],
         delta_at: &[usize],
-        key: &mut [u64; W],
-        row: usize,
-    ) {
-        for (s, &at) in steps.iter().zip(delta_at) {
-            let c = enc.codes[s.j][row] as usize;
-            key[s.word] = key[s.word].wrapping_add(deltas[at + c]);
+    ) -> Vec<(&'e [u32], &'e [u64], usize)> {
+        steps
+            .iter()
+            .zip(delta_at)
+            .map(|(s, &at)| {
+                let n = enc.gm[s.j].len() / enc.levels[s.j].max(1);
+                (&enc.codes[s.j][..], &deltas[at..at + n], s.word)
+            })
+            .collect()
+    }
+
+    /// Applies resolved steps ([`Self::resolve`]) to one key, for source row `row`.
+    #[inline(always)]
+    fn apply_deltas(cols: &[(&[u32], &[u64], usize)], key: &mut [u64; W], row: usize) {
+        for &(codes, deltas, word) in cols {
+            key[word] = key[word].wrapping_add(deltas[codes[row] as usize]);
         }
     }
 
@@ -673,6 +683,11 @@ impl<'a, const W: usize> Engine<'a, W> {
         let from = self.groups.levels.clone().expect("roll-up needs classes");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.groups.len());
+        let cols = if use_deltas {
+            Self::resolve(&self.enc, &self.steps, &self.deltas, &self.delta_at)
+        } else {
+            Vec::new()
+        };
         let src = &self.groups;
         let dst = &mut self.spare;
         dst.reset(src.len());
@@ -683,14 +698,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             let rep = src.reps[e];
             let mut key = if scratch_start { src.keys[e] } else { [0; W] };
             if use_deltas {
-                Self::apply_deltas(
-                    &self.enc,
-                    &self.steps,
-                    &self.deltas,
-                    &self.delta_at,
-                    &mut key,
-                    rep as usize,
-                );
+                Self::apply_deltas(&cols, &mut key, rep as usize);
             } else {
                 Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
             }
@@ -725,6 +733,11 @@ impl<'a, const W: usize> Engine<'a, W> {
             .expect("snapshots need the buffer");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.history.snapshots[index].len());
+        let cols = if use_deltas {
+            Self::resolve(&self.enc, &self.steps, &self.deltas, &self.delta_at)
+        } else {
+            Vec::new()
+        };
         self.history.touch(index);
         let snap = &self.history.snapshots[index];
         let dst = &mut self.spare;
@@ -739,14 +752,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                 [0; W]
             };
             if use_deltas {
-                Self::apply_deltas(
-                    &self.enc,
-                    &self.steps,
-                    &self.deltas,
-                    &self.delta_at,
-                    &mut key,
-                    rep as usize,
-                );
+                Self::apply_deltas(&cols, &mut key, rep as usize);
             } else {
                 Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
             }

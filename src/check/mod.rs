@@ -19,6 +19,10 @@
 //!
 //! The source with the fewest items wins (rows for plain, classes otherwise).
 //!
+//! Roll-ups and snapshots move a key with one lookup per changed column: per check, each step
+//! gets a table by leaf code of what it adds to its key word (`gm[to] - gm[from]`, wrapping), built
+//! when it has no more entries than the source has classes (else the two-lookup `apply`).
+//!
 //! State machine: the checker's state is (buffer levels: none | L, previous classes: none | P).
 //! `plain(T)` moves the buffer to T (all rows, so the buffer is always consistent) and sets P = T;
 //! `roll-up(T)` needs P <= T and sets P = T; `snapshot(T)` needs a buffer and a snapshot S <= T,

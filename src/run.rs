@@ -210,6 +210,7 @@ pub fn write_store_output(
             &out.path,
             records,
             progress,
+            Backend::Auto,
         ),
         OutputFormat::Anatomy => output::anatomy::write_from_store(
             job,
@@ -218,6 +219,7 @@ pub fn write_store_output(
             &out.path,
             records,
             progress,
+            Backend::Auto,
         ),
     }
 }

@@ -48,29 +48,9 @@ pub fn qit_values(job: &Job, encoding: &Encoding) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned.
-/// `records`: kept rows the load saw.
+/// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned
+/// (`records`: kept rows the load saw), looking records up with `backend` (see [`RecordClasses`]).
 pub fn write_from_store(
-    job: &Job,
-    store: &Store,
-    encoding: &Encoding,
-    target: &Path,
-    records: u64,
-    progress: &Progress,
-) -> Result<()> {
-    write_from_store_with(
-        job,
-        store,
-        encoding,
-        target,
-        records,
-        progress,
-        Backend::Auto,
-    )
-}
-
-/// [`write_from_store`] with the record-to-class lookup of `backend` (see [`RecordClasses`]).
-pub fn write_from_store_with(
     job: &Job,
     store: &Store,
     encoding: &Encoding,

@@ -161,29 +161,9 @@ impl SumOrder {
     }
 }
 
-/// Writes genValsDist for `job` to `target` from a store whose classes are assigned.
+/// Writes genValsDist for `job` to `target` from a store whose classes are assigned, looking
+/// records up with `backend` (see [`RecordClasses`]).
 pub fn write_from_store(
-    job: &Job,
-    store: &Store,
-    encoding: &Encoding,
-    target: &Path,
-    records: u64,
-    progress: &Progress,
-) -> Result<()> {
-    write_from_store_with(
-        job,
-        store,
-        encoding,
-        target,
-        records,
-        progress,
-        Backend::Auto,
-    )
-}
-
-/// [`write_from_store`] with the record-to-class lookup of `backend` (see
-/// [`RecordClasses`]).
-pub fn write_from_store_with(
     job: &Job,
     store: &Store,
     encoding: &Encoding,

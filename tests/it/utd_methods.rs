@@ -814,10 +814,10 @@ mod backends {
                 &mut store.labels(),
                 &progress,
             ),
-            OutputFormat::GenValsDist => anonbox::output::genvalsdist::write_from_store_with(
+            OutputFormat::GenValsDist => anonbox::output::genvalsdist::write_from_store(
                 &job, &store, enc, &out.path, records, &progress, backend,
             ),
-            OutputFormat::Anatomy => anonbox::output::anatomy::write_from_store_with(
+            OutputFormat::Anatomy => anonbox::output::anatomy::write_from_store(
                 &job, &store, enc, &out.path, records, &progress, backend,
             ),
         }

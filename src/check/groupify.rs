@@ -201,6 +201,29 @@ pub struct MergeBuffers {
     scratch: Vec<u32>,
 }
 
+/// Merges every distribution slot of the source items into the classes of `dst` (item `i` goes
+/// to class `targets[i]`), as [`merge_csr`] does for one slot; with `cache`, slot 0 also carries
+/// the items' cached verdicts. Used by every checker path that builds classes from items.
+pub fn merge_slots<const W: usize>(
+    dst: &mut Groups<W>,
+    src_dist: &[Csr],
+    src_verdict: &[u8],
+    targets: &[u32],
+    domains: &[usize],
+    buf: &mut MergeBuffers,
+    cache: bool,
+) {
+    let classes = dst.counts.len();
+    for (slot, (out, src)) in dst.dist.iter_mut().zip(src_dist).enumerate() {
+        let verdicts = if cache && slot == 0 {
+            Some((src_verdict, &mut dst.verdict))
+        } else {
+            None
+        };
+        merge_csr(out, classes, targets, src, domains[slot], buf, verdicts);
+    }
+}
+
 /// Builds `out`, the distributions of `classes` new classes, from the classes of `src`: source
 /// class `i` went into new class `targets[i]`; codes are `< m`.
 ///

@@ -46,7 +46,7 @@ use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
 use encode::Encoding;
 use groupify::{
-    merge_csr, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN,
+    merge_csr, merge_slots, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN,
 };
 use history::History;
 
@@ -667,19 +667,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += n as u64;
         if track {
             let cache = self.caches_verdicts();
-            for slot in 0..self.slots.len() {
-                let verdicts =
-                    (cache && slot == 0).then(|| (&self.base_verdict[..], &mut self.spare.verdict));
-                merge_csr(
-                    &mut self.spare.dist[slot],
-                    self.spare.counts.len(),
-                    &self.targets,
-                    &self.base_dist[slot],
-                    self.domains[slot],
-                    &mut self.merge_buffers,
-                    verdicts,
-                );
-            }
+            merge_slots(
+                &mut self.spare,
+                &self.base_dist,
+                &self.base_verdict,
+                &self.targets,
+                &self.domains,
+                &mut self.merge_buffers,
+                cache,
+            );
         }
     }
 
@@ -714,19 +710,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += src.len() as u64;
         self.stats.cells += (src.len() * self.steps.len()) as u64;
         if track {
-            let cache = !self.evaluated.is_empty();
-            for slot in 0..self.slots.len() {
-                let verdicts = (cache && slot == 0).then(|| (&src.verdict[..], &mut dst.verdict));
-                merge_csr(
-                    &mut dst.dist[slot],
-                    dst.counts.len(),
-                    &self.targets,
-                    &src.dist[slot],
-                    self.domains[slot],
-                    &mut self.merge_buffers,
-                    verdicts,
-                );
-            }
+            merge_slots(
+                dst,
+                &src.dist,
+                &src.verdict,
+                &self.targets,
+                &self.domains,
+                &mut self.merge_buffers,
+                !self.evaluated.is_empty(),
+            );
         }
     }
 
@@ -768,19 +760,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.items += snap.len() as u64;
         self.stats.cells += (snap.len() * self.steps.len()) as u64;
         if track {
-            let cache = !self.evaluated.is_empty();
-            for slot in 0..self.slots.len() {
-                let verdicts = (cache && slot == 0).then(|| (&snap.verdict[..], &mut dst.verdict));
-                merge_csr(
-                    &mut dst.dist[slot],
-                    dst.counts.len(),
-                    &self.targets,
-                    &snap.dist[slot],
-                    self.domains[slot],
-                    &mut self.merge_buffers,
-                    verdicts,
-                );
-            }
+            merge_slots(
+                dst,
+                &snap.dist,
+                &snap.verdict,
+                &self.targets,
+                &self.domains,
+                &mut self.merge_buffers,
+                !self.evaluated.is_empty(),
+            );
         }
     }
 
@@ -1050,17 +1038,15 @@ impl<const W: usize> Core for Engine<'_, W> {
             targets.push(g.insert(key, self.enc.weights[i], i as u32));
         }
         self.steps = steps;
-        for slot in 0..self.slots.len() {
-            merge_csr(
-                &mut g.dist[slot],
-                g.counts.len(),
-                &targets,
-                &self.base_dist[slot],
-                self.domains[slot],
-                &mut self.merge_buffers,
-                None,
-            );
-        }
+        merge_slots(
+            &mut g,
+            &self.base_dist,
+            &[],
+            &targets,
+            &self.domains,
+            &mut self.merge_buffers,
+            false,
+        );
         let mut views = Vec::new();
         let ok: Vec<bool> = (0..g.len())
             .map(|e| self.class_ok(&g, e, &mut views))

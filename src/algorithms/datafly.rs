@@ -145,16 +145,7 @@ pub fn run(
     ))?;
     let classes: i64 = store.value("SELECT COUNT(*) FROM temp.DataflyClass", [])?;
     let suppression_id = classes + 1;
-    let labels = (0..nq)
-        .map(|q| {
-            format!(
-                "(SELECT Label FROM HierarchyLabel WHERE AttributeID = {q} AND Level = {} \
-                 AND Id = c.G{q})",
-                levels[q]
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
+    let labels = crate::store::level_labels_sql(&levels, "c");
     let on = (0..nq)
         .map(|q| format!("c.G{q} = d.G{q}"))
         .collect::<Vec<_>>()
@@ -178,14 +169,7 @@ pub fn run(
         "SELECT COALESCE(SUM(Size), 0) FROM temp.DataflyClass WHERE Size < ?1",
         [k as i64],
     )?;
-    if suppressed > 0 {
-        let root: Vec<&str> = encoding
-            .qids
-            .iter()
-            .map(|e| e.suppressed.as_str())
-            .collect();
-        store.insert_class(suppression_id, &root, suppressed as u64, true)?;
-    }
+    store.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
     store.exec("DROP TABLE temp.DataflyClass; DROP TABLE temp.DataflyTuple;")?;
     bar.finish();
 

@@ -822,16 +822,7 @@ fn assign(store: &Store, encoding: &Encoding, node: &[usize], bad: &[Vec<u32>]) 
         }
         let classes: i64 = store.value("SELECT COUNT(*) FROM temp.IncognitoClass", [])?;
         let suppression_id = classes + 1;
-        let labels = (0..nq)
-            .map(|q| {
-                format!(
-                    "(SELECT Label FROM HierarchyLabel WHERE AttributeID = {q} AND Level = {} \
-                     AND Id = c.G{q})",
-                    node[q]
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+        let labels = crate::store::level_labels_sql(node, "c");
         let on = cols
             .iter()
             .enumerate()
@@ -856,14 +847,7 @@ fn assign(store: &Store, encoding: &Encoding, node: &[usize], bad: &[Vec<u32>]) 
             "SELECT COALESCE(SUM(Size), 0) FROM temp.IncognitoClass WHERE NOT Ok",
             [],
         )?;
-        if suppressed > 0 {
-            let root: Vec<&str> = encoding
-                .qids
-                .iter()
-                .map(|e| e.suppressed.as_str())
-                .collect();
-            store.insert_class(suppression_id, &root, suppressed as u64, true)?;
-        }
+        store.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
         Ok(())
     })();
     finish_transaction(store, result)?;

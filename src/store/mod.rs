@@ -65,6 +65,22 @@ pub struct Store {
     tuple_memory: usize,
 }
 
+/// SQL expressions, comma-separated, for the labels of a class row `alias` whose columns
+/// `G0, G1, ...` hold each quasi-identifier's id at `levels[q]` (looked up in `HierarchyLabel`).
+pub fn level_labels_sql(levels: &[usize], alias: &str) -> String {
+    levels
+        .iter()
+        .enumerate()
+        .map(|(q, level)| {
+            format!(
+                "(SELECT Label FROM HierarchyLabel WHERE AttributeID = {q} AND Level = {level} \
+                 AND Id = {alias}.G{q})"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Store {
     /// Opens the working database: `db` to keep it there, else a temporary file removed when
     /// the `Store` drops. A kept database's previous run is cleared.
@@ -230,6 +246,25 @@ impl Store {
             )
             .ctx(&self.path)?;
         Ok(())
+    }
+
+    /// Adds the suppression class: every quasi-identifier at its suppression label (the VGH root
+    /// or the hierarchy's top level), holding `records` records. Nothing when `records` is 0.
+    pub fn insert_suppression_class(
+        &self,
+        id: i64,
+        encoding: &crate::data::load::Encoding,
+        records: u64,
+    ) -> Result<()> {
+        if records == 0 {
+            return Ok(());
+        }
+        let root: Vec<&str> = encoding
+            .qids
+            .iter()
+            .map(|e| e.suppressed.as_str())
+            .collect();
+        self.insert_class(id, &root, records, true)
     }
 
     /// Adds one final class to `EquivalenceTable` (`labels` in quasi-identifier order).

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::algorithms::tuples::Backend;
-use crate::algorithms::{self, Outcome};
+use crate::algorithms::{self, FullDomainResult, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
 use crate::job::{Job, Method, OutputFormat};
@@ -122,14 +122,6 @@ pub fn run_on_store(
         Report::new(job, &loaded.summary, &outcome, elapsed),
         Some(store),
     ))
-}
-
-/// What an in-memory full-domain method chose: one level per quasi-identifier and the rows it
-/// suppresses (`suppressed[row]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FullDomainResult {
-    pub levels: Vec<usize>,
-    pub suppressed: Vec<bool>,
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and

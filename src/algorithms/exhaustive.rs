@@ -2,11 +2,11 @@
 //! shares no optimization with Flash or OLA).
 
 use super::search::Search;
-use crate::lattice::NodeId;
+use crate::lattice::PropertyStore;
 
 /// Checks every transformation, in id order (consecutive ids are often roll-ups).
-pub fn classify(search: &mut Search<'_>) {
-    for id in 0..search.lattice.size() as NodeId {
+pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
+    for id in 0..search.space().size() {
         search.check(id);
     }
 }

@@ -15,29 +15,29 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::search::Search;
-use crate::lattice::{NodeId, OrderKey};
+use crate::lattice::{NodeId, OrderKey, PropertyStore};
 
 /// Runs Flash's classification on `search` (tagging must be allowed; otherwise it does nothing
 /// and the caller's [`Search::optimize_remaining`] checks every candidate).
-pub fn classify(search: &mut Search<'_>) {
+pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
     if !search.tagging() {
         return;
     }
-    if search.checker.budget() > 0 {
+    if search.budget() > 0 {
         // Without suppression the classification alone takes few checks, and a pruned
         // non-anonymous node would no longer tag its specializations: on ADULT pruning costs
         // 1.4-5x more checks at s = 0 and saves 2-8x at s > 0.
         search.enable_pruning();
     }
     let mut heap: BinaryHeap<Reverse<OrderKey>> = BinaryHeap::new();
-    for level in 0..=search.lattice.height() {
+    for level in 0..=search.space().height() {
         let mut nodes: Vec<NodeId> = search
-            .lattice
+            .space()
             .nodes_on_level(level)
             .into_iter()
             .filter(|&id| !search.resolved(id))
             .collect();
-        search.lattice.sort(&mut nodes);
+        search.space().sort(&mut nodes);
         for node in nodes {
             if search.resolved(node) {
                 continue;
@@ -56,14 +56,14 @@ pub fn classify(search: &mut Search<'_>) {
     }
 }
 
-fn sorted_successors(search: &Search<'_>, id: NodeId) -> Vec<NodeId> {
-    let mut s: Vec<NodeId> = search.lattice.successors(id).collect();
-    search.lattice.sort(&mut s);
+fn sorted_successors<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> Vec<NodeId> {
+    let mut s: Vec<NodeId> = search.space().successors(id).collect();
+    search.space().sort(&mut s);
     s
 }
 
 /// Greedy path of untagged nodes from `node` towards the top.
-fn find_path(search: &Search<'_>, node: NodeId) -> Vec<NodeId> {
+fn find_path<S: PropertyStore>(search: &Search<'_, S>, node: NodeId) -> Vec<NodeId> {
     let mut path = vec![node];
     let mut cur = node;
     while let Some(up) = sorted_successors(search, cur)
@@ -77,7 +77,11 @@ fn find_path(search: &Search<'_>, node: NodeId) -> Vec<NodeId> {
 }
 
 /// Binary search for the lowest anonymous node on `path`.
-fn check_path(search: &mut Search<'_>, path: &[NodeId], heap: &mut BinaryHeap<Reverse<OrderKey>>) {
+fn check_path<S: PropertyStore>(
+    search: &mut Search<'_, S>,
+    path: &[NodeId],
+    heap: &mut BinaryHeap<Reverse<OrderKey>>,
+) {
     let (mut low, mut high) = (0isize, path.len() as isize - 1);
     while low <= high {
         let mid = (low + high) / 2;
@@ -85,7 +89,7 @@ fn check_path(search: &mut Search<'_>, path: &[NodeId], heap: &mut BinaryHeap<Re
         let fresh = !search.resolved(node);
         let down = search.decide(node);
         if fresh && search.result(node).is_some_and(|r| !search.tag_verdict(r)) {
-            heap.push(Reverse(search.lattice.order_key(node)));
+            heap.push(Reverse(search.space().order_key(node)));
         }
         if down {
             high = mid - 1;

@@ -21,6 +21,7 @@ pub mod tuples;
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
 use crate::job::{Job, MetricKind, SuppressionLimit};
+use crate::lattice::PropertyStore;
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::Result;
@@ -45,6 +46,14 @@ pub struct Outcome {
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
+/// What an in-memory full-domain method chose: one level per quasi-identifier and the rows it
+/// suppresses (`suppressed[row]`). The pipeline writes the output from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FullDomainResult {
+    pub levels: Vec<usize>,
+    pub suppressed: Vec<bool>,
+}
+
 /// A lattice search strategy. Flash is the default: it checks the fewest transformations (see
 /// `BENCHMARKS.md` for sizes it handles).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,8 +64,18 @@ pub enum LatticeAlgorithm {
     Exhaustive,
 }
 
+/// Where a search keeps its predictive properties (see [`crate::lattice`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StoreKind {
+    /// One byte per transformation: spaces up to [`crate::lattice::Dense::MAX_SIZE`].
+    #[default]
+    Dense,
+    /// Antichains in prefix trees: any size.
+    Antichain,
+}
+
 /// Finds the transformation of minimal information loss that satisfies `criteria` with at most
-/// `budget` suppressed records.
+/// `budget` suppressed records (dense property store).
 pub fn solve(
     table: &EncodedTable,
     criteria: Vec<Box<dyn PrivacyCriterion>>,
@@ -65,12 +84,47 @@ pub fn solve(
     algorithm: LatticeAlgorithm,
     config: CheckerConfig,
 ) -> Result<SearchOutcome> {
-    let mut search = Search::new(table, criteria, metric, budget, config)?;
-    run_search(&mut search, algorithm);
-    Ok(search.outcome())
+    solve_in(
+        table,
+        criteria,
+        metric,
+        budget,
+        algorithm,
+        config,
+        StoreKind::Dense,
+    )
 }
 
-fn run_search(search: &mut Search<'_>, algorithm: LatticeAlgorithm) {
+/// [`solve`] with a choice of property store.
+pub fn solve_in(
+    table: &EncodedTable,
+    criteria: Vec<Box<dyn PrivacyCriterion>>,
+    metric: Box<dyn Metric>,
+    budget: u64,
+    algorithm: LatticeAlgorithm,
+    config: CheckerConfig,
+    store: StoreKind,
+) -> Result<SearchOutcome> {
+    fn go<S: PropertyStore>(
+        mut search: Search<'_, S>,
+        algorithm: LatticeAlgorithm,
+    ) -> SearchOutcome {
+        run_search(&mut search, algorithm);
+        search.outcome()
+    }
+    Ok(match store {
+        StoreKind::Dense => go::<crate::lattice::Dense>(
+            Search::new(table, criteria, metric, budget, config)?,
+            algorithm,
+        ),
+        StoreKind::Antichain => go::<crate::lattice::Antichain>(
+            Search::new(table, criteria, metric, budget, config)?,
+            algorithm,
+        ),
+    })
+}
+
+fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAlgorithm) {
     match algorithm {
         LatticeAlgorithm::Flash => flash::classify(search),
         LatticeAlgorithm::Ola => ola::classify(search),
@@ -86,13 +140,14 @@ pub fn run_lattice(
     job: &Job,
     table: &EncodedTable,
     algorithm: LatticeAlgorithm,
-) -> Result<(Outcome, crate::run::FullDomainResult)> {
+) -> Result<(Outcome, FullDomainResult)> {
     let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
     let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
     let metric = crate::metrics::build(job.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
     let budget = lattice_budget(job, table.records());
-    let mut search = Search::new(table, criteria, metric, budget, CheckerConfig::default())?;
+    let mut search: Search =
+        Search::new(table, criteria, metric, budget, CheckerConfig::default())?;
     run_search(&mut search, algorithm);
     let out = search.outcome();
     let Some(opt) = out.optimum else {
@@ -118,6 +173,7 @@ pub fn run_lattice(
         extra.insert("research_subset_records".into(), table.records().into());
     }
     extra.insert("lattice_size".into(), out.lattice_size.into());
+    extra.insert("property_store".into(), out.store.into());
     extra.insert(
         "checker".into(),
         serde_json::json!({
@@ -141,7 +197,7 @@ pub fn run_lattice(
     };
     Ok((
         outcome,
-        crate::run::FullDomainResult {
+        FullDomainResult {
             levels: opt.levels,
             suppressed,
         },

@@ -11,14 +11,14 @@
 use rustc_hash::FxHashSet;
 
 use super::search::Search;
-use crate::lattice::{prop, NodeId};
+use crate::lattice::{prop, NodeId, PropertyStore};
 
 /// Runs OLA's classification on `search` (requires tagging; otherwise does nothing).
-pub fn classify(search: &mut Search<'_>) {
+pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
     if !search.tagging() {
         return;
     }
-    let (bottom, top) = (search.lattice.bottom(), search.lattice.top());
+    let (bottom, top) = (search.space().bottom(), search.space().top());
     let r = search.check(top);
     if !search.tag_verdict(&r) {
         return; // nothing is anonymous
@@ -46,8 +46,8 @@ pub fn classify(search: &mut Search<'_>) {
 
 /// Starts processing the sub-lattice `(b, t)`: a frame with its middle level, or, for one or two
 /// nodes, the decision itself.
-fn enter(
-    search: &mut Search<'_>,
+fn enter<S: PropertyStore>(
+    search: &mut Search<'_, S>,
     memo: &mut FxHashSet<(NodeId, NodeId)>,
     stack: &mut Vec<(NodeId, NodeId, Vec<NodeId>, usize)>,
     b: NodeId,
@@ -56,11 +56,11 @@ fn enter(
     if !memo.insert((b, t)) {
         return;
     }
-    let (lb, lt) = (search.lattice.level(b), search.lattice.level(t));
+    let (lb, lt) = (search.space().level(b), search.space().level(t));
     let h = lt - lb;
     if h > 1 {
-        let mut nodes = search.lattice.nodes_between(b, t, lb + h / 2);
-        search.lattice.sort(&mut nodes);
+        let mut nodes = search.space().nodes_between(b, t, lb + h / 2);
+        search.space().sort(&mut nodes);
         stack.push((b, t, nodes, 0));
     } else {
         // One or two nodes: t is anonymous (the recursion only descends into anonymous tops),
@@ -71,9 +71,9 @@ fn enter(
 }
 
 /// The anonymity of `id`: from its tag, else by checking it.
-fn anonymous(search: &mut Search<'_>, id: NodeId) -> bool {
+fn anonymous<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) -> bool {
     if search.resolved(id) {
-        search.lattice.has(id, prop::ANONYMOUS)
+        search.has(id, prop::ANONYMOUS)
     } else {
         let r = search.check(id);
         search.tag_verdict(&r)

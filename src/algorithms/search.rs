@@ -1,6 +1,14 @@
-//! The shared frame of the lattice searches (Flash, OLA, exhaustive): a [`Search`] owns the
-//! lattice and the checker, caches results, applies predictive tagging when the privacy models
-//! are monotonic, and keeps the best valid transformation seen.
+//! The shared frame of the lattice searches (Flash, OLA, exhaustive, best-first): a [`Search`]
+//! owns the implicit [`Space`], a [`PropertyStore`] of predictive properties and the checker; it
+//! caches results, applies predictive tagging when the privacy models are monotonic, prunes by
+//! lower bounds, and keeps the best valid transformation seen. The strategies only decide which
+//! transformation to look at next, through [`Search::check`], [`Search::decide`] and the
+//! property queries; they never see rows.
+//!
+//! `Search` is generic over the store: [`Dense`] (one byte per transformation, the default) for
+//! spaces that fit in memory, [`crate::lattice::Antichain`] for any size. Whether a
+//! transformation was checked, and single-node verdicts when nothing may be tagged
+//! ([`Classification::None`]), come from the result cache, not the store.
 //!
 //! Tagging follows the checker's [`Classification`]: anonymity itself when the privacy models are
 //! monotonic, else their monotonic relaxation (e.g. distinct l-diversity for entropy
@@ -30,7 +38,8 @@ use rustc_hash::FxHashMap;
 
 use crate::check::{CheckResult, Checker, CheckerConfig, CheckerStats, Classification};
 use crate::data::EncodedTable;
-use crate::lattice::{prop, Lattice, NodeId};
+use crate::hierarchy::Hierarchy;
+use crate::lattice::{prop, Dense, NodeId, PropertyStore, Space, StoreSizes};
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::{Error, Result};
@@ -54,22 +63,38 @@ pub struct SearchOutcome {
     pub optimum: Option<Optimum>,
     /// Transformations checked.
     pub checks: u64,
-    pub lattice_size: usize,
+    pub lattice_size: u64,
     pub stats: CheckerStats,
+    /// The property store that was used ("dense", "antichain") and what it holds at the end.
+    pub store: &'static str,
+    pub store_sizes: StoreSizes,
 }
 
-/// Lattice + checker + results.
-pub struct Search<'a> {
-    pub lattice: Lattice,
-    pub checker: Checker<'a>,
+/// The space of full-domain transformations over `hierarchies` (their heights and the
+/// distinct values of each level, for Flash's order).
+pub fn space_of(hierarchies: &[Hierarchy]) -> Space {
+    let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
+    let distinct: Vec<Vec<usize>> = hierarchies
+        .iter()
+        .map(|h| (0..h.levels()).map(|l| h.width(l)).collect())
+        .collect();
+    Space::new(&max, &distinct).expect("hierarchies of in-memory tables have a u64-sized space")
+}
+
+/// Space + property store + checker + results.
+pub struct Search<'a, S: PropertyStore = Dense> {
+    space: Space,
+    store: S,
+    checker: Checker<'a>,
     results: FxHashMap<NodeId, CheckResult>,
     best: Option<(NodeId, f64)>,
     /// What predictive tagging may rely on (see [`Classification`]).
     classification: Classification,
     /// The metric is monotonic under the suppression setting.
     metric_monotonic: bool,
-    /// Properties that mark a transformation the search will not check again.
-    finished_mask: u8,
+    /// What marks a transformation the search will not check again (the history drops
+    /// snapshots only such transformations could use).
+    finished: Finished,
     levels: Vec<usize>,
     pruning: bool,
     /// Checked transformations whose class bound has not pruned their generalizations yet.
@@ -77,18 +102,29 @@ pub struct Search<'a> {
     slack: f64,
 }
 
-impl<'a> Search<'a> {
+/// Which transformations count as finished for the checker's history.
+#[derive(Debug, Clone, Copy)]
+struct Finished {
+    /// Properties (of the store, or single-node verdicts) that finish a transformation.
+    bits: u8,
+    /// A checked transformation is finished too.
+    checked: bool,
+}
+
+impl<'a, S: PropertyStore> Search<'a, S> {
     pub fn new(
         table: &'a EncodedTable,
         criteria: Vec<Box<dyn PrivacyCriterion>>,
         metric: Box<dyn Metric>,
         budget: u64,
         config: CheckerConfig,
-    ) -> Result<Search<'a>> {
-        let lattice = Lattice::from_hierarchies(&table.hierarchies).ok_or_else(|| {
+    ) -> Result<Search<'a, S>> {
+        let space = space_of(&table.hierarchies);
+        let store = S::for_space(&space).ok_or_else(|| {
             Error::Invalid(format!(
-                "the generalization lattice has more than {} transformations",
-                crate::lattice::MAX_SIZE
+                "the generalization lattice ({} transformations) is too large for this search's \
+                 property store",
+                space.size()
             ))
         })?;
         if criteria.is_empty() {
@@ -98,20 +134,60 @@ impl<'a> Search<'a> {
         let slack = metric.bound_slack();
         let checker = Checker::new(table, criteria, metric, budget, config)?;
         let classification = checker.classification();
-        let dims = lattice.dims();
+        let dims = space.dims();
         Ok(Search {
-            lattice,
+            space,
+            store,
             checker,
             results: FxHashMap::default(),
             best: None,
             classification,
             metric_monotonic,
-            finished_mask: prop::RESOLVED,
+            finished: Finished {
+                bits: prop::RESOLVED,
+                checked: false,
+            },
             levels: vec![0; dims],
             pruning: false,
             pending: Vec::new(),
             slack,
         })
+    }
+
+    /// The search space.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The property store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The checker (its metric, budget and statistics).
+    pub fn checker(&self) -> &Checker<'a> {
+        &self.checker
+    }
+
+    /// The suppression budget in records.
+    pub fn budget(&self) -> u64 {
+        self.checker.budget()
+    }
+
+    /// The best valid transformation so far and its loss.
+    pub fn best(&self) -> Option<(NodeId, f64)> {
+        self.best
+    }
+
+    /// True if `id` has any of the property `bits` ([`prop`]): in the store, or, for the
+    /// anonymity bits when nothing may be tagged, as the verdict of its own check.
+    pub fn has(&self, id: NodeId, bits: u8) -> bool {
+        known(&self.store, &self.results, self.classification, id, bits)
+    }
+
+    /// True if `id` was checked.
+    pub fn is_checked(&self, id: NodeId) -> bool {
+        self.results.contains_key(&id)
     }
 
     /// Lets the search prune up-sets by lower bounds (see the module docs).
@@ -127,9 +203,8 @@ impl<'a> Search<'a> {
 
     /// Prunes the generalizations of `id` (not `id` itself).
     fn prune_above(&mut self, id: NodeId) {
-        let succ: Vec<NodeId> = self.lattice.successors(id).collect();
-        for s in succ {
-            self.lattice.tag_up(s, prop::PRUNED);
+        for s in self.space.successors(id) {
+            self.store.tag_up(s, prop::PRUNED);
         }
     }
 
@@ -137,18 +212,18 @@ impl<'a> Search<'a> {
     /// anonymous, or everything above it is pruned). Checks the node if needed.
     pub fn decide(&mut self, id: NodeId) -> bool {
         if self.resolved(id) {
-            return self.lattice.has(id, prop::ANONYMOUS | prop::PRUNED);
+            return self.has(id, prop::ANONYMOUS | prop::PRUNED);
         }
         if self.pruning {
-            self.lattice.levels_into(id, &mut self.levels);
+            self.space.levels_into(id, &mut self.levels);
             let bound = self.checker.metric().level_bound(&self.levels);
             if self.beaten(bound) {
-                self.lattice.tag_up(id, prop::PRUNED);
+                self.store.tag_up(id, prop::PRUNED);
                 return true;
             }
         }
         let r = self.check(id);
-        self.tag_verdict(&r) || self.lattice.has(id, prop::PRUNED)
+        self.tag_verdict(&r) || self.has(id, prop::PRUNED)
     }
 
     /// True if predictive tagging is allowed (exactly, or by the criteria's relaxation).
@@ -168,7 +243,7 @@ impl<'a> Search<'a> {
     /// True if the classification has nothing more to learn from a node: its anonymity is
     /// known, or it is pruned.
     pub fn resolved(&self, id: NodeId) -> bool {
-        self.lattice.has(id, prop::RESOLVED)
+        self.has(id, prop::RESOLVED)
     }
 
     /// The result of checking `id` (checked once, then cached), with tagging.
@@ -176,19 +251,20 @@ impl<'a> Search<'a> {
         if let Some(r) = self.results.get(&id) {
             return *r;
         }
-        self.lattice.levels_into(id, &mut self.levels);
-        let lat = &self.lattice;
-        let mask = self.finished_mask;
-        let r = self
-            .checker
-            .check(&self.levels, &|lv: &[usize]| lat.has(lat.id(lv), mask));
-        self.lattice.add(id, prop::CHECKED);
+        self.space.levels_into(id, &mut self.levels);
+        let (space, store, results) = (&self.space, &self.store, &self.results);
+        let (finished, classification) = (self.finished, self.classification);
+        let r = self.checker.check(&self.levels, &|lv: &[usize]| {
+            let x = space.id(lv);
+            (finished.checked && results.contains_key(&x))
+                || known(store, results, classification, x, finished.bits)
+        });
         let verdict = self.tag_verdict(&r);
         match (self.classification, verdict) {
-            (Classification::None, true) => self.lattice.add(id, prop::ANONYMOUS),
-            (Classification::None, false) => self.lattice.add(id, prop::NOT_ANONYMOUS),
-            (_, true) => self.lattice.tag_up(id, prop::ANONYMOUS),
-            (_, false) => self.lattice.tag_down(id, prop::NOT_ANONYMOUS),
+            // Nothing may be tagged: the verdict is a single-node mark, kept in the results.
+            (Classification::None, _) => {}
+            (_, true) => self.store.tag_up(id, prop::ANONYMOUS),
+            (_, false) => self.store.tag_down(id, prop::NOT_ANONYMOUS),
         }
         self.results.insert(id, r);
         let mut improved = false;
@@ -235,7 +311,10 @@ impl<'a> Search<'a> {
         // row, 5x the snapshots cut checks from scratch from 1,713 to 255 of 4,301).
         self.checker.set_store_anonymous(true);
         self.checker.scale_history(5);
-        self.finished_mask = prop::CHECKED | prop::NOT_ANONYMOUS | prop::PRUNED;
+        self.finished = Finished {
+            bits: prop::NOT_ANONYMOUS | prop::PRUNED,
+            checked: true,
+        };
         if self.checker.metric().has_class_bound() {
             self.bottom_up_with_class_bounds();
         } else {
@@ -244,15 +323,15 @@ impl<'a> Search<'a> {
     }
 
     fn by_level_bound(&mut self) {
-        let mut levels = vec![0; self.lattice.dims()];
+        let mut levels = vec![0; self.space.dims()];
         let mut cand: Vec<(f64, crate::lattice::OrderKey)> = Vec::new();
-        for id in 0..self.lattice.size() as NodeId {
-            if self.lattice.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
+        for id in 0..self.space.size() {
+            if self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
                 continue;
             }
-            self.lattice.levels_into(id, &mut levels);
+            self.space.levels_into(id, &mut levels);
             let b = self.checker.metric().level_bound(&levels);
-            cand.push((b, self.lattice.order_key(id)));
+            cand.push((b, self.space.order_key(id)));
         }
         cand.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut stop = cand.len();
@@ -263,29 +342,31 @@ impl<'a> Search<'a> {
             }
             self.check(key.id);
         }
+        // Bounds are monotonic along generalization: a beaten bound prunes the whole up-set.
         for &(_, key) in &cand[stop..] {
-            self.lattice.add(key.id, prop::PRUNED);
+            self.store.tag_up(key.id, prop::PRUNED);
         }
     }
 
     fn bottom_up_with_class_bounds(&mut self) {
-        let order = self.lattice.ids_by_level();
-        let mut prop_bound = vec![f64::NEG_INFINITY; self.lattice.size()];
-        let mut levels = vec![0; self.lattice.dims()];
+        let order = self.space.ids_by_level();
+        let mut prop_bound = vec![f64::NEG_INFINITY; self.space.size() as usize];
+        let mut levels = vec![0; self.space.dims()];
         for id in order {
             let mut p = self
-                .lattice
+                .space
                 .predecessors(id)
                 .map(|q| prop_bound[q as usize])
                 .fold(f64::NEG_INFINITY, f64::max);
             let result = match self.results.get(&id) {
                 Some(r) => Some(*r),
-                None if self.lattice.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) => None,
+                None if self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) => None,
                 None => {
-                    self.lattice.levels_into(id, &mut levels);
+                    self.space.levels_into(id, &mut levels);
                     let bound = p.max(self.checker.metric().level_bound(&levels));
                     if self.beaten(bound) {
-                        self.lattice.add(id, prop::PRUNED);
+                        // The inherited class bounds hold for every generalization too.
+                        self.store.tag_up(id, prop::PRUNED);
                         None
                     } else {
                         Some(self.check(id))
@@ -309,7 +390,7 @@ impl<'a> Search<'a> {
         let optimum = self.best.map(|(id, loss)| {
             let r = self.results[&id];
             Optimum {
-                levels: self.lattice.levels(id),
+                levels: self.space.levels(id),
                 loss,
                 suppressed: r.suppressed,
                 classes: r.classes,
@@ -318,8 +399,35 @@ impl<'a> Search<'a> {
         SearchOutcome {
             optimum,
             checks: self.checker.stats().checks,
-            lattice_size: self.lattice.size(),
+            lattice_size: self.space.size(),
             stats: self.checker.stats().clone(),
+            store: self.store.name(),
+            store_sizes: self.store.sizes(),
         }
     }
+}
+
+/// [`Search::has`] on borrowed parts (the checker's `finished` predicate needs it while the
+/// checker is borrowed mutably).
+fn known<S: PropertyStore>(
+    store: &S,
+    results: &FxHashMap<NodeId, CheckResult>,
+    classification: Classification,
+    id: NodeId,
+    bits: u8,
+) -> bool {
+    if store.has(id, bits) {
+        return true;
+    }
+    if classification == Classification::None && bits & prop::TAGGED != 0 {
+        if let Some(r) = results.get(&id) {
+            let bit = if r.anonymous {
+                prop::ANONYMOUS
+            } else {
+                prop::NOT_ANONYMOUS
+            };
+            return bits & bit != 0;
+        }
+    }
+    false
 }

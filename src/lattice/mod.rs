@@ -1,430 +1,90 @@
-//! The search space of full-domain generalization: transformations only, never rows.
+//! The search space and what the search knows about it.
 //!
-//! A transformation is a vector of levels, one per quasi-identifier. The [`Lattice`] numbers them
-//! compactly by a mixed-radix index (`id = sum levels[i] * mult[i]`, `mult[0] = 1`), so a node is
-//! a `u32` and per-node state is a flat byte array of property bits ([`prop`]). Direct
-//! generalizations (successors) increment one level, direct specializations (predecessors)
-//! decrement one; both are arithmetic on the id.
+//! - [`Space`] (`space`): the implicit lattice of full-domain transformations (mixed-radix `u64`
+//!   ids, successors, predecessors, Flash's order). No per-node state, no size cap.
+//! - [`PropertyStore`]: the predictive properties the search has established, behind one trait
+//!   with two implementations:
+//!   - [`Dense`] (`dense`): one byte per transformation; constant-time queries, tagging walks
+//!     the up-set (down-set) once. For spaces that fit in memory ([`Dense::MAX_SIZE`]).
+//!   - [`Antichain`] (`antichain`): per property only the minimal (resp. maximal) elements of the
+//!     tagged set, in a prefix tree over the levels (Prasser et al., "Efficient and effective
+//!     pruning strategies for health data de-identification", 2016). Memory grows with the
+//!     number of tags, not with the space.
 //!
-//! Predictive tagging: when the privacy models are monotonic, a transformation found anonymous
-//! makes all its generalizations anonymous ([`Lattice::tag_up`]) and one found not anonymous makes
-//! all its specializations not anonymous ([`Lattice::tag_down`]). Tagging always covers the whole
-//! up-set (down-set), so "tagged" sets stay closed and a walk stops at the first tagged node.
-//! Whether tagging is allowed is the search's decision (it knows the models), not the lattice's.
+//! # Properties
+//! Every property a store holds is a **closed set**, which is what lets an antichain represent it:
+//! - [`prop::ANONYMOUS`] is **up-closed**: a transformation known to satisfy monotonic privacy
+//!   models makes every generalization satisfy them ([`PropertyStore::tag_up`]).
+//! - [`prop::NOT_ANONYMOUS`] is **down-closed**: one known to fail them makes every
+//!   specialization fail ([`PropertyStore::tag_down`]).
+//! - [`prop::PRUNED`] is **up-closed**: a transformation whose proven lower bound of the
+//!   information loss cannot beat the best loss excludes its generalizations too (the bounds are
+//!   monotonic along generalization).
 //!
-//! [`Lattice::order_key`] is Flash's stable total order (paper, Section V-B): level, then the
-//! average relative generalization, then the average share of distinct values lost, then the id
-//! (a last tie-break for determinism). It depends only on the hierarchies, not on column order.
+//! Single-node marks are not properties of a store: whether a transformation was checked, and
+//! its verdict when the models are not monotonic (so nothing may be tagged), live in the
+//! search's result cache (`algorithms::search`).
 
-use std::cmp::Ordering;
+mod antichain;
+mod dense;
+mod space;
 
-/// Compact id of a transformation.
-pub type NodeId = u32;
+pub use antichain::{Antichain, MinimalSet};
+pub use dense::Dense;
+pub use space::{NodeId, OrderKey, Space};
 
-/// Property bits of a node.
+/// Property bits (combine with `|` in queries).
 pub mod prop {
-    /// Explicitly checked by the checker.
-    pub const CHECKED: u8 = 1;
-    /// Known to satisfy the privacy models (checked or tagged).
+    /// Known to satisfy the privacy models (checked or tagged). Up-closed.
     pub const ANONYMOUS: u8 = 2;
-    /// Known not to satisfy them (checked or tagged).
+    /// Known not to satisfy them (checked or tagged). Down-closed.
     pub const NOT_ANONYMOUS: u8 = 4;
     /// Either tag: the node's anonymity is known.
     pub const TAGGED: u8 = ANONYMOUS | NOT_ANONYMOUS;
     /// Excluded by a proven lower bound of the information loss (so are its generalizations).
+    /// Up-closed.
     pub const PRUNED: u8 = 8;
     /// Nothing more to learn for the classification: tagged or pruned.
     pub const RESOLVED: u8 = TAGGED | PRUNED;
+    /// The up-closed properties.
+    pub const UP: u8 = ANONYMOUS | PRUNED;
+    /// The down-closed properties.
+    pub const DOWN: u8 = NOT_ANONYMOUS;
 }
 
-/// Flash's order key: compare with [`OrderKey::cmp`]; smaller is enumerated first.
-#[derive(Debug, Clone, Copy)]
-pub struct OrderKey {
-    pub level: u32,
-    /// Sum of relative levels (level / max level).
-    pub generalization: f64,
-    /// Sum of (1 - distinct values at the level / distinct values at level 0).
-    pub distinct_loss: f64,
-    pub id: NodeId,
+/// Where the search keeps its predictive properties. Every property is a closed set (see the
+/// module docs): `tag_up` may only set up-closed bits ([`prop::UP`]), `tag_down` only
+/// down-closed ones ([`prop::DOWN`]).
+pub trait PropertyStore: Send {
+    /// A store for `space` with nothing tagged; `None` if the space is too large for it.
+    fn for_space(space: &Space) -> Option<Self>
+    where
+        Self: Sized;
+
+    /// True if `id` has any of `bits`.
+    fn has(&self, id: NodeId, bits: u8) -> bool;
+
+    /// Sets the up-closed `bits` on `id` and every generalization of it.
+    fn tag_up(&mut self, id: NodeId, bits: u8);
+
+    /// Sets the down-closed `bits` on `id` and every specialization of it.
+    fn tag_down(&mut self, id: NodeId, bits: u8);
+
+    /// Elements the store keeps per property, for the report: the antichains' sizes, or for a
+    /// dense store the number of transformations having the property.
+    fn sizes(&self) -> StoreSizes;
+
+    /// The store's name in reports ("dense", "antichain").
+    fn name(&self) -> &'static str;
 }
 
-impl PartialEq for OrderKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for OrderKey {}
-impl PartialOrd for OrderKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for OrderKey {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.level
-            .cmp(&other.level)
-            .then(self.generalization.total_cmp(&other.generalization))
-            .then(self.distinct_loss.total_cmp(&other.distinct_loss))
-            .then(self.id.cmp(&other.id))
-    }
-}
-
-/// The generalization lattice with per-node properties.
-#[derive(Debug, Clone)]
-pub struct Lattice {
-    /// Maximum level per dimension.
-    max: Vec<usize>,
-    /// Id multiplier per dimension.
-    mult: Vec<u32>,
-    size: usize,
-    height: usize,
-    props: Vec<u8>,
-    /// `gen[i][l]` = l / max_i (0 when max_i = 0).
-    gen: Vec<Vec<f64>>,
-    /// `loss[i][l]` = 1 - distinct(i, l) / distinct(i, 0).
-    loss: Vec<Vec<f64>>,
-    stack: Vec<NodeId>,
-}
-
-/// Largest lattice the in-memory engine accepts (one property byte per node).
-pub const MAX_SIZE: usize = 1 << 31;
-
-impl Lattice {
-    /// A lattice with `max[i]` as the highest level of dimension `i` and `distinct[i][l]` the
-    /// number of distinct values of dimension `i` at level `l` (used by the order only).
-    /// Returns `None` if the lattice has more than [`MAX_SIZE`] nodes.
-    pub fn new(max: &[usize], distinct: &[Vec<usize>]) -> Option<Lattice> {
-        assert_eq!(max.len(), distinct.len());
-        let mut mult = Vec::with_capacity(max.len());
-        let mut size: usize = 1;
-        for &m in max {
-            mult.push(u32::try_from(size).ok()?);
-            size = size.checked_mul(m + 1)?;
-            if size > MAX_SIZE {
-                return None;
-            }
-        }
-        let gen = max
-            .iter()
-            .map(|&m| {
-                (0..=m)
-                    .map(|l| if m == 0 { 0.0 } else { l as f64 / m as f64 })
-                    .collect()
-            })
-            .collect();
-        let loss = distinct
-            .iter()
-            .zip(max)
-            .map(|(d, &m)| {
-                assert!(d.len() > m, "distinct counts for every level");
-                let base = d[0].max(1) as f64;
-                (0..=m).map(|l| 1.0 - d[l] as f64 / base).collect()
-            })
-            .collect();
-        Some(Lattice {
-            max: max.to_vec(),
-            mult,
-            size,
-            height: max.iter().sum(),
-            props: vec![0; size],
-            gen,
-            loss,
-            stack: Vec::new(),
-        })
-    }
-
-    /// The lattice of a set of hierarchies (levels `0..levels()` each).
-    pub fn from_hierarchies(h: &[crate::hierarchy::Hierarchy]) -> Option<Lattice> {
-        let max: Vec<usize> = h.iter().map(|h| h.max_level()).collect();
-        let distinct: Vec<Vec<usize>> = h
-            .iter()
-            .map(|h| (0..h.levels()).map(|l| h.width(l)).collect())
-            .collect();
-        Lattice::new(&max, &distinct)
-    }
-
-    /// Number of transformations.
-    pub fn size(&self) -> usize {
-        self.size
-    }
-
-    /// Number of dimensions (quasi-identifiers).
-    pub fn dims(&self) -> usize {
-        self.max.len()
-    }
-
-    /// Level of the top node (sum of maximum levels).
-    pub fn height(&self) -> usize {
-        self.height
-    }
-
-    pub fn bottom(&self) -> NodeId {
-        0
-    }
-
-    pub fn top(&self) -> NodeId {
-        (self.size - 1) as NodeId
-    }
-
-    /// Id of a levels vector.
-    pub fn id(&self, levels: &[usize]) -> NodeId {
-        debug_assert_eq!(levels.len(), self.dims());
-        levels
-            .iter()
-            .zip(&self.mult)
-            .map(|(&l, &m)| l as u32 * m)
-            .sum()
-    }
-
-    /// Level of dimension `dim` in node `id`.
-    #[inline]
-    pub fn level_of(&self, id: NodeId, dim: usize) -> usize {
-        ((id / self.mult[dim]) as usize) % (self.max[dim] + 1)
-    }
-
-    /// Writes the levels of `id` into `out` (length `dims()`).
-    pub fn levels_into(&self, id: NodeId, out: &mut [usize]) {
-        for (d, o) in out.iter_mut().enumerate() {
-            *o = self.level_of(id, d);
-        }
-    }
-
-    /// The levels of `id`.
-    pub fn levels(&self, id: NodeId) -> Vec<usize> {
-        let mut v = vec![0; self.dims()];
-        self.levels_into(id, &mut v);
-        v
-    }
-
-    /// Lattice level (sum of the levels) of `id`.
-    pub fn level(&self, id: NodeId) -> usize {
-        (0..self.dims()).map(|d| self.level_of(id, d)).sum()
-    }
-
-    /// Direct generalizations of `id` (one level up in one dimension), in dimension order.
-    pub fn successors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.dims())
-            .filter(move |&d| self.level_of(id, d) < self.max[d])
-            .map(move |d| id + self.mult[d])
-    }
-
-    /// Direct specializations of `id`, in dimension order.
-    pub fn predecessors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.dims())
-            .filter(move |&d| self.level_of(id, d) > 0)
-            .map(move |d| id - self.mult[d])
-    }
-
-    /// True if `a` generalizes `b` (every level of `a` >= that of `b`); true for `a == b`.
-    pub fn generalizes(&self, a: NodeId, b: NodeId) -> bool {
-        (0..self.dims()).all(|d| self.level_of(a, d) >= self.level_of(b, d))
-    }
-
-    /// Flash's order key of `id`.
-    pub fn order_key(&self, id: NodeId) -> OrderKey {
-        let mut level = 0;
-        let mut g = 0.0;
-        let mut l = 0.0;
-        for d in 0..self.dims() {
-            let x = self.level_of(id, d);
-            level += x as u32;
-            g += self.gen[d][x];
-            l += self.loss[d][x];
-        }
-        OrderKey {
-            level,
-            generalization: g,
-            distinct_loss: l,
-            id,
-        }
-    }
-
-    /// Sorts ids by Flash's order.
-    pub fn sort(&self, ids: &mut [NodeId]) {
-        ids.sort_by_cached_key(|&id| self.order_key(id));
-    }
-
-    /// All nodes on lattice level `level`, in id order.
-    pub fn nodes_on_level(&self, level: usize) -> Vec<NodeId> {
-        self.nodes_between(self.bottom(), self.top(), level)
-    }
-
-    /// Nodes of the sub-lattice between `low` and `high` (generalizations of `low` that are
-    /// specializations of `high`) on lattice level `level`, in id order.
-    pub fn nodes_between(&self, low: NodeId, high: NodeId, level: usize) -> Vec<NodeId> {
-        let dims = self.dims();
-        let lo: Vec<usize> = self.levels(low);
-        let hi: Vec<usize> = self.levels(high);
-        let mut out = Vec::new();
-        let base: usize = lo.iter().sum();
-        if level < base || level > hi.iter().sum() {
-            return out;
-        }
-        // Suffix capacities: the most the dimensions d.. can add above `lo`.
-        let mut cap = vec![0; dims + 1];
-        for d in (0..dims).rev() {
-            cap[d] = cap[d + 1] + hi[d].saturating_sub(lo[d]);
-        }
-        let mut stack: Vec<(usize, usize, NodeId)> = vec![(0, level - base, low)];
-        while let Some((d, rest, id)) = stack.pop() {
-            if d == dims {
-                if rest == 0 {
-                    out.push(id);
-                }
-                continue;
-            }
-            let from = rest.saturating_sub(cap[d + 1]);
-            let to = rest.min(hi[d].saturating_sub(lo[d]));
-            for x in from..=to {
-                stack.push((d + 1, rest - x, id + x as u32 * self.mult[d]));
-            }
-        }
-        out.sort_unstable();
-        out
-    }
-
-    /// All node ids ordered by lattice level (counting sort), ids ascending within a level.
-    pub fn ids_by_level(&self) -> Vec<NodeId> {
-        let levels: Vec<u32> = (0..self.size as NodeId)
-            .map(|id| self.level(id) as u32)
-            .collect();
-        let mut start = vec![0usize; self.height + 2];
-        for &l in &levels {
-            start[l as usize + 1] += 1;
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut out = vec![0; self.size];
-        for (id, &l) in levels.iter().enumerate() {
-            out[start[l as usize]] = id as NodeId;
-            start[l as usize] += 1;
-        }
-        out
-    }
-
-    #[inline]
-    pub fn has(&self, id: NodeId, bits: u8) -> bool {
-        self.props[id as usize] & bits != 0
-    }
-
-    #[inline]
-    pub fn add(&mut self, id: NodeId, bits: u8) {
-        self.props[id as usize] |= bits;
-    }
-
-    /// Predictive tagging upwards: sets `bits` on `id` and all its generalizations.
-    /// Stops at nodes that already have all of `bits` (their up-set has them too).
-    pub fn tag_up(&mut self, id: NodeId, bits: u8) {
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(id);
-        while let Some(x) = stack.pop() {
-            if self.props[x as usize] & bits == bits {
-                continue;
-            }
-            self.props[x as usize] |= bits;
-            for d in 0..self.dims() {
-                if self.level_of(x, d) < self.max[d] {
-                    let s = x + self.mult[d];
-                    if self.props[s as usize] & bits != bits {
-                        stack.push(s);
-                    }
-                }
-            }
-        }
-        self.stack = stack;
-    }
-
-    /// Predictive tagging downwards: sets `bits` on `id` and all its specializations.
-    pub fn tag_down(&mut self, id: NodeId, bits: u8) {
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(id);
-        while let Some(x) = stack.pop() {
-            if self.props[x as usize] & bits == bits {
-                continue;
-            }
-            self.props[x as usize] |= bits;
-            for d in 0..self.dims() {
-                if self.level_of(x, d) > 0 {
-                    let p = x - self.mult[d];
-                    if self.props[p as usize] & bits != bits {
-                        stack.push(p);
-                    }
-                }
-            }
-        }
-        self.stack = stack;
-    }
+/// How many elements a store keeps for each property (see [`PropertyStore::sizes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StoreSizes {
+    pub anonymous: u64,
+    pub not_anonymous: u64,
+    pub pruned: u64,
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The example lattice of the Flash paper: heights 3, 2, 6.
-    fn example() -> Lattice {
-        Lattice::new(
-            &[2, 1, 5],
-            &[vec![4, 2, 1], vec![2, 1], vec![4, 4, 2, 1, 1, 1]],
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn ids_round_trip_and_neighbours() {
-        let l = example();
-        assert_eq!(l.size(), 36);
-        assert_eq!(l.height(), 8);
-        for id in 0..36 {
-            let v = l.levels(id);
-            assert_eq!(l.id(&v), id);
-            for s in l.successors(id) {
-                assert_eq!(l.level(s), l.level(id) + 1);
-                assert!(l.generalizes(s, id));
-                assert!(l.predecessors(s).any(|p| p == id));
-            }
-        }
-        assert_eq!(l.levels(l.top()), vec![2, 1, 5]);
-        assert_eq!(l.successors(l.top()).count(), 0);
-        assert_eq!(l.predecessors(0).count(), 0);
-        let total: usize = (0..=8).map(|lv| l.nodes_on_level(lv).len()).sum();
-        assert_eq!(total, 36);
-        assert_eq!(l.nodes_on_level(1).len(), 3);
-        let (a, b) = (l.id(&[1, 0, 1]), l.id(&[2, 1, 3]));
-        let mid = l.nodes_between(a, b, 4);
-        assert!(!mid.is_empty());
-        for id in 0..36 {
-            let inside = l.generalizes(id, a) && l.generalizes(b, id) && l.level(id) == 4;
-            assert_eq!(mid.contains(&id), inside);
-        }
-        let by = l.ids_by_level();
-        assert!(by.windows(2).all(|w| l.level(w[0]) <= l.level(w[1])));
-    }
-
-    #[test]
-    fn tagging_covers_closed_sets() {
-        let mut l = example();
-        let x = l.id(&[1, 0, 2]);
-        l.tag_up(x, prop::ANONYMOUS);
-        for id in 0..36 {
-            assert_eq!(l.has(id, prop::ANONYMOUS), l.generalizes(id, x), "{id}");
-        }
-        let y = l.id(&[1, 1, 1]);
-        l.tag_down(y, prop::NOT_ANONYMOUS);
-        for id in 0..36 {
-            assert_eq!(l.has(id, prop::NOT_ANONYMOUS), l.generalizes(y, id));
-        }
-    }
-
-    #[test]
-    fn order_prefers_less_generalization() {
-        let l = example();
-        // Same level 1: (0,0,1) has relative generalization 1/5 < (1,0,0) 1/2 < (0,1,0) 1.
-        let mut v = l.nodes_on_level(1);
-        l.sort(&mut v);
-        let got: Vec<Vec<usize>> = v.iter().map(|&id| l.levels(id)).collect();
-        assert_eq!(got, vec![vec![0, 0, 1], vec![1, 0, 0], vec![0, 1, 0]]);
-    }
-}
+mod tests;

@@ -8,7 +8,7 @@ use anonbox::config::build_job;
 use anonbox::data::load::load_table;
 use anonbox::progress::Progress;
 
-use anonbox::algorithms::{solve, LatticeAlgorithm, SearchOutcome};
+use anonbox::algorithms::{solve, solve_in, LatticeAlgorithm, SearchOutcome, StoreKind};
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::data::EncodedTable;
 use anonbox::hierarchy::Hierarchy;
@@ -406,26 +406,37 @@ fn same_optimum(
     budget: u64,
     metric: MetricKind,
 ) -> Result<(), String> {
-    let solve_with = |alg, config| {
-        solve(
+    let solve_with = |alg, config, store| {
+        solve_in(
             table,
             criteria(kind, k, table),
             metrics::build(metric, table),
             budget,
             alg,
             config,
+            store,
         )
         .unwrap()
     };
-    let oracle = solve_with(LatticeAlgorithm::Exhaustive, CheckerConfig::plain());
-    for alg in [LatticeAlgorithm::Flash, LatticeAlgorithm::Ola] {
-        let got = solve_with(alg, CheckerConfig::default());
+    let oracle = solve_with(
+        LatticeAlgorithm::Exhaustive,
+        CheckerConfig::plain(),
+        StoreKind::Dense,
+    );
+    let runs = [
+        (LatticeAlgorithm::Flash, StoreKind::Dense),
+        (LatticeAlgorithm::Ola, StoreKind::Dense),
+        (LatticeAlgorithm::Flash, StoreKind::Antichain),
+        (LatticeAlgorithm::Ola, StoreKind::Antichain),
+    ];
+    for (alg, store) in runs {
+        let got = solve_with(alg, CheckerConfig::default(), store);
         match (&oracle.optimum, &got.optimum) {
             (None, None) => {}
             (Some(o), Some(g)) => {
                 if !close(o.loss, g.loss) {
                     return Err(format!(
-                        "{alg:?} {metric:?}: loss {} at {:?}, exhaustive {} at {:?}",
+                        "{alg:?} ({store:?}) {metric:?}: loss {} at {:?}, exhaustive {} at {:?}",
                         g.loss, g.levels, o.loss, o.levels
                     ));
                 }
@@ -450,6 +461,17 @@ fn same_optimum(
         }
         if got.checks > oracle.checks {
             return Err(format!("{alg:?} checked more than exhaustive search"));
+        }
+    }
+    // Both property stores answer alike, so a strategy makes the same checks with either.
+    for alg in [LatticeAlgorithm::Flash, LatticeAlgorithm::Ola] {
+        let dense = solve_with(alg, CheckerConfig::default(), StoreKind::Dense);
+        let anti = solve_with(alg, CheckerConfig::default(), StoreKind::Antichain);
+        if (&dense.optimum, dense.checks) != (&anti.optimum, anti.checks) {
+            return Err(format!(
+                "{alg:?} {metric:?}: dense store {:?} in {} checks, antichain {:?} in {}",
+                dense.optimum, dense.checks, anti.optimum, anti.checks
+            ));
         }
     }
     Ok(())

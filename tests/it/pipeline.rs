@@ -552,7 +552,8 @@ fn label_paths_write_identical_output() {
 /// levels and suppressed rows, reproduces the toolbox's k = 10 output byte for byte.
 #[test]
 fn in_memory_runner_writes_full_domain_results() {
-    use anonbox::run::{run_in_memory, FullDomainResult};
+    use anonbox::algorithms::FullDomainResult;
+    use anonbox::run::run_in_memory;
     let census = common::data("census-income-1k");
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("mem.data");

@@ -32,7 +32,8 @@ Flag names are case-insensitive and may be written -name value (as the UT Dallas
 the XML configuration; paths inside the configuration are relative to its folder.
 
 Methods: Datafly, Mondrian, Incognito_K, Incognito_L, Incognito_T, Anatomy (the toolbox's),
-Flash, OLA (ARX-style optimal lattice search with -metric and <privacy> models).
+Flash, OLA, BFS, Optimal (globally optimal lattice searches with -metric, <privacy> models and
+-timeLimit; Optimal picks Flash for small lattices, BFS for large ones).
 Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
 
 Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
@@ -91,6 +92,10 @@ pub struct RawArgs {
     /// [default: Loss]
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
+    /// Lattice searches (Flash, OLA, BFS, Optimal): stop after SECONDS and release the best
+    /// transformation found, with a lower bound of the optimum [default: run to the proof]
+    #[arg(long = "timeLimit", value_name = "SECONDS")]
+    pub time_limit: Option<String>,
     /// Keep the SQLite working database in FILE [default: a temporary file]
     #[arg(long, value_name = "FILE")]
     pub db: Option<String>,
@@ -134,6 +139,7 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
     pub output_format: Option<OutputFormat>,
     pub metric: Option<MetricKind>,
+    pub time_limit: Option<f64>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
     pub seed: Option<u64>,
@@ -371,6 +377,15 @@ impl RunArgs {
                     .ok_or_else(|| named(&raw.metric, "-metric", "metric", MetricKind::NAMES))?,
             ),
         };
+        let time_limit = double(&raw.time_limit, "-timeLimit")?;
+        if let Some(t) = time_limit {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(Error::Usage(format!(
+                    "-timeLimit: {} is not a number of seconds > 0",
+                    raw.time_limit.as_deref().unwrap_or("")
+                )));
+            }
+        }
         if raw.separator.as_deref() == Some("") {
             return Err(Error::Usage("-separator: empty separator".to_string()));
         }
@@ -388,6 +403,7 @@ impl RunArgs {
             output: path(&raw.output, "-output")?,
             output_format,
             metric,
+            time_limit,
             db: path(&raw.db, "-db")?,
             report: path(&raw.report, "-report")?,
             seed,
@@ -525,7 +541,7 @@ mod tests {
         assert_eq!(
             usage(&["-method", "fast"]),
             "-method: unknown method 'fast'; accepted: Datafly, Mondrian, Incognito_K, \
-             Incognito_L, Incognito_T, Anatomy, Flash, OLA"
+             Incognito_L, Incognito_T, Anatomy, Flash, OLA, BFS, Optimal"
         );
         assert_eq!(
             usage(&["-outputFormat", "csv"]),
@@ -542,6 +558,14 @@ mod tests {
         );
         assert!(usage(&["-suppThreshold", "-1"]).starts_with("-suppThreshold: '-1' is not"));
         assert_eq!(usage(&["-seed", "x"]), "-seed: 'x' is not an integer >= 0");
+        assert_eq!(
+            usage(&["-timeLimit", "0"]),
+            "-timeLimit: 0 is not a number of seconds > 0"
+        );
+        assert!(usage(&["-timeLimit", "soon"]).starts_with("-timeLimit: "));
+        assert_eq!(run(&["--timelimit=2.5"]).time_limit, Some(2.5));
+        assert_eq!(run(&["-method", "bfs"]).method, Some(Method::Bfs));
+        assert_eq!(run(&["-method", "OPTIMAL"]).method, Some(Method::Optimal));
         assert_eq!(usage(&["--quiet=yes"]), "-quiet takes no value");
         assert_eq!(usage(&["-separator", ""]), "-separator: empty separator");
         assert_eq!(usage(&["-input", ""]), "-input: empty file name");

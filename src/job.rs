@@ -23,6 +23,11 @@ pub enum Method {
     Flash,
     /// El Emam et al.'s Optimal Lattice Anonymization, on the same checker as Flash.
     Ola,
+    /// Best-first branch and bound over an implicit lattice with antichains: globally optimal
+    /// for any number of quasi-identifiers, anytime with a lower bound.
+    Bfs,
+    /// Flash when the lattice fits the dense property store comfortably, else BFS.
+    Optimal,
 }
 
 impl Method {
@@ -36,6 +41,8 @@ impl Method {
         "Anatomy",
         "Flash",
         "OLA",
+        "BFS",
+        "Optimal",
     ];
 
     /// Parses a method name case-insensitively.
@@ -49,6 +56,8 @@ impl Method {
             "anatomy" => Method::Anatomy,
             "flash" => Method::Flash,
             "ola" => Method::Ola,
+            "bfs" => Method::Bfs,
+            "optimal" => Method::Optimal,
             _ => return None,
         })
     }
@@ -64,7 +73,18 @@ impl Method {
             Method::Anatomy => "Anatomy",
             Method::Flash => "Flash",
             Method::Ola => "OLA",
+            Method::Bfs => "BFS",
+            Method::Optimal => "Optimal",
         }
+    }
+
+    /// The globally optimal lattice searches of the in-memory engine (Flash, OLA, BFS,
+    /// Optimal): `-metric`, `<privacy>` models, `-timeLimit`.
+    pub fn is_lattice(self) -> bool {
+        matches!(
+            self,
+            Method::Flash | Method::Ola | Method::Bfs | Method::Optimal
+        )
     }
 
     /// Full-domain methods need VGH leaves at equal depth.
@@ -291,4 +311,7 @@ pub struct Job {
     pub report: Option<PathBuf>,
     /// No progress bars.
     pub quiet: bool,
+    /// Lattice searches stop after this long and release the best transformation found so far
+    /// (`-timeLimit`, root attribute `timeLimit`); `None`: run to the proof of optimality.
+    pub time_limit: Option<std::time::Duration>,
 }

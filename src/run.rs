@@ -71,14 +71,11 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
                 &mut say,
             )
         })?,
-        Method::Flash | Method::Ola => {
-            let algorithm = if job.method == Method::Ola {
-                algorithms::LatticeAlgorithm::Ola
-            } else {
-                algorithms::LatticeAlgorithm::Flash
-            };
+        Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             run_in_memory(job, &progress, started, |table, _encoding, _p| {
-                algorithms::run_lattice(job, table, algorithm)
+                let (outcome, chosen) = algorithms::run_lattice(job, table)?;
+                warn_unproven(job, &outcome);
+                Ok((outcome, chosen))
             })?
         }
     };
@@ -249,6 +246,24 @@ pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
             s.rows_skipped, s.rows_read
         );
     }
+}
+
+/// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound.
+fn warn_unproven(job: &Job, outcome: &Outcome) {
+    if outcome.extra.get("proven_optimal") != Some(&serde_json::Value::Bool(false)) {
+        return;
+    }
+    let loss = outcome.information_loss.unwrap_or(f64::NAN);
+    let bound = outcome
+        .extra
+        .get("lower_bound")
+        .and_then(|b| b.as_f64())
+        .unwrap_or(f64::NEG_INFINITY);
+    let limit = job.time_limit.map_or(0.0, |t| t.as_secs_f64());
+    eprintln!(
+        "anonbox: time limit of {limit} s reached: releasing the best transformation found \
+         (loss {loss}), not proven optimal; no transformation loses less than {bound}"
+    );
 }
 
 /// Report file and run record.

@@ -7,6 +7,9 @@ use crate::lattice::PropertyStore;
 /// Checks every transformation, in id order (consecutive ids are often roll-ups).
 pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
     for id in 0..search.space().size() {
+        if search.out_of_time() {
+            return;
+        }
         search.check(id);
     }
 }

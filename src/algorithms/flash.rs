@@ -39,6 +39,9 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
             .collect();
         search.space().sort(&mut nodes);
         for node in nodes {
+            if search.out_of_time() {
+                return;
+            }
             if search.resolved(node) {
                 continue;
             }
@@ -46,7 +49,7 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
             check_path(search, &path, &mut heap);
             while let Some(Reverse(head)) = heap.pop() {
                 for up in sorted_successors(search, head.id) {
-                    if !search.resolved(up) {
+                    if !search.resolved(up) && !search.out_of_time() {
                         let path = find_path(search, up);
                         check_path(search, &path, &mut heap);
                     }
@@ -83,7 +86,7 @@ fn check_path<S: PropertyStore>(
     heap: &mut BinaryHeap<Reverse<OrderKey>>,
 ) {
     let (mut low, mut high) = (0isize, path.len() as isize - 1);
-    while low <= high {
+    while low <= high && !search.out_of_time() {
         let mid = (low + high) / 2;
         let node = path[mid as usize];
         let fresh = !search.resolved(node);

@@ -9,6 +9,7 @@
 //! and checker results only; `search` is their shared frame and [`solve`] their entry point.
 
 pub mod anatomy;
+pub mod bfs;
 pub mod datafly;
 pub mod exhaustive;
 pub mod flash;
@@ -25,7 +26,7 @@ use crate::lattice::PropertyStore;
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::Result;
-pub use search::{Optimum, Search, SearchOutcome};
+pub use search::{Limit, Optimum, Search, SearchOutcome};
 
 /// What a method reports about its result.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -62,6 +63,50 @@ pub enum LatticeAlgorithm {
     Flash,
     Ola,
     Exhaustive,
+    /// Best-first branch and bound ([`bfs`]).
+    Bfs,
+}
+
+/// Above this many transformations `-method Optimal` runs BFS with antichains instead of Flash.
+/// Flash needs the dense store (one byte per transformation) and enumerates lattice levels, and
+/// under suppression its final phase sorts every remaining candidate (about 40 bytes each): at
+/// 2^22 (4.2 million) transformations that is at most 170 MB and a few seconds of enumeration,
+/// beyond which its cost grows with the lattice while BFS's grows with what it explores.
+pub const OPTIMAL_FLASH_LIMIT: u64 = 1 << 22;
+
+impl LatticeAlgorithm {
+    /// The strategy of a lattice method for a space of `size` transformations (`None` for the
+    /// other methods).
+    pub fn for_method(method: crate::job::Method, size: u64) -> Option<LatticeAlgorithm> {
+        use crate::job::Method;
+        Some(match method {
+            Method::Flash => LatticeAlgorithm::Flash,
+            Method::Ola => LatticeAlgorithm::Ola,
+            Method::Bfs => LatticeAlgorithm::Bfs,
+            Method::Optimal if size <= OPTIMAL_FLASH_LIMIT => LatticeAlgorithm::Flash,
+            Method::Optimal => LatticeAlgorithm::Bfs,
+            _ => return None,
+        })
+    }
+
+    /// The property store the strategy runs on: BFS on antichains (it never enumerates the
+    /// space), the others on the dense store.
+    pub fn store(self) -> StoreKind {
+        match self {
+            LatticeAlgorithm::Bfs => StoreKind::Antichain,
+            _ => StoreKind::Dense,
+        }
+    }
+
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            LatticeAlgorithm::Flash => "Flash",
+            LatticeAlgorithm::Ola => "OLA",
+            LatticeAlgorithm::Exhaustive => "exhaustive",
+            LatticeAlgorithm::Bfs => "BFS",
+        }
+    }
 }
 
 /// Where a search keeps its predictive properties (see [`crate::lattice`]).
@@ -105,21 +150,59 @@ pub fn solve_in(
     config: CheckerConfig,
     store: StoreKind,
 ) -> Result<SearchOutcome> {
+    let plan = Plan {
+        algorithm,
+        store,
+        config,
+        limit: Limit::default(),
+    };
+    Ok(execute(table, criteria, metric, budget, plan, false)?.0)
+}
+
+/// How to run one lattice search.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub algorithm: LatticeAlgorithm,
+    pub store: StoreKind,
+    pub config: CheckerConfig,
+    pub limit: Limit,
+}
+
+/// Runs a search as `plan` says; with `rows`, also which rows the best transformation
+/// suppresses.
+pub fn execute(
+    table: &EncodedTable,
+    criteria: Vec<Box<dyn PrivacyCriterion>>,
+    metric: Box<dyn Metric>,
+    budget: u64,
+    plan: Plan,
+    rows: bool,
+) -> Result<(SearchOutcome, Option<Vec<bool>>)> {
     fn go<S: PropertyStore>(
         mut search: Search<'_, S>,
-        algorithm: LatticeAlgorithm,
-    ) -> SearchOutcome {
-        run_search(&mut search, algorithm);
-        search.outcome()
+        plan: Plan,
+        rows: bool,
+    ) -> (SearchOutcome, Option<Vec<bool>>) {
+        search.set_limit(plan.limit);
+        run_search(&mut search, plan.algorithm);
+        let out = search.outcome();
+        let suppressed = match (&out.optimum, rows) {
+            (Some(opt), true) => Some(search.outlier_rows(&opt.levels)),
+            _ => None,
+        };
+        (out, suppressed)
     }
-    Ok(match store {
+    let config = plan.config;
+    Ok(match plan.store {
         StoreKind::Dense => go::<crate::lattice::Dense>(
             Search::new(table, criteria, metric, budget, config)?,
-            algorithm,
+            plan,
+            rows,
         ),
         StoreKind::Antichain => go::<crate::lattice::Antichain>(
             Search::new(table, criteria, metric, budget, config)?,
-            algorithm,
+            plan,
+            rows,
         ),
     })
 }
@@ -129,6 +212,8 @@ fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAl
         LatticeAlgorithm::Flash => flash::classify(search),
         LatticeAlgorithm::Ola => ola::classify(search),
         LatticeAlgorithm::Exhaustive => exhaustive::classify(search),
+        // Exact by itself: it never needs the final phase's enumeration.
+        LatticeAlgorithm::Bfs => return bfs::search(search),
     }
     search.optimize_remaining();
 }
@@ -136,21 +221,43 @@ fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAl
 /// Runs a lattice method (Flash, OLA) for the pipeline: the report's outcome and the chosen
 /// levels with the rows they suppress. Fails if no transformation satisfies the privacy models
 /// within the suppression budget.
-pub fn run_lattice(
-    job: &Job,
-    table: &EncodedTable,
-    algorithm: LatticeAlgorithm,
-) -> Result<(Outcome, FullDomainResult)> {
+pub fn run_lattice(job: &Job, table: &EncodedTable) -> Result<(Outcome, FullDomainResult)> {
     let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
     let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
     let metric = crate::metrics::build(job.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
     let budget = lattice_budget(job, table.records());
-    let mut search: Search =
-        Search::new(table, criteria, metric, budget, CheckerConfig::default())?;
-    run_search(&mut search, algorithm);
-    let out = search.outcome();
+    let size = search::space_of(&table.hierarchies).size();
+    let algorithm = LatticeAlgorithm::for_method(job.method, size)
+        .expect("run_lattice runs the lattice methods");
+    if algorithm.store() == StoreKind::Dense && size > crate::lattice::Dense::MAX_SIZE {
+        return Err(crate::Error::Invalid(format!(
+            "the generalization lattice has {size} transformations, more than {} can search \
+             (at most {}): use -method BFS or Optimal",
+            algorithm.name(),
+            crate::lattice::Dense::MAX_SIZE
+        )));
+    }
+    let plan = Plan {
+        algorithm,
+        store: algorithm.store(),
+        config: CheckerConfig::default(),
+        limit: Limit {
+            deadline: job.time_limit.map(|t| std::time::Instant::now() + t),
+            max_checks: None,
+        },
+    };
+    let (out, suppressed) = execute(table, criteria, metric, budget, plan, true)?;
     let Some(opt) = out.optimum else {
+        if !out.proven_optimal {
+            return Err(crate::Error::Invalid(format!(
+                "the time limit was reached before any transformation satisfying {} was found \
+                 (checked {} of {} transformations); nothing was written",
+                names.join(" and "),
+                out.checks,
+                out.lattice_size
+            )));
+        }
         return Err(crate::Error::Invalid(format!(
             "no transformation satisfies {} with at most {budget} of {} records suppressed \
              (checked {} of {} transformations)",
@@ -160,7 +267,7 @@ pub fn run_lattice(
             out.lattice_size
         )));
     };
-    let suppressed = search.outlier_rows(&opt.levels);
+    let suppressed = suppressed.expect("rows of the optimum");
     let n_suppressed = suppressed.iter().filter(|&&s| s).count() as u64;
     if n_suppressed != opt.suppressed {
         return Err(crate::Error::Invalid(format!(
@@ -172,8 +279,29 @@ pub fn run_lattice(
     if table.subset().is_some() {
         extra.insert("research_subset_records".into(), table.records().into());
     }
+    extra.insert("algorithm".into(), algorithm.name().into());
     extra.insert("lattice_size".into(), out.lattice_size.into());
-    extra.insert("property_store".into(), out.store.into());
+    extra.insert("proven_optimal".into(), out.proven_optimal.into());
+    extra.insert("lower_bound".into(), out.lower_bound.into());
+    if let Some(limit) = job.time_limit {
+        extra.insert("time_limit_seconds".into(), limit.as_secs_f64().into());
+    }
+    extra.insert(
+        "search_progress".into(),
+        serde_json::json!({
+            "first_valid_seconds": out.first_valid_seconds,
+            "best_seconds": out.best_seconds,
+        }),
+    );
+    extra.insert(
+        "property_store".into(),
+        serde_json::json!({
+            "kind": out.store,
+            "anonymous": out.store_sizes.anonymous,
+            "not_anonymous": out.store_sizes.not_anonymous,
+            "pruned": out.store_sizes.pruned,
+        }),
+    );
     extra.insert(
         "checker".into(),
         serde_json::json!({

@@ -19,6 +19,9 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
         return;
     }
     let (bottom, top) = (search.space().bottom(), search.space().top());
+    if search.out_of_time() {
+        return;
+    }
     let r = search.check(top);
     if !search.tag_verdict(&r) {
         return; // nothing is anonymous
@@ -30,6 +33,9 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
     let mut stack: Vec<(NodeId, NodeId, Vec<NodeId>, usize)> = Vec::new();
     enter(search, &mut memo, &mut stack, bottom, top);
     while let Some(frame) = stack.last_mut() {
+        if search.out_of_time() {
+            return;
+        }
         let (b, t, i) = (frame.0, frame.1, frame.3);
         let Some(&m) = frame.2.get(i) else {
             stack.pop();
@@ -74,6 +80,8 @@ fn enter<S: PropertyStore>(
 fn anonymous<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) -> bool {
     if search.resolved(id) {
         search.has(id, prop::ANONYMOUS)
+    } else if search.out_of_time() {
+        false // the caller's loop stops at its next step
     } else {
         let r = search.check(id);
         search.tag_verdict(&r)

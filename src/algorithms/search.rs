@@ -68,6 +68,23 @@ pub struct SearchOutcome {
     /// The property store that was used ("dense", "antichain") and what it holds at the end.
     pub store: &'static str,
     pub store_sizes: StoreSizes,
+    /// The search ran to its end: the optimum is proven (or nothing is valid).
+    pub proven_optimal: bool,
+    /// No transformation loses less than this: the optimum's loss when proven, else the smallest
+    /// lower bound of what was left unexplored (or the best loss, if smaller). `None` when
+    /// nothing valid is known and nothing bounds the rest.
+    pub lower_bound: Option<f64>,
+    /// Seconds from the search's start to its first valid transformation, and to the best.
+    pub first_valid_seconds: Option<f64>,
+    pub best_seconds: Option<f64>,
+}
+
+/// When a search must stop: a wall-clock deadline, a number of checks (for tests), or both.
+/// A stopped search keeps its best valid transformation and reports a lower bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limit {
+    pub deadline: Option<std::time::Instant>,
+    pub max_checks: Option<u64>,
 }
 
 /// The space of full-domain transformations over `hierarchies` (their heights and the
@@ -100,6 +117,13 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     /// Checked transformations whose class bound has not pruned their generalizations yet.
     pending: Vec<(NodeId, f64)>,
     slack: f64,
+    limit: Limit,
+    /// Set when the search stopped at its limit; the bound of what it left unexplored, if known
+    /// (see [`Search::stop_with_bound`]).
+    stopped: Option<Option<f64>>,
+    started: std::time::Instant,
+    first_valid: Option<f64>,
+    best_found: Option<f64>,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -151,6 +175,11 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             pruning: false,
             pending: Vec::new(),
             slack,
+            limit: Limit::default(),
+            stopped: None,
+            started: std::time::Instant::now(),
+            first_valid: None,
+            best_found: None,
         })
     }
 
@@ -190,19 +219,80 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.results.contains_key(&id)
     }
 
+    /// Sets when the search must stop (see [`Limit`]).
+    pub fn set_limit(&mut self, limit: Limit) {
+        self.limit = limit;
+    }
+
+    /// True if the search has reached its limit, or stopped at it earlier. Strategies ask before
+    /// each step and return when it says so; the first positive answer marks the search as
+    /// stopped (not proven).
+    pub fn out_of_time(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        let checks = self.checker.stats().checks;
+        let over = self.limit.max_checks.is_some_and(|m| checks >= m)
+            || self
+                .limit
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d);
+        if over {
+            self.stopped = Some(None);
+        }
+        over
+    }
+
+    /// True if the search stopped at its limit.
+    pub fn stopped(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// Records the smallest lower bound of what a stopped strategy left unexplored (BFS knows it
+    /// from its queue). Without it, [`Search::outcome`] computes one by enumerating the space.
+    pub fn stop_with_bound(&mut self, bound: f64) {
+        self.stopped = Some(Some(bound));
+    }
+
+    /// The smallest level bound of every transformation not checked and not excluded (invalid,
+    /// or pruned by a bound): no unexplored transformation loses less. Enumerates the space.
+    fn unexplored_bound(&self) -> f64 {
+        let mut levels = vec![0; self.space.dims()];
+        let mut low = f64::INFINITY;
+        for id in 0..self.space.size() {
+            if self.results.contains_key(&id) || self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
+                continue;
+            }
+            self.space.levels_into(id, &mut levels);
+            low = low.min(self.checker.metric().level_bound(&levels));
+        }
+        low
+    }
+
     /// Lets the search prune up-sets by lower bounds (see the module docs).
     pub fn enable_pruning(&mut self) {
         self.pruning = true;
     }
 
+    /// True if the metric is monotonic under the suppression setting: no generalization of a
+    /// valid transformation loses less.
+    pub fn metric_monotonic(&self) -> bool {
+        self.metric_monotonic
+    }
+
+    /// What predictive tagging relies on.
+    pub fn classification(&self) -> Classification {
+        self.classification
+    }
+
     /// True if a loss of `bound` or more cannot beat the best loss.
-    fn beaten(&self, bound: f64) -> bool {
+    pub fn beaten(&self, bound: f64) -> bool {
         self.best
             .is_some_and(|(_, b)| bound >= b + self.slack * b.abs())
     }
 
     /// Prunes the generalizations of `id` (not `id` itself).
-    fn prune_above(&mut self, id: NodeId) {
+    pub fn prune_above(&mut self, id: NodeId) {
         for s in self.space.successors(id) {
             self.store.tag_up(s, prop::PRUNED);
         }
@@ -272,6 +362,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             if self.best.is_none_or(|(_, b)| loss < b) {
                 self.best = Some((id, loss));
                 improved = true;
+                let at = self.started.elapsed().as_secs_f64();
+                self.first_valid.get_or_insert(at);
+                self.best_found = Some(at);
             }
         }
         if self.pruning {
@@ -303,7 +396,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// After a classification phase: makes the best transformation globally optimal when the
     /// metric is not monotonic (or tagging was not allowed). See the module docs.
     pub fn optimize_remaining(&mut self) {
-        if self.classification == Classification::Exact && self.metric_monotonic {
+        if self.classification == Classification::Exact && self.metric_monotonic || self.stopped() {
             return;
         }
         // This phase checks transformations in bound order, not along paths, and generalizations
@@ -340,6 +433,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 stop = i;
                 break;
             }
+            if self.out_of_time() {
+                return;
+            }
             self.check(key.id);
         }
         // Bounds are monotonic along generalization: a beaten bound prunes the whole up-set.
@@ -368,6 +464,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                         // The inherited class bounds hold for every generalization too.
                         self.store.tag_up(id, prop::PRUNED);
                         None
+                    } else if self.out_of_time() {
+                        return;
                     } else {
                         Some(self.check(id))
                     }
@@ -396,8 +494,20 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 classes: r.classes,
             }
         });
+        let best = self.best.map(|(_, loss)| loss);
+        let lower_bound = match self.stopped {
+            None => best,
+            Some(frontier) => {
+                let rest = frontier.unwrap_or_else(|| self.unexplored_bound());
+                Some(best.map_or(rest, |b| b.min(rest))).filter(|b| b.is_finite())
+            }
+        };
         SearchOutcome {
             optimum,
+            proven_optimal: self.stopped.is_none(),
+            lower_bound,
+            first_valid_seconds: self.first_valid,
+            best_seconds: self.best_found,
             checks: self.checker.stats().checks,
             lattice_size: self.space.size(),
             stats: self.checker.stats().clone(),

@@ -306,6 +306,10 @@ impl<'a> Builder<'a> {
             db: args.db.clone(),
             report: args.report.clone(),
             quiet: args.quiet,
+            time_limit: args
+                .time_limit
+                .or(cfg.time_limit)
+                .map(std::time::Duration::from_secs_f64),
         };
         Ok((job, self.warnings))
     }
@@ -608,12 +612,12 @@ impl<'a> Builder<'a> {
                     }
                 }
                 PrivacyKind::DeltaPresence { dmin, dmax, subset } => {
-                    if !matches!(method, Method::Flash | Method::Ola) {
+                    if !method.is_lattice() {
                         return Err(self.at(
                             &el.site,
                             format!(
-                                "delta-presence needs the in-memory engine (-method Flash or \
-                                 OLA), not {}",
+                                "delta-presence needs the in-memory engine (-method Flash, OLA, \
+                                 BFS or Optimal), not {}",
                                 method.name()
                             ),
                         ));

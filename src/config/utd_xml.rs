@@ -55,6 +55,8 @@ pub struct UtdConfig {
     pub suppression: Option<f64>,
     /// Extension: utility metric.
     pub metric: Option<MetricKind>,
+    /// Extension: time limit of the lattice searches, seconds.
+    pub time_limit: Option<f64>,
     pub input: Option<InputElement>,
     pub output: Option<OutputElement>,
     /// `<id>` children, all `<id>` elements together.
@@ -203,6 +205,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
         method: None,
         suppression: None,
         metric: None,
+        time_limit: None,
         input: None,
         output: None,
         ids: Vec::new(),
@@ -245,6 +248,21 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
                     "unknown metric '{v}'; accepted: {}",
                     MetricKind::NAMES.join(", ")
                 ),
+            )
+        })?);
+    }
+
+    if let Some(v) = root.attr("timeLimit") {
+        let t = v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|t| *t > 0.0 && t.is_finite());
+        cfg.time_limit = Some(t.ok_or_else(|| {
+            p.err(
+                &root,
+                &["timeLimit"],
+                format!("timeLimit '{v}' is not a number of seconds > 0"),
             )
         })?);
     }
@@ -886,6 +904,15 @@ mod tests {
         );
         let e = err("<c><input header='yes'/></c>");
         assert!(e.contains("header='yes' must be 'true' or 'false'"), "{e}");
+        let e = err("<c timeLimit='-3'/>");
+        assert!(
+            e.contains("timeLimit '-3' is not a number of seconds > 0"),
+            "{e}"
+        );
+        assert_eq!(
+            parse_str("<c timelimit='30'/>").unwrap().time_limit,
+            Some(30.0)
+        );
     }
 
     #[test]

@@ -174,6 +174,12 @@ impl Space {
             .map(move |d| id + self.mult[d])
     }
 
+    /// The direct generalization of `id` in dimension `dim`, if `dim` is below its maximum.
+    #[inline]
+    pub fn successor(&self, id: NodeId, dim: usize) -> Option<NodeId> {
+        (self.level_of(id, dim) < self.max[dim]).then(|| id + self.mult[dim])
+    }
+
     /// Direct specializations of `id`, in dimension order.
     pub fn predecessors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         (0..self.dims())

@@ -274,7 +274,12 @@ proptest! {
                 }
             }
         }
-        for algorithm in [LatticeAlgorithm::Flash, LatticeAlgorithm::Ola, LatticeAlgorithm::Exhaustive] {
+        for algorithm in [
+            LatticeAlgorithm::Flash,
+            LatticeAlgorithm::Ola,
+            LatticeAlgorithm::Bfs,
+            LatticeAlgorithm::Exhaustive,
+        ] {
             let out = solve(&table, criteria(), metric(), budget, algorithm, CheckerConfig::default())
                 .unwrap();
             prop_assert_eq!(out.optimum.as_ref().map(|o| o.loss), best.map(|b| b as f64),
@@ -288,6 +293,11 @@ proptest! {
         };
         let (f, e) = (loss(LatticeAlgorithm::Flash), loss(LatticeAlgorithm::Exhaustive));
         prop_assert_eq!(f.is_some(), e.is_some());
+        let b = loss(LatticeAlgorithm::Bfs);
+        prop_assert_eq!(b.is_some(), e.is_some());
+        if let (Some(b), Some(e)) = (b, e) {
+            prop_assert!((b - e).abs() <= 1e-9 * e.abs().max(1.0), "BFS {} vs exhaustive {}", b, e);
+        }
         if let (Some(f), Some(e)) = (f, e) {
             prop_assert!((f - e).abs() <= 1e-9 * e.abs().max(1.0), "flash {} vs exhaustive {}", f, e);
         }
@@ -840,8 +850,8 @@ fn delta_presence_needs_the_in_memory_engine() {
             .assert()
             .code(2)
             .stderr(predicates::str::contains(format!(
-                "<delta-presence>: delta-presence needs the in-memory engine (-method Flash or \
-                 OLA), not {method}"
+                "<delta-presence>: delta-presence needs the in-memory engine (-method Flash, OLA, \
+                 BFS or Optimal), not {method}"
             )));
     }
     assert!(!dir.path().join("out.csv").exists());

@@ -8,7 +8,9 @@ use anonbox::config::build_job;
 use anonbox::data::load::load_table;
 use anonbox::progress::Progress;
 
-use anonbox::algorithms::{solve, solve_in, LatticeAlgorithm, SearchOutcome, StoreKind};
+use anonbox::algorithms::{
+    execute, solve, solve_in, LatticeAlgorithm, Limit, Plan, SearchOutcome, StoreKind,
+};
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::data::EncodedTable;
 use anonbox::hierarchy::Hierarchy;
@@ -428,6 +430,8 @@ fn same_optimum(
         (LatticeAlgorithm::Ola, StoreKind::Dense),
         (LatticeAlgorithm::Flash, StoreKind::Antichain),
         (LatticeAlgorithm::Ola, StoreKind::Antichain),
+        (LatticeAlgorithm::Bfs, StoreKind::Antichain),
+        (LatticeAlgorithm::Bfs, StoreKind::Dense),
     ];
     for (alg, store) in runs {
         let got = solve_with(alg, CheckerConfig::default(), store);
@@ -464,7 +468,11 @@ fn same_optimum(
         }
     }
     // Both property stores answer alike, so a strategy makes the same checks with either.
-    for alg in [LatticeAlgorithm::Flash, LatticeAlgorithm::Ola] {
+    for alg in [
+        LatticeAlgorithm::Flash,
+        LatticeAlgorithm::Ola,
+        LatticeAlgorithm::Bfs,
+    ] {
         let dense = solve_with(alg, CheckerConfig::default(), StoreKind::Dense);
         let anti = solve_with(alg, CheckerConfig::default(), StoreKind::Antichain);
         if (&dense.optimum, dense.checks) != (&anti.optimum, anti.checks) {
@@ -477,8 +485,124 @@ fn same_optimum(
     Ok(())
 }
 
+/// A search cut short after `max_checks` checks: what it releases is valid, and its lower bound
+/// never exceeds the exhaustive optimum (nor the loss it releases).
+fn interrupted_bounds_hold(
+    table: &EncodedTable,
+    kind: usize,
+    k: u64,
+    budget: u64,
+    metric: MetricKind,
+    max_checks: u64,
+) -> Result<(), String> {
+    let oracle = solve(
+        table,
+        criteria(kind, k, table),
+        metrics::build(metric, table),
+        budget,
+        LatticeAlgorithm::Exhaustive,
+        CheckerConfig::plain(),
+    )
+    .unwrap();
+    for alg in [
+        LatticeAlgorithm::Flash,
+        LatticeAlgorithm::Ola,
+        LatticeAlgorithm::Bfs,
+    ] {
+        let plan = Plan {
+            algorithm: alg,
+            store: alg.store(),
+            config: CheckerConfig::default(),
+            limit: Limit {
+                deadline: None,
+                max_checks: Some(max_checks),
+            },
+        };
+        let crit = criteria(kind, k, table);
+        let (got, _) = execute(
+            table,
+            crit,
+            metrics::build(metric, table),
+            budget,
+            plan,
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+        let tag = format!("{alg:?} {metric:?} after {max_checks} checks");
+        if got.checks > max_checks.max(1) {
+            return Err(format!("{tag}: made {} checks", got.checks));
+        }
+        if got.proven_optimal {
+            // Finished within the limit: it is the exact optimum.
+            let same = match (&got.optimum, &oracle.optimum) {
+                (None, None) => true,
+                (Some(g), Some(o)) => close(g.loss, o.loss),
+                _ => false,
+            };
+            if !same {
+                return Err(format!(
+                    "{tag}: proven {:?} vs {:?}",
+                    got.optimum, oracle.optimum
+                ));
+            }
+        }
+        if let (Some(b), Some(o)) = (got.lower_bound, &oracle.optimum) {
+            if b > o.loss + 1e-9 * o.loss.abs().max(1.0) {
+                return Err(format!(
+                    "{tag}: lower bound {b} above the optimum {}",
+                    o.loss
+                ));
+            }
+        }
+        if let Some(g) = &got.optimum {
+            if oracle.optimum.is_none() {
+                return Err(format!("{tag}: released {g:?}, nothing is valid"));
+            }
+            if got.lower_bound.is_none_or(|b| b > g.loss) {
+                return Err(format!(
+                    "{tag}: bound {:?} vs loss {}",
+                    got.lower_bound, g.loss
+                ));
+            }
+            let mut checker = Checker::new(
+                table,
+                criteria(kind, k, table),
+                metrics::build(metric, table),
+                budget,
+                CheckerConfig::plain(),
+            )
+            .unwrap();
+            let r = checker.check(&g.levels, &|_| false);
+            if !r.anonymous || r.loss != Some(g.loss) {
+                return Err(format!("{tag}: {g:?} re-checks as {r:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn interrupted_searches_release_valid_results_and_true_bounds(
+        seed in proptest::prelude::any::<u64>(),
+        rows in 1usize..48,
+        k in 1u64..5,
+        supp in 0usize..3,
+        kind in 0usize..5,
+        max_checks in 0u64..12,
+    ) {
+        let table = random_table(seed, rows, 400);
+        let budget = [0, 1 + rows as u64 / 10, rows as u64 / 3][supp];
+        for metric in METRICS {
+            if let Err(e) = interrupted_bounds_hold(&table, kind, k, budget, metric, max_checks) {
+                return Err(proptest::test_runner::TestCaseError::fail(format!(
+                    "seed {seed} rows {rows} k {k} budget {budget} kind {kind}: {e}"
+                )));
+            }
+        }
+    }
 
     #[test]
     fn flash_and_ola_find_the_exhaustive_optimum(
@@ -599,6 +723,51 @@ fn cli_ola_reproduces_reference_rows() {
     let rows = reference("arx-adult-k-anonymity.json");
     for row in rows.iter().filter(|r| r["k"] == 5) {
         cli_golden("OLA", row);
+    }
+}
+
+#[test]
+fn cli_bfs_reproduces_every_reference_row_and_proves_it() {
+    for row in &reference("arx-adult-k-anonymity.json") {
+        cli_golden("BFS", row);
+    }
+    let (_dir, _out, r) = cli_adult(&["-method", "BFS", "-k", "5", "-suppression", "0.02"]);
+    assert_eq!(r["algorithm"], "BFS");
+    assert_eq!(r["proven_optimal"], true);
+    assert_eq!(r["lower_bound"], r["information_loss"]);
+    assert_eq!(r["property_store"]["kind"], "antichain");
+}
+
+#[test]
+fn cli_optimal_runs_flash_on_small_lattices_and_says_so() {
+    let (_dir, _out, r) = cli_adult(&["-method", "Optimal", "-k", "5", "-timeLimit", "600"]);
+    assert_eq!(r["method"], "Optimal");
+    assert_eq!(r["algorithm"], "Flash");
+    assert_eq!(r["property_store"]["kind"], "dense");
+    assert_eq!(r["proven_optimal"], true);
+    assert_eq!(r["time_limit_seconds"], 600.0);
+}
+
+/// A time limit reached before any valid transformation is known: exit 1, nothing written.
+#[test]
+fn cli_time_limit_without_a_result_writes_nothing() {
+    for method in ["Flash", "OLA", "BFS"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let rep = dir.path().join("report.json");
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(repo("."))
+            .args(["-config", "configs/adult.xml", "-quiet", "-method", method])
+            .args(["-k", "5", "-timeLimit", "0.000000001", "-output"])
+            .arg(&out)
+            .arg("-report")
+            .arg(&rep)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(
+                "the time limit was reached before any",
+            ));
+        assert!(!out.exists() && !rep.exists(), "{method}");
     }
 }
 

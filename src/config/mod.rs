@@ -204,6 +204,16 @@ impl<'a> Builder<'a> {
         for att in qid_elements {
             let (index, name) = resolve(&self, att, "a quasi-identifier")?;
             let generalization = match (&att.hierarchy, &att.vgh) {
+                (Some(_), _) if method == Method::Mondrian => {
+                    return Err(self.at(
+                        &att.site,
+                        format!(
+                            "Mondrian: quasi-identifier '{name}' has a hierarchy file; Mondrian \
+                             splits numbers and mapped categories, so it needs a <vgh> (its root \
+                             is the starting interval)"
+                        ),
+                    ))
+                }
                 (Some(path), _) => Generalization::File {
                     hierarchy: self.hierarchy(att, path, &name)?,
                     path: path.clone(),
@@ -268,6 +278,7 @@ impl<'a> Builder<'a> {
         }
 
         let privacy = self.privacy(method, k, l, c, t, &sensitive, width)?;
+        let (k, l) = self.enforceable(method, &privacy, k, l, &sensitive)?;
 
         let suppression = match (args.supp_threshold, args.suppression, cfg.suppression) {
             (Some(n), _, _) => Some(SuppressionLimit::Tuples(n)),
@@ -311,6 +322,7 @@ impl<'a> Builder<'a> {
                 .or(cfg.time_limit)
                 .map(std::time::Duration::from_secs_f64),
         };
+        crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))
     }
 
@@ -415,7 +427,7 @@ impl<'a> Builder<'a> {
             let real = std::fs::canonicalize(parent)
                 .ok()
                 .and_then(|p| file.file_name().map(|n| p.join(n)));
-            if file.exists() {
+            if file.exists() && !crate::io::is_stream(file) {
                 self.warnings.push(format!(
                     "WARNING: Output file will be overwritten ({})",
                     file.display()
@@ -494,6 +506,89 @@ impl<'a> Builder<'a> {
             ));
         }
         hierarchy_file::load(path, name)
+    }
+
+    /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never
+    /// silently releases less protection than asked). What each method enforces:
+    /// - Datafly, Mondrian: k-anonymity only (its k becomes the method's k);
+    /// - Anatomy: distinct l-diversity of the first sensitive attribute only (its l becomes l);
+    /// - Incognito_K/_L/_T: k-anonymity, the three l-diversities and t-closeness with equal or
+    ///   ordered distance, of one sensitive attribute;
+    /// - the lattice methods (Flash, OLA, BFS, Optimal): every model.
+    ///
+    /// Returns the k and l the method runs with.
+    fn enforceable(
+        &self,
+        method: Method,
+        models: &[PrivacyModel],
+        k: i64,
+        l: f64,
+        sensitive: &[SensitiveAttribute],
+    ) -> Result<(i64, f64)> {
+        let Some((site, _)) = &self.cfg.privacy else {
+            return Ok((k, l));
+        };
+        let refuse = |m: &PrivacyModel, why: &str| {
+            self.at(
+                site,
+                format!(
+                    "{} is not enforced by {}{why}; use -method Flash, OLA, BFS or Optimal, which \
+                     enforce every model",
+                    m.describe(sensitive),
+                    method.name()
+                ),
+            )
+        };
+        let (mut k, mut l) = (k, l);
+        let mut attribute = None;
+        for m in models {
+            match (method, m) {
+                (m2, _) if m2.is_lattice() => {}
+                (Method::Datafly | Method::Mondrian, PrivacyModel::KAnonymity { k: mk }) => {
+                    k = k.max(*mk as i64)
+                }
+                (Method::Datafly | Method::Mondrian, _) => {
+                    return Err(refuse(m, " (it enforces k-anonymity only)"))
+                }
+                (
+                    Method::Anatomy,
+                    PrivacyModel::DistinctL {
+                        attribute: 0,
+                        l: ml,
+                    },
+                ) => l = *ml,
+                (Method::Anatomy, _) => {
+                    return Err(refuse(
+                        m,
+                        " (it enforces distinct l-diversity of the first sensitive attribute only)",
+                    ))
+                }
+                (
+                    _,
+                    PrivacyModel::TCloseness {
+                        distance: TDistance::Hierarchical,
+                        ..
+                    },
+                ) => return Err(refuse(m, " (Incognito_T has equal and ordered distances)")),
+                (_, PrivacyModel::KAnonymity { .. }) => {}
+                (
+                    _,
+                    PrivacyModel::DistinctL { attribute: a, .. }
+                    | PrivacyModel::EntropyL { attribute: a, .. }
+                    | PrivacyModel::RecursiveCL { attribute: a, .. }
+                    | PrivacyModel::TCloseness { attribute: a, .. },
+                ) => {
+                    if attribute.is_some_and(|b| b != *a) {
+                        return Err(refuse(m, " together with a model of another attribute"));
+                    }
+                    attribute = Some(*a);
+                }
+                (_, PrivacyModel::DeltaPresence { .. }) => {
+                    return Err(refuse(m, ""));
+                }
+            }
+        }
+        Ok((k, l))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -23,7 +23,10 @@ use std::io::BufReader;
 use std::path::Path;
 
 pub use reader::{DelimitedReader, ReadStats};
-pub use writer::{needs_quotes, write_atomic, AtomicFile, DelimitedWriter};
+pub use writer::{
+    discard, is_stdout, is_stream, needs_quotes, publish, resolve_link, temporary_files,
+    write_atomic, AtomicFile, DelimitedWriter,
+};
 
 use crate::job::InputSpec;
 use crate::{Error, Result};

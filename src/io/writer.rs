@@ -91,25 +91,183 @@ impl<W: Write> DelimitedWriter<W> {
     }
 }
 
-/// A file that appears at its path only when complete.
+/// A file that appears at its path only when the whole run has succeeded.
 ///
 /// Data goes to a temporary file in the target's folder (so the final rename stays on one file
-/// system); [`commit`](Self::commit) flushes, syncs and renames it over the target. Dropping an
-/// uncommitted `AtomicFile` (an error, a panic) removes the temporary file: the target is either
-/// the complete new file or untouched.
+/// system). [`commit`](Self::commit) flushes and syncs it and *stages* it: every output of a run
+/// (data, the anatomy pair, the report) is staged, and [`publish`] renames them all at the end
+/// of a successful run, while [`discard`] (any error) removes them. Dropping an uncommitted
+/// `AtomicFile` (an error, a panic) removes its temporary file. So a failed run changes no file.
+///
+/// Destinations that are not regular files are written as they are: `-` is standard output,
+/// and an existing FIFO or character device (`/dev/null`, a terminal, a pipe) is opened and
+/// streamed into (nothing can be renamed over them; a device is never replaced by a file). A
+/// symbolic link is followed: its final target is replaced atomically and the link stays. A
+/// replaced file keeps its permission bits; a new one gets the umask's.
+///
+/// Temporary files are also listed in a process-wide registry ([`temporary_files`]) so that a
+/// signal handler can remove them before the process exits (`main`).
 pub struct AtomicFile {
     target: PathBuf,
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<Sink>,
+}
+
+enum Sink {
+    Temp(Registered),
+    Stream(Box<dyn Write + Send>),
+}
+
+/// A temporary file listed in the registry until it is staged or dropped.
+struct Registered(Option<tempfile::NamedTempFile>);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Some(t) = &self.0 {
+            unregister(t.path());
+        }
+    }
+}
+
+impl Write for Sink {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Temp(f) => f.0.as_mut().expect("open").write(buf),
+            Sink::Stream(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Temp(f) => f.0.as_mut().expect("open").flush(),
+            Sink::Stream(w) => w.flush(),
+        }
+    }
+}
+
+/// Temporary files of this process that are not published yet (for the signal handler).
+static TEMPORARY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Paths of this process's temporary output files not yet published or removed.
+pub fn temporary_files() -> Vec<PathBuf> {
+    TEMPORARY.lock().map(|t| t.clone()).unwrap_or_default()
+}
+
+fn register(path: &Path) {
+    if let Ok(mut t) = TEMPORARY.lock() {
+        t.push(path.to_path_buf());
+    }
+}
+
+fn unregister(path: &Path) {
+    if let Ok(mut t) = TEMPORARY.lock() {
+        t.retain(|p| p != path);
+    }
+}
+
+/// A committed temporary file waiting for [`publish`].
+struct Staged {
+    temp: tempfile::TempPath,
+    target: PathBuf,
+}
+
+thread_local! {
+    /// The outputs the current run has committed (a run writes its outputs on one thread).
+    static STAGED: std::cell::RefCell<Vec<Staged>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Renames every output committed on this thread into place, in commit order.
+pub fn publish() -> Result<()> {
+    let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut result = Ok(());
+    for s in staged {
+        let path = s.temp.to_path_buf();
+        if result.is_ok() {
+            if let Err(e) = s.temp.persist(&s.target) {
+                // Earlier renames cannot be undone; the rest are removed.
+                result = Err(Error::io(&s.target, e.error));
+            }
+        }
+        unregister(&path);
+    }
+    result
+}
+
+/// Removes every output committed on this thread and not published (a failed run).
+pub fn discard() {
+    let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    for s in staged {
+        let path = s.temp.to_path_buf();
+        drop(s);
+        unregister(&path);
+    }
+}
+
+/// The path a write to `target` really replaces: `target`, or for a symbolic link its final
+/// target (a dangling link's target is created).
+pub fn resolve_link(target: &Path) -> PathBuf {
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&path) {
+                Ok(to) => {
+                    path = match path.parent() {
+                        Some(dir) if to.is_relative() => dir.join(to),
+                        _ => to,
+                    };
+                }
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+    path
+}
+
+/// True if `path` names standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// True if `path` exists and is a FIFO or a character device (written in place, never
+/// replaced).
+pub fn is_stream(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            let t = m.file_type();
+            return t.is_fifo() || t.is_char_device();
+        }
+    }
+    false
 }
 
 impl AtomicFile {
-    /// Starts writing `target`. The folder must exist.
+    /// Starts writing `target` (see the type's docs). The folder must exist.
     pub fn create(target: &Path) -> Result<AtomicFile> {
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
+        if is_stdout(target) {
+            return Ok(AtomicFile {
+                target: target.to_path_buf(),
+                out: BufWriter::with_capacity(1 << 16, Sink::Stream(Box::new(io::stdout()))),
+            });
+        }
+        if is_stream(target) {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .map_err(|e| Error::io(target, e))?;
+            return Ok(AtomicFile {
+                target: target.to_path_buf(),
+                out: BufWriter::with_capacity(1 << 16, Sink::Stream(Box::new(f))),
+            });
+        }
+        let real = resolve_link(target);
+        let dir = match real.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
         };
-        let name = target
+        let name = real
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -119,13 +277,21 @@ impl AtomicFile {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            // As an ordinary new file: the umask decides.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
+            // A replaced file keeps its mode; a new one is an ordinary new file (the umask
+            // decides).
+            let mode = std::fs::metadata(&real)
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+            builder.permissions(std::fs::Permissions::from_mode(mode));
         }
-        let temp = builder.tempfile_in(dir).map_err(|e| Error::io(target, e))?;
+        let temp = builder
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(target, e))?;
+        register(temp.path());
         Ok(AtomicFile {
-            target: target.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, temp),
+            target: real,
+            out: BufWriter::with_capacity(1 << 20, Sink::Temp(Registered(Some(temp)))),
         })
     }
 
@@ -134,19 +300,25 @@ impl AtomicFile {
         &self.target
     }
 
-    /// Flushes, syncs and renames the temporary file over the target.
+    /// Flushes and syncs the file and stages it for [`publish`] (a stream is only flushed).
     pub fn commit(self) -> Result<()> {
         let target = self.target;
-        let temp = self
+        let sink = self
             .out
             .into_inner()
             .map_err(|e| Error::io(&target, e.into_error()))?;
-        temp.as_file()
-            .sync_all()
-            .map_err(|e| Error::io(&target, e))?;
-        temp.persist(&target)
-            .map_err(|e| Error::io(&target, e.error))?;
-        Ok(())
+        match sink {
+            Sink::Stream(mut w) => w.flush().map_err(|e| Error::io(&target, e)),
+            Sink::Temp(mut reg) => {
+                let temp = reg.0.take().expect("open");
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| Error::io(&target, e))?;
+                let temp = temp.into_temp_path();
+                STAGED.with(|s| s.borrow_mut().push(Staged { temp, target }));
+                Ok(())
+            }
+        }
     }
 }
 
@@ -227,7 +399,41 @@ mod tests {
         let mut f = AtomicFile::create(&target).unwrap();
         f.write_all(b"new").unwrap();
         f.commit().unwrap();
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            b"old",
+            "staged, not published"
+        );
+        discard();
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(temporary_files().iter().all(|p| !p.starts_with(dir.path())));
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        publish().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_modes_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.csv");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        publish().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 }

@@ -15,8 +15,8 @@
 //! input with a header gives each file a header (`EID` for the id). A quasi-identifier with a
 //! hierarchy file prints its original value.
 //!
-//! Both files are written to temporary files and renamed only when both are complete; if the
-//! second rename fails the first file is removed again, so a run leaves both or neither.
+//! Both files are written to temporary files and staged; the run renames them into place with
+//! its other outputs only when every one is complete (see [`crate::io::AtomicFile`]).
 
 use std::path::Path;
 
@@ -247,15 +247,10 @@ pub fn write(
     commit_pair(qit, st)
 }
 
-/// Renames both files into place, or neither (the first is removed if the second fails).
+/// Stages both files; the run publishes them with its other outputs, or none.
 fn commit_pair(first: AtomicFile, second: AtomicFile) -> Result<()> {
-    let first_target = first.target().to_path_buf();
     first.commit()?;
-    if let Err(e) = second.commit() {
-        let _ = std::fs::remove_file(&first_target);
-        return Err(e);
-    }
-    Ok(())
+    second.commit()
 }
 
 fn changed(input: &Path, records: u64) -> Error {

@@ -41,7 +41,10 @@ pub struct Report {
     pub records: u64,
     /// Quasi-identifier names (header names, or `att<index>`), in `<qid>` order.
     pub quasi_identifiers: Vec<String>,
-    pub k: u64,
+    /// The k of k-anonymity enforced (`null` when no model asks for k-anonymity).
+    pub k: Option<u64>,
+    /// Every privacy model the method enforced, e.g. `5-anonymity`.
+    pub privacy_models: Vec<String>,
     /// The suppression budget in records.
     pub suppression_limit: Option<u64>,
     /// Levels in `quasi_identifiers` order (full-domain methods).
@@ -72,7 +75,8 @@ impl Report {
             blank_lines: load.stats.blank_lines,
             records: load.records(),
             quasi_identifiers: job.qids.iter().map(|q| q.name.clone()).collect(),
-            k: job.k,
+            k: job.enforced_k(),
+            privacy_models: job.enforced_models(),
             suppression_limit: outcome.suppression_limit,
             transformation: outcome.transformation.clone(),
             metric: outcome.metric.map(|m| m.name()),

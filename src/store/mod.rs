@@ -20,8 +20,11 @@
 //! `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own); [`Store::labels`] streams
 //! the generalized labels in record order for the writers, each record through its tuple. A
 //! kept database also gets `AnonRecordTable.EquivalenceID` ([`Store::assign_records`]), so that
-//! it reads like the toolbox's tables; a throwaway one skips that pass over the records. The temporary database is deleted when
-//! the `Store` drops, on success and on error alike.
+//! it reads like the toolbox's tables; a throwaway one skips that pass over the records.
+//!
+//! The throwaway database is SQLite's private temporary database (opened with an empty file
+//! name): SQLite unlinks its file as soon as it is created, so no signal, crash or kill can
+//! leave the raw data behind in the temporary folder.
 
 mod load;
 mod migrate;
@@ -56,10 +59,10 @@ const CACHE_KIB: i64 = 32 * 1024;
 
 /// An open working database.
 pub struct Store {
-    // Field order matters: the connection closes before the temporary file is removed.
     conn: Connection,
     path: PathBuf,
-    temp: Option<tempfile::TempPath>,
+    /// The database outlives the run (`-db`).
+    kept: bool,
     layout: Option<Layout>,
     /// Memory for counting tuples during the load ([`load::TUPLE_MEMORY`]).
     tuple_memory: usize,
@@ -85,15 +88,12 @@ impl Store {
     /// Opens the working database: `db` to keep it there, else a temporary file removed when
     /// the `Store` drops. A kept database's previous run is cleared.
     pub fn open(db: Option<&Path>) -> Result<Store> {
-        let (conn, path, temp) = match db {
+        let (conn, path, kept) = match db {
             None => {
-                let temp = tempfile::Builder::new()
-                    .prefix("anonbox-")
-                    .suffix(".db")
-                    .tempfile() // created 0600
-                    .map_err(|e| Error::io(std::env::temp_dir(), e))?
-                    .into_temp_path();
-                let path = temp.to_path_buf();
+                // SQLite's private temporary database (an empty file name): SQLite creates it in
+                // the temporary folder and unlinks it at once, so no path ever shows the raw
+                // data and nothing survives the process, however it ends.
+                let path = PathBuf::from("");
                 let conn = Connection::open(&path).ctx(&path)?;
                 // Throwaway: no journal, no syncing, nobody else opens it.
                 conn.execute_batch(
@@ -101,13 +101,13 @@ impl Store {
                      PRAGMA locking_mode = EXCLUSIVE;",
                 )
                 .ctx(&path)?;
-                (conn, path, Some(temp))
+                (conn, PathBuf::from("<temporary database>"), false)
             }
             Some(path) => {
                 let conn = open_kept(path)?;
                 conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
                     .ctx(path)?;
-                (conn, path.to_path_buf(), None)
+                (conn, path.to_path_buf(), true)
             }
         };
         conn.execute_batch(&format!(
@@ -117,7 +117,7 @@ impl Store {
         let mut store = Store {
             conn,
             path,
-            temp,
+            kept,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
         };
@@ -134,7 +134,7 @@ impl Store {
         Ok(Store {
             conn,
             path,
-            temp: None,
+            kept: false,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
         })
@@ -158,7 +158,7 @@ impl Store {
 
     /// True if the database outlives the run (`-db`).
     pub fn is_kept(&self) -> bool {
-        self.temp.is_none() && self.path != Path::new(":memory:")
+        self.kept
     }
 
     /// Column names of the data tables (after [`Store::load`]).

@@ -567,7 +567,10 @@ fn hierarchy_file_errors_name_file_and_line() {
     w.write("h.csv", "34;<50;*\n45;<50;*\n34;>=50;*\n");
     let e = build_err(
         &w,
-        &small_config("", "<qid><att index='0' hierarchy='h.csv'/></qid>"),
+        &small_config(
+            "method='flash'",
+            "<qid><att index='0' hierarchy='h.csv'/></qid>",
+        ),
         &[],
     );
     assert!(
@@ -577,7 +580,10 @@ fn hierarchy_file_errors_name_file_and_line() {
     w.write("h.csv", "34;a;x\n45;a;y\n");
     let e = build_err(
         &w,
-        &small_config("", "<qid><att index='0' hierarchy='h.csv'/></qid>"),
+        &small_config(
+            "method='flash'",
+            "<qid><att index='0' hierarchy='h.csv'/></qid>",
+        ),
         &[],
     );
     assert!(
@@ -588,7 +594,10 @@ fn hierarchy_file_errors_name_file_and_line() {
     );
     let e = build_err(
         &w,
-        &small_config("", "<qid><att index='0' hierarchy='nope.csv'/></qid>"),
+        &small_config(
+            "method='flash'",
+            "<qid><att index='0' hierarchy='nope.csv'/></qid>",
+        ),
         &[],
     );
     assert!(

@@ -12,4 +12,5 @@ mod flash;
 mod kcheck;
 mod pipeline;
 mod privacy;
+mod regression;
 mod utd_methods;

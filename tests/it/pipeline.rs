@@ -534,6 +534,7 @@ fn label_paths_write_identical_output() {
             let target = dir.path().join(name);
             anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
                 .unwrap();
+            anonbox::io::publish().unwrap();
             std::fs::read(target).unwrap()
         };
         let by_map = write(&store, "map.out", true);
@@ -602,6 +603,7 @@ fn in_memory_runner_writes_full_domain_results() {
         },
     )
     .unwrap();
+    anonbox::io::publish().unwrap();
     assert!(store.is_none());
     assert_eq!(report.suppressed_records, 7);
     assert_eq!(report.records, 463);

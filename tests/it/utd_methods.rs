@@ -822,6 +822,7 @@ mod backends {
             ),
         }
         .unwrap();
+        anonbox::io::publish().unwrap();
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| {

@@ -15,8 +15,10 @@
 
 use std::time::Instant;
 
+use hashbrown::HashTable;
 use rusqlite::params;
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
+use std::hash::BuildHasher;
 
 use super::schema::Layout;
 use super::{SqlContext, Store};
@@ -29,8 +31,12 @@ use crate::Result;
 /// Rows per transaction.
 pub const BATCH: u64 = 100_000;
 
+/// Rows per `INSERT` statement (one statement execution per this many rows: SQLite's per-statement
+/// overhead is the larger part of a narrow row's cost).
+const ROWS_PER_INSERT: usize = 50;
+
 /// Memory for counting distinct quasi-identifier tuples during the load, in bytes.
-pub const TUPLE_MEMORY: usize = 48 << 20;
+pub const TUPLE_MEMORY: usize = 256 << 20;
 
 /// What [`Store::load`] produced.
 #[derive(Debug, Clone)]
@@ -105,33 +111,27 @@ impl Store {
     ) -> Result<(Encoding, LoadSummary)> {
         let nq = job.qids.len();
         let l = self.layout();
-        let cols: Vec<&String> = l.all().collect();
-        let sql = format!(
-            "INSERT INTO AnonRecordTable (RecordID, {}) VALUES (?1, {})",
-            cols.iter()
-                .map(|c| c.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            (2..=cols.len() + 1)
-                .map(|i| format!("?{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let cols: Vec<&str> = std::iter::once("RecordID")
+            .chain(l.all().map(String::as_str))
+            .collect();
         let path = self.path.clone();
         self.exec("BEGIN")?;
         let result = {
-            let mut stmt = self.conn.prepare_cached(&sql).ctx(&path)?;
+            let mut rows = Bulk::new(self, "AnonRecordTable", &cols)?;
             read_encoded(job, progress, |n, codes| {
-                stmt.raw_bind_parameter(1, n as i64).ctx(&path)?;
-                for (i, &c) in codes.iter().enumerate() {
-                    stmt.raw_bind_parameter(i + 2, c as i64).ctx(&path)?;
-                }
-                stmt.raw_execute().ctx(&path)?;
+                rows.push(
+                    self,
+                    std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
+                )?;
                 counter.add(&codes[..nq], n, self)?;
                 if n % BATCH == 0 {
                     self.conn.execute_batch("COMMIT; BEGIN").ctx(&path)?;
                 }
                 Ok(())
+            })
+            .and_then(|r| {
+                rows.flush(self)?;
+                Ok(r)
             })
         };
         match result {
@@ -224,12 +224,11 @@ impl Store {
 
     fn write_hierarchy(&self, id: usize, h: &Hierarchy) -> Result<()> {
         let path = &self.path;
-        let mut map = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO HierarchyMap (AttributeID, Level, Code, Id) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .ctx(path)?;
+        let mut map = Bulk::new(
+            self,
+            "HierarchyMap",
+            &["AttributeID", "Level", "Code", "Id"],
+        )?;
         let mut label = self
             .conn
             .prepare_cached(
@@ -238,13 +237,13 @@ impl Store {
             .ctx(path)?;
         for level in 0..h.levels() {
             for code in 0..h.leaves() as u32 {
-                map.execute(params![
+                let row = [
                     id as i64,
                     level as i64,
                     code as i64,
-                    h.get(code, level) as i64
-                ])
-                .ctx(path)?;
+                    h.get(code, level) as i64,
+                ];
+                map.push(self, row.into_iter())?;
             }
             for (i, l) in h.labels(level).iter().enumerate() {
                 label
@@ -252,40 +251,82 @@ impl Store {
                     .ctx(path)?;
             }
         }
-        Ok(())
+        map.flush(self)
     }
 }
 
 /// Counts distinct quasi-identifier tuples in bounded memory (see the module docs).
+///
+/// Flat: the tuples' codes side by side in one arena, counts and first records in parallel
+/// vectors, and a hash table of `u32` positions into them (hashed by the codes): about
+/// `4 * width + 21` bytes a tuple and no allocation per tuple.
 struct TupleCounter {
-    /// tuple -> (records, first record).
-    map: FxHashMap<Box<[u32]>, (u64, u64)>,
+    width: usize,
+    /// `codes[t * width..][..width]`: tuple `t`.
+    codes: Vec<u32>,
+    counts: Vec<u64>,
+    firsts: Vec<u64>,
+    table: HashTable<u32>,
+    hasher: FxBuildHasher,
     cap: usize,
     spilled: bool,
 }
 
 impl TupleCounter {
     fn new(nq: usize, memory: usize) -> TupleCounter {
-        // Key on the heap, its box, the value, the table's slot and control byte, allocator slack.
-        let per_entry = 4 * nq + 16 + 16 + 16 + 24;
+        // Codes, count, first record, the table's slot and control byte (at 7/8 load), and
+        // the vectors' growth slack.
+        let per_entry = 4 * nq + 16 + 8;
         TupleCounter {
-            map: FxHashMap::default(),
+            width: nq,
+            codes: Vec::new(),
+            counts: Vec::new(),
+            firsts: Vec::new(),
+            table: HashTable::new(),
+            hasher: FxBuildHasher,
             cap: (memory / per_entry).max(1),
             spilled: false,
         }
     }
 
+    fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    fn tuple(&self, t: usize) -> &[u32] {
+        &self.codes[t * self.width..(t + 1) * self.width]
+    }
+
     #[inline]
     fn add(&mut self, tuple: &[u32], record: u64, store: &Store) -> Result<()> {
-        if let Some(e) = self.map.get_mut(tuple) {
-            e.0 += 1;
+        let hash = self.hasher.hash_one(tuple);
+        let (w, codes) = (self.width, &self.codes);
+        if let Some(&t) = self.table.find(hash, |&t| {
+            &codes[t as usize * w..(t as usize + 1) * w] == tuple
+        }) {
+            self.counts[t as usize] += 1;
             return Ok(());
         }
-        if self.map.len() >= self.cap {
+        if self.len() >= self.cap {
             self.spill(store)?;
         }
-        self.map.insert(tuple.into(), (1, record));
+        let t = self.len() as u32;
+        self.codes.extend_from_slice(tuple);
+        self.counts.push(1);
+        self.firsts.push(record);
+        let (hasher, codes) = (&self.hasher, &self.codes);
+        self.table.insert_unique(hash, t, |&t| {
+            hasher.hash_one(&codes[t as usize * w..(t as usize + 1) * w])
+        });
         Ok(())
+    }
+
+    /// Forgets every tuple (keeping the allocations).
+    fn clear(&mut self) {
+        self.codes.clear();
+        self.counts.clear();
+        self.firsts.clear();
+        self.table.clear();
     }
 
     /// Moves the partial counts to `temp.TupleStage` (inside the load's transaction).
@@ -299,12 +340,60 @@ impl TupleCounter {
             ))?;
             self.spilled = true;
         }
-        let n = store.layout().qids.len();
-        let sql = format!(
-            "INSERT INTO temp.TupleStage VALUES ({})",
-            placeholders(n + 2)
-        );
-        insert_entries(store, &sql, self.map.drain())
+        self.insert(store, "temp.TupleStage", 0..self.len())?;
+        self.clear();
+        Ok(())
+    }
+
+    /// Inserts tuples `ts` into `table` (tuple columns, count, first record).
+    fn insert(&self, store: &Store, table: &str, ts: impl Iterator<Item = usize>) -> Result<()> {
+        let qids = &store.layout().qids;
+        let cols: Vec<&str> = qids
+            .iter()
+            .map(String::as_str)
+            .chain(["Count", "FirstRecord"])
+            .collect();
+        let mut bulk = Bulk::new(store, table, &cols)?;
+        for t in ts {
+            let codes = self.tuple(t).iter().map(|&c| c as i64);
+            bulk.push(
+                store,
+                codes.chain([self.counts[t] as i64, self.firsts[t] as i64]),
+            )?;
+        }
+        bulk.flush(store)
+    }
+
+    /// The tuples in key (lexicographic) order. When the codes pack into 64 bits (the bits of
+    /// each column's largest code, first column highest) the sort is on packed keys: one
+    /// contiguous array instead of a comparison through the arena per step.
+    fn key_order(&self) -> Vec<u32> {
+        let w = self.width;
+        let mut bits = vec![0u32; w];
+        for t in self.codes.chunks_exact(w.max(1)) {
+            for (b, &c) in bits.iter_mut().zip(t) {
+                *b = (*b).max(u32::BITS - c.leading_zeros());
+            }
+        }
+        if bits.iter().sum::<u32>() > u64::BITS {
+            let mut order: Vec<u32> = (0..self.len() as u32).collect();
+            order.sort_unstable_by(|&a, &b| self.tuple(a as usize).cmp(self.tuple(b as usize)));
+            return order;
+        }
+        let mut keys: Vec<(u64, u32)> = self
+            .codes
+            .chunks_exact(w.max(1))
+            .enumerate()
+            .map(|(t, codes)| {
+                let key = codes
+                    .iter()
+                    .zip(&bits)
+                    .fold(0u64, |k, (&c, &b)| (k << b) | c as u64);
+                (key, t as u32)
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.into_iter().map(|(_, t)| t).collect()
     }
 
     /// Writes `QidTuple`; returns the number of distinct tuples.
@@ -319,13 +408,10 @@ impl TupleCounter {
                  GROUP BY {cols} ORDER BY {cols}; DROP TABLE temp.TupleStage;"
             ))?;
         } else {
-            let mut entries: Vec<_> = self.map.drain().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let sql = format!(
-                "INSERT INTO QidTuple ({cols}, Count, FirstRecord) VALUES ({})",
-                placeholders(store.layout().qids.len() + 2)
-            );
-            insert_entries(store, &sql, entries.into_iter())?;
+            // In key order, so that the rows append to QidTuple's b-tree.
+            self.table = HashTable::new();
+            let order = self.key_order();
+            self.insert(store, "QidTuple", order.into_iter().map(|t| t as usize))?;
         }
         store.exec("COMMIT")?;
         let n: i64 = store.value("SELECT COUNT(*) FROM QidTuple", [])?;
@@ -333,30 +419,70 @@ impl TupleCounter {
     }
 }
 
-fn placeholders(n: usize) -> String {
-    (1..=n)
-        .map(|i| format!("?{i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Multi-row `INSERT`s of integer rows: [`ROWS_PER_INSERT`] rows per statement execution
+/// (SQLite's per-statement overhead is the larger part of a narrow row's cost), the rest one
+/// by one at [`Bulk::flush`].
+struct Bulk {
+    many: String,
+    one: String,
+    width: usize,
+    pending: Vec<i64>,
 }
 
-/// Inserts (tuple, (count, first)) rows with `sql` (tuple columns, count, first).
-fn insert_entries(
-    store: &Store,
-    sql: &str,
-    entries: impl Iterator<Item = (Box<[u32]>, (u64, u64))>,
-) -> Result<()> {
-    let db = store.path();
-    let mut stmt = store.conn().prepare_cached(sql).ctx(db)?;
-    for (tuple, (count, first)) in entries {
-        for (i, &c) in tuple.iter().enumerate() {
-            stmt.raw_bind_parameter(i + 1, c as i64).ctx(db)?;
-        }
-        stmt.raw_bind_parameter(tuple.len() + 1, count as i64)
-            .ctx(db)?;
-        stmt.raw_bind_parameter(tuple.len() + 2, first as i64)
-            .ctx(db)?;
-        stmt.raw_execute().ctx(db)?;
+impl Bulk {
+    fn new(store: &Store, table: &str, cols: &[&str]) -> Result<Bulk> {
+        let width = cols.len();
+        let row = format!("({})", vec!["?"; width].join(", "));
+        let sql = |rows: usize| {
+            format!(
+                "INSERT INTO {table} ({}) VALUES {}",
+                cols.join(", "),
+                vec![row.as_str(); rows].join(", ")
+            )
+        };
+        let bulk = Bulk {
+            many: sql(ROWS_PER_INSERT),
+            one: sql(1),
+            width,
+            pending: Vec::with_capacity(ROWS_PER_INSERT * width),
+        };
+        // Prepared now, so that a statement error shows before any row is read.
+        store.conn().prepare_cached(&bulk.many).ctx(store.path())?;
+        Ok(bulk)
     }
-    Ok(())
+
+    #[inline]
+    fn push(&mut self, store: &Store, row: impl Iterator<Item = i64>) -> Result<()> {
+        self.pending.extend(row);
+        if self.pending.len() == ROWS_PER_INSERT * self.width {
+            self.run(store, true)?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, store: &Store, many: bool) -> Result<()> {
+        let db = store.path();
+        let (sql, chunk) = if many {
+            (&self.many, self.pending.len())
+        } else {
+            (&self.one, self.width)
+        };
+        let mut stmt = store.conn().prepare_cached(sql).ctx(db)?;
+        for rows in self.pending.chunks(chunk) {
+            for (i, &v) in rows.iter().enumerate() {
+                stmt.raw_bind_parameter(i + 1, v).ctx(db)?;
+            }
+            stmt.raw_execute().ctx(db)?;
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Inserts the remaining rows.
+    fn flush(&mut self, store: &Store) -> Result<()> {
+        if !self.pending.is_empty() {
+            self.run(store, false)?;
+        }
+        Ok(())
+    }
 }

@@ -97,7 +97,7 @@ impl Store {
                 let conn = Connection::open(&path).ctx(&path)?;
                 // Throwaway: no journal, no syncing, nobody else opens it.
                 conn.execute_batch(
-                    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
+                    "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
                      PRAGMA locking_mode = EXCLUSIVE;",
                 )
                 .ctx(&path)?;

@@ -98,3 +98,69 @@ impl Error {
         }
     }
 }
+
+/// Longest quoted value an error message shows whole; longer ones are cut, with their length.
+pub const MAX_SHOWN: usize = 80;
+
+/// An error message made fit for one line of a terminal: line breaks and other control
+/// characters are escaped (`\n`, `\r`, `\t`, `\u{1b}`), and every quoted value (between `'`
+/// quotes, how messages quote values from inputs, configs and hierarchy files) longer than
+/// [`MAX_SHOWN`] characters is cut to its start and its length, so a 10 MB value never floods
+/// the terminal. `main` prints every error through it.
+pub fn one_line(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut quoted = false;
+    let mut shown = 0usize;
+    let mut cut = 0usize;
+    for c in message.chars() {
+        if c == '\'' {
+            if quoted && cut > 0 {
+                out.push_str(&format!("... ({} characters)", shown + cut));
+            }
+            quoted = !quoted;
+            shown = 0;
+            cut = 0;
+            out.push(c);
+            continue;
+        }
+        if quoted {
+            if shown >= MAX_SHOWN {
+                cut += 1;
+                continue;
+            }
+            shown += 1;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    if quoted && cut > 0 {
+        out.push_str(&format!("... ({} characters)", shown + cut));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_escapes_breaks_and_cuts_long_values() {
+        assert_eq!(one_line("a\nb\r\tc"), "a\\nb\\r\\tc");
+        let long = "x".repeat(10_000_000);
+        let msg = one_line(&format!("f.csv:2: age: '{long}' is not a number"));
+        assert!(msg.len() < 200, "{}", msg.len());
+        assert!(msg.starts_with(&format!("f.csv:2: age: '{}", "x".repeat(80))));
+        assert!(
+            msg.ends_with("... (10000000 characters)' is not a number"),
+            "{msg}"
+        );
+        assert_eq!(one_line("value 'ok' stays"), "value 'ok' stays");
+        // An unbalanced quote (an apostrophe) still cuts what follows it.
+        assert!(one_line(&format!("it's {long}")).len() < 200);
+    }
+}

@@ -26,6 +26,9 @@ pub struct Hierarchy {
     labels: Vec<Vec<String>>,
     /// Row-major `leaves() x levels`: `map[code * levels + level]` = id at `level`.
     map: Vec<u32>,
+    /// Lines of the hierarchy file per leaf, when a file repeats identical lines (empty: one
+    /// each). ARX counts every line in the Loss metric's domain size and shares; so do we.
+    repeats: Vec<u32>,
 }
 
 impl Hierarchy {
@@ -53,6 +56,32 @@ impl Hierarchy {
             levels,
             labels,
             map,
+            repeats: Vec::new(),
+        }
+    }
+
+    /// Sets how many file lines each leaf had (see the field's docs); all ones is the default.
+    pub fn with_repeats(mut self, repeats: Vec<u32>) -> Hierarchy {
+        debug_assert_eq!(repeats.len(), self.leaves());
+        self.repeats = if repeats.iter().all(|&r| r == 1) {
+            Vec::new()
+        } else {
+            repeats
+        };
+        self
+    }
+
+    /// How many lines of its hierarchy file leaf `code` had (1 unless lines were repeated).
+    pub fn repeats(&self, code: u32) -> u64 {
+        self.repeats.get(code as usize).map_or(1, |&r| r as u64)
+    }
+
+    /// Lines of the hierarchy file (leaves, counting repeated lines).
+    pub fn lines(&self) -> u64 {
+        if self.repeats.is_empty() {
+            self.leaves() as u64
+        } else {
+            self.repeats.iter().map(|&r| r as u64).sum()
         }
     }
 

@@ -95,7 +95,11 @@ fn fail(e: &Error, code: u8) -> ExitCode {
     if is_broken_pipe(e) {
         return ExitCode::SUCCESS;
     }
-    let _ = writeln!(std::io::stderr(), "anonbox: {e}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "anonbox: {}",
+        anonbox::error::one_line(&e.to_string())
+    );
     ExitCode::from(code)
 }
 

@@ -103,6 +103,7 @@ pub fn run_on_store(
     store.record_run(job)?;
     let loaded = store.load(job, progress)?;
     warn_skipped(job, &loaded.summary);
+    check_records(job, loaded.summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
     let outcome = method(&store, &loaded, progress)?;
@@ -140,6 +141,7 @@ pub fn run_in_memory(
     check_output_format(job)?;
     let (table, encoding, summary) = load_table(job, progress)?;
     warn_skipped(job, &summary);
+    check_records(job, summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
     let (outcome, chosen) = method(&table, &encoding, progress)?;
@@ -289,6 +291,29 @@ fn finish(job: &Job, report: &Report, store: Option<&Store>) -> Result<()> {
     }
     if let Some(path) = &job.report {
         report.write(path)?;
+    }
+    Ok(())
+}
+
+/// One behaviour for every method: an input without records, or with fewer records than k, is
+/// an error (exit 1, nothing written), found right after the load.
+fn check_records(job: &Job, records: u64) -> Result<()> {
+    let input = &job.input.path;
+    if records == 0 {
+        return Err(Error::in_file(
+            input,
+            "the input has no records to anonymize (it is empty, or a header only, or every row \
+             was skipped)",
+        ));
+    }
+    if let Some(k) = job.enforced_k().filter(|&k| k > records) {
+        return Err(Error::in_file(
+            input,
+            format!(
+                "This input cannot be anonymized at k = {k}: it has {records} records, fewer \
+                 than k"
+            ),
+        ));
     }
     Ok(())
 }

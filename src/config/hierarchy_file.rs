@@ -82,18 +82,37 @@ pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
         }
     }
 
-    let mut first_line: FxHashMap<&str, u64> = FxHashMap::default();
-    for (row, &line) in rows.iter().zip(&lines) {
-        if let Some(first) = first_line.insert(&row[0], line) {
-            return Err(Error::at(
-                path,
-                line,
-                None,
-                format!(
-                    "duplicate original value '{}' (also on line {first})",
-                    row[0]
-                ),
-            ));
+    // A value on several lines: identical lines are accepted as ARX accepts them (each counts
+    // in the Loss metric's domain, see `Hierarchy::repeats`); lines that disagree are refused
+    // (ARX would silently let the last one win).
+    let mut first_line: FxHashMap<&str, (usize, u64)> = FxHashMap::default();
+    let mut keep = vec![true; rows.len()];
+    let mut repeats: Vec<u32> = Vec::new();
+    let mut kept_index = vec![0usize; rows.len()];
+    for (i, (row, &line)) in rows.iter().zip(&lines).enumerate() {
+        match first_line.get(row[0].as_str()) {
+            Some(&(first, first_no)) if rows[first] == *row => {
+                keep[i] = false;
+                repeats[kept_index[first]] += 1;
+                let _ = first_no;
+            }
+            Some(&(_, first_no)) => {
+                return Err(Error::at(
+                    path,
+                    line,
+                    None,
+                    format!(
+                        "duplicate original value '{}' (also on line {first_no}, with other \
+                         generalizations)",
+                        row[0]
+                    ),
+                ));
+            }
+            None => {
+                first_line.insert(&row[0], (i, line));
+                kept_index[i] = repeats.len();
+                repeats.push(1);
+            }
         }
     }
 
@@ -117,7 +136,12 @@ pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
         }
     }
 
-    let hierarchy = Hierarchy::from_label_rows(name, &rows);
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .zip(&keep)
+        .filter_map(|(row, &k)| k.then_some(row))
+        .collect();
+    let hierarchy = Hierarchy::from_label_rows(name, &rows).with_repeats(repeats);
     debug_assert!(hierarchy.check_monotonic().is_ok());
     Ok(hierarchy)
 }
@@ -190,9 +214,15 @@ mod tests {
     }
 
     #[test]
-    fn rejects_duplicates() {
-        let e = parse_str("a;*\nb;*\na;*\n").unwrap_err().to_string();
-        assert_eq!(e, "h.csv:3: duplicate original value 'a' (also on line 1)");
+    fn rejects_disagreeing_duplicates_and_counts_identical_ones() {
+        let e = parse_str("a;x;*\nb;x;*\na;y;*\n").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "h.csv:3: duplicate original value 'a' (also on line 1, with other generalizations)"
+        );
+        let h = parse_str("a;x;*\nb;x;*\na;x;*\na;x;*\n").unwrap();
+        assert_eq!(h.leaves(), 2);
+        assert_eq!((h.repeats(0), h.repeats(1), h.lines()), (3, 1, 4));
     }
 
     #[test]

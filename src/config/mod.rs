@@ -45,7 +45,7 @@ pub const DEFAULT_SEED: u64 = 3345;
 pub fn build_job(args: &RunArgs) -> Result<Job> {
     let (job, warnings) = build_job_with_warnings(args)?;
     for w in warnings {
-        eprintln!("{w}");
+        eprintln!("{}", crate::error::one_line(&w));
     }
     Ok(job)
 }
@@ -494,7 +494,7 @@ impl<'a> Builder<'a> {
     }
 
     fn hierarchy(
-        &self,
+        &mut self,
         att: &AttributeElement,
         path: &Path,
         name: &str,
@@ -505,7 +505,16 @@ impl<'a> Builder<'a> {
                 format!("hierarchy file {} does not exist", path.display()),
             ));
         }
-        hierarchy_file::load(path, name)
+        let h = hierarchy_file::load(path, name)?;
+        if h.lines() > h.leaves() as u64 {
+            self.warnings.push(format!(
+                "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \
+                 them (every line counts in the Loss metric's domain)",
+                path.display(),
+                h.lines() - h.leaves() as u64
+            ));
+        }
+        Ok(h)
     }
 
     /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never

@@ -57,8 +57,13 @@ impl Element {
     }
 }
 
+/// Deepest element nesting accepted. A config is a handful of levels deep plus its VGHs; real
+/// hierarchies have fewer than 20 levels. The limit keeps every later walk over the tree
+/// (conversion, validation, dropping it) far from the thread's stack size.
+pub const MAX_DEPTH: usize = 256;
+
 /// Parses `text` (the content of `path`) and returns the root element, or `None` for a document
-/// without elements.
+/// without elements. Elements nested deeper than [`MAX_DEPTH`] are an error.
 pub fn parse_document(path: &Path, text: &str) -> Result<Option<Element>> {
     let lines = LineIndex::new(text);
     let mut reader = Reader::from_str(text);
@@ -75,6 +80,14 @@ pub fn parse_document(path: &Path, text: &str) -> Result<Option<Element>> {
         match event {
             Event::Start(start) => {
                 let el = element(path, line, &start)?;
+                if stack.len() >= MAX_DEPTH {
+                    return Err(Error::at(
+                        path,
+                        line,
+                        Some(format!("<{}>", el.name)),
+                        format!("elements are nested more than {MAX_DEPTH} levels deep"),
+                    ));
+                }
                 stack.push(el);
             }
             Event::Empty(start) => {

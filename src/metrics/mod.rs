@@ -281,9 +281,10 @@ impl Loss {
             let mut gj = Vec::new();
             let mut aj = Vec::new();
             for l in 0..h.levels() {
+                // Leaves weighted by their lines in the hierarchy file (ARX's domain).
                 let mut g = vec![0u64; h.width(l)];
                 for code in 0..h.leaves() as u32 {
-                    g[h.get(code, l) as usize] += 1;
+                    g[h.get(code, l) as usize] += h.repeats(code);
                 }
                 let a = (0..h.leaves() as u32)
                     .map(|c| cnt[c as usize] * g[h.get(c, l) as usize])
@@ -296,11 +297,7 @@ impl Loss {
         }
         Loss {
             rows: table.records() as u64,
-            dom: table
-                .hierarchies
-                .iter()
-                .map(|h| h.leaves() as u64)
-                .collect(),
+            dom: table.hierarchies.iter().map(|h| h.lines()).collect(),
             group,
             all,
         }

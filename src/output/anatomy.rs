@@ -8,7 +8,11 @@
 //!   `Double.toString` of the number, a category as its mapped integer: `1.0,58.0`), in `<qid>`
 //!   order, then the record's equivalence (or Anatomy group) id: `1.0,58.0,1`.
 //! - **ST**: the id, then every input field that is neither a quasi-identifier nor an
-//!   identifier, in input order, as read (untrimmed, bytes unchanged).
+//!   identifier, as read (untrimmed, bytes unchanged). Unlike the toolbox, whose ST is in input
+//!   order (so line i of both files is the same person, which defeats Anatomy), the ST is
+//!   grouped by id and shuffled within each group with the `-seed` generator: a record's
+//!   sensitive values are linked to its group only, as the Anatomy paper intends. The ST rows
+//!   are held in memory (their bytes) until the QIT is written.
 //!
 //! The ids are the method's final classes: Datafly's and Incognito's class numbers (suppressed
 //! records in the suppression class), Mondrian's in finalisation order, Anatomy's groups. An
@@ -18,6 +22,7 @@
 //! Both files are written to temporary files and staged; the run renames them into place with
 //! its other outputs only when every one is complete (see [`crate::io::AtomicFile`]).
 
+use std::io::Write;
 use std::path::Path;
 
 use csv::ByteRecord;
@@ -196,20 +201,24 @@ pub fn write(
     let published = |i: usize| !job.qids.iter().any(|q| q.index == i) && !job.ids.contains(&i);
     {
         let mut wq = format.writer(&mut qit);
-        let mut ws = format.writer(&mut st);
+        let mut st_header = format.writer(&mut st);
+        // ST rows are collected (bytes in one arena, with their id) and written grouped by id,
+        // shuffled within each group, after the QIT: see the module docs.
+        let mut ws = format.writer(Vec::<u8>::new());
+        let mut st_rows: Vec<(u64, usize, usize)> = Vec::new();
         if let Some(h) = reader.header() {
             for q in &job.qids {
                 wq.field(h.get(q.index).unwrap_or(b"")).map_err(qit_err)?;
             }
             wq.field(b"EID").map_err(qit_err)?;
             wq.end_record().map_err(qit_err)?;
-            ws.field(b"EID").map_err(st_err)?;
+            st_header.field(b"EID").map_err(st_err)?;
             for (i, f) in h.iter().enumerate().take(width) {
                 if published(i) {
-                    ws.field(f).map_err(st_err)?;
+                    st_header.field(f).map_err(st_err)?;
                 }
             }
-            ws.end_record().map_err(st_err)?;
+            st_header.end_record().map_err(st_err)?;
         }
 
         let mut bar = progress.rows("write", records);
@@ -229,6 +238,7 @@ pub fn write(
             }
             wq.field(eid_text.as_bytes()).map_err(qit_err)?;
             wq.end_record().map_err(qit_err)?;
+            let start = ws.get_mut().len();
             ws.field(eid_text.as_bytes()).map_err(st_err)?;
             for (i, f) in rec.iter().enumerate() {
                 if published(i) {
@@ -236,15 +246,35 @@ pub fn write(
                 }
             }
             ws.end_record().map_err(st_err)?;
+            st_rows.push((eid, start, ws.get_mut().len()));
             bar.tick(0, n);
             Ok(())
         })?;
         if n != records || reader.next_row(&mut rec)? {
             return Err(changed(input, records));
         }
+        let arena = ws.into_inner();
+        unlink_rows(&mut st_rows, job.seed);
+        let out = st_header.get_mut();
+        for &(_, start, end) in &st_rows {
+            out.write_all(&arena[start..end]).map_err(st_err)?;
+        }
         bar.finish();
     }
     commit_pair(qit, st)
+}
+
+/// Orders ST rows so that a row's position says nothing about its QIT line: by id, then in a
+/// seeded random order within each id (Fisher-Yates with the `-seed` generator).
+fn unlink_rows(rows: &mut [(u64, usize, usize)], seed: u64) {
+    rows.sort_by_key(|r| r.0);
+    let mut rng = crate::algorithms::anatomy::JavaRandom::new(seed);
+    for group in rows.chunk_by_mut(|a, b| a.0 == b.0) {
+        for i in (1..group.len()).rev() {
+            let j = rng.next_int_bounded(i as i32 + 1) as usize;
+            group.swap(i, j);
+        }
+    }
 }
 
 /// Stages both files; the run publishes them with its other outputs, or none.

@@ -30,10 +30,12 @@ fn records() -> Vec<Vec<String>> {
 }
 
 /// Reads a QIT/ST pair and checks it against the input using only the files' contents:
-/// - both files have one line per input record, and line i of both carries the same id;
-/// - QIT line i + ST line i put back together are input record i (quasi-identifiers as the
-///   toolbox prints them: numbers as Java doubles, sex as its mapped 0/1), so every record
-///   appears exactly once in each file;
+/// - both files have one line per input record;
+/// - QIT line i is input record i's quasi-identifiers (as the toolbox prints them: numbers as
+///   Java doubles, sex as its mapped 0/1) and its group id;
+/// - the ST is grouped by id (in no relation to the QIT's order: anonbox unlinks the pair), and
+///   each group's ST rows are exactly the published fields of the records the QIT puts in it,
+///   so every record appears exactly once in each file;
 /// - every group holds at least `l` distinct values of the sensitive column.
 ///
 /// Returns the groups' sensitive values by id.
@@ -53,49 +55,52 @@ fn check_anatomy(
         .filter(|c| !qid_cols.contains(c) && !ids.contains(c))
         .collect();
     let sens_st = 1 + published.iter().position(|&c| c == sens_col).unwrap();
-    let mut rebuilt: Vec<Vec<String>> = Vec::new();
-    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
-    for (i, (ql, sl)) in q.iter().zip(&s).enumerate() {
-        let eid = ql.last().unwrap().clone();
-        assert_eq!(eid, sl[0], "line {}: ids differ", i + 1);
-        assert!(eid.parse::<u64>().unwrap() >= 1);
-        // Put the record back together: published fields from ST, quasi-identifiers from QIT.
-        let mut rec = vec![String::new(); input[0].len()];
-        for (j, &c) in published.iter().enumerate() {
-            rec[c] = sl[1 + j].clone();
+    let number = |v: &str| -> f64 {
+        match v.trim() {
+            "Female" => 0.0,
+            "Male" => 1.0,
+            t => t.parse().unwrap(),
         }
-        for (j, &c) in qid_cols.iter().enumerate() {
-            rec[c] = ql[j].clone();
-        }
-        rebuilt.push(rec);
-        groups.entry(eid).or_default().push(sl[sens_st].clone());
-    }
-    // Compare with the input, quasi-identifiers by value, identifiers left out.
-    let normalize = |rec: &[String]| -> Vec<String> {
-        rec.iter()
-            .enumerate()
-            .filter(|(c, _)| !ids.contains(c))
-            .map(|(c, v)| {
-                if !qid_cols.contains(&c) {
-                    return v.clone();
-                }
-                let x: f64 = match v.trim() {
-                    "Female" => 0.0,
-                    "Male" => 1.0,
-                    t => t.parse().unwrap(),
-                };
-                format!("{x:?}")
-            })
-            .collect()
     };
-    let want: Vec<Vec<String>> = input.iter().map(|r| normalize(r)).collect();
-    let got: Vec<Vec<String>> = rebuilt.iter().map(|r| normalize(r)).collect();
-    let (mut ws, mut gs) = (want.clone(), got.clone());
-    ws.sort();
-    gs.sort();
-    assert!(gs == ws, "every record exactly once");
-    assert!(got == want, "the files are the input records, in order");
-    for (eid, values) in &groups {
+    let group_ids: Vec<u64> = s.iter().map(|l| l[0].parse().unwrap()).collect();
+    assert!(
+        group_ids.windows(2).all(|w| w[0] <= w[1]),
+        "ST grouped by id"
+    );
+    let mut st_rows: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+    for sl in &s {
+        st_rows
+            .entry(sl[0].clone())
+            .or_default()
+            .push(sl[1..].to_vec());
+    }
+    let mut members: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+    for (i, (ql, rec)) in q.iter().zip(&input).enumerate() {
+        let eid = ql.last().unwrap().clone();
+        assert!(eid.parse::<u64>().unwrap() >= 1);
+        for (j, &c) in qid_cols.iter().enumerate() {
+            assert_eq!(number(&ql[j]), number(&rec[c]), "QIT line {}", i + 1);
+        }
+        members
+            .entry(eid)
+            .or_default()
+            .push(published.iter().map(|&c| rec[c].clone()).collect());
+    }
+    assert_eq!(
+        members.len(),
+        st_rows.len(),
+        "the same groups in both files"
+    );
+    let mut groups: HashMap<String, Vec<String>> = HashMap::new();
+    for (eid, mut want) in members {
+        let mut got = st_rows.remove(&eid).unwrap_or_default();
+        want.sort();
+        got.sort();
+        assert!(
+            got == want,
+            "group {eid}: its ST rows are not its records' fields"
+        );
+        let values: Vec<String> = got.iter().map(|r| r[sens_st - 1].clone()).collect();
         let mut distinct = values.clone();
         distinct.sort();
         distinct.dedup();
@@ -104,6 +109,7 @@ fn check_anatomy(
             "group {eid}: {} distinct values {distinct:?}, l = {l}",
             distinct.len()
         );
+        groups.insert(eid, values);
     }
     groups
 }
@@ -164,7 +170,7 @@ fn checker_catches_a_group_without_l_values() {
 }
 
 #[test]
-#[should_panic(expected = "every record exactly once")]
+#[should_panic(expected = "its ST rows are not its records' fields")]
 fn checker_catches_a_duplicated_record() {
     let dir = tempfile::tempdir().unwrap();
     run(
@@ -172,16 +178,14 @@ fn checker_catches_a_duplicated_record() {
         &dir.path().join("x.data"),
     );
     let (qit, st) = pair(dir.path(), "x");
-    // Record 1 twice, record 2 missing.
-    for f in [&qit, &st] {
-        let mut l: Vec<String> = std::fs::read_to_string(f)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect();
-        l[1] = l[0].clone();
-        std::fs::write(f, l.join("\n") + "\n").unwrap();
-    }
+    // A record's published fields twice, another's missing.
+    let mut l: Vec<String> = std::fs::read_to_string(&st)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    l[1] = l[0].clone();
+    std::fs::write(&st, l.join("\n") + "\n").unwrap();
     check_anatomy(&qit, &st, &[12, 0], 4, 2);
 }
 

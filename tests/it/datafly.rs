@@ -179,9 +179,11 @@ fn fewer_rows_than_k_cannot_be_anonymized() {
         .assert()
         .code(1);
     let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert_eq!(
-        stderr,
-        "anonbox: This input cannot be anonymized at k = 464\n"
+    assert!(
+        stderr.starts_with("anonbox: ")
+            && stderr.contains("This input cannot be anonymized at k = 464")
+            && stderr.lines().count() == 1,
+        "{stderr}"
     );
     assert!(!target.exists());
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);

@@ -772,7 +772,7 @@ fn cli_time_limit_without_a_result_writes_nothing() {
 }
 
 #[test]
-fn cli_reports_when_nothing_is_anonymous() {
+fn cli_reports_when_k_exceeds_the_records() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("never-written.csv");
     assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
@@ -791,7 +791,7 @@ fn cli_reports_when_nothing_is_anonymous() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains(
-            "no transformation satisfies 40000-anonymity with at most 0 of 30162 records",
+            "This input cannot be anonymized at k = 40000: it has 30162 records",
         ));
     assert!(!out.exists(), "nothing is written when the run fails");
 }

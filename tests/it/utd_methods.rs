@@ -109,9 +109,10 @@ pub fn classes_of_generalized(
     out
 }
 
-/// Groups an anatomy pair by the id (QIT's last field, ST's first), checking that line i of
-/// both files is the same record with the same id, and that the QIT/ST split of each input
-/// record is the input record itself.
+/// Groups an anatomy pair by the id (QIT's last field, ST's first), checking that QIT line i is
+/// input record i's quasi-identifiers with its id, that the ST is grouped by id (rows in no
+/// relation to the QIT's order: anonbox unlinks the pair, see `output::anatomy`), and that each
+/// group's ST rows are exactly the published fields of the records the QIT puts in it.
 pub fn classes_of_anatomy(
     qit: &Path,
     st: &Path,
@@ -127,12 +128,19 @@ pub fn classes_of_anatomy(
         .filter(|c| !qid_cols.contains(c) && !id_cols.contains(c))
         .collect();
     let sens_st = 1 + published.iter().position(|&c| c == sens_input_col).unwrap();
+    let ids: Vec<u64> = s.iter().map(|l| l[0].parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] <= w[1]), "ST grouped by id");
+    // Per id: the ST rows, and the published fields of the records the QIT puts there.
+    let mut st_rows: HashMap<&str, Vec<Vec<String>>> = HashMap::new();
+    for sl in &s {
+        st_rows.entry(&sl[0]).or_default().push(sl[1..].to_vec());
+    }
+    let mut qit_rows: HashMap<&str, Vec<Vec<String>>> = HashMap::new();
     let mut groups: HashMap<String, Vec<String>> = HashMap::new();
     let mut order = Vec::new();
     for (i, rec) in input.iter().enumerate() {
-        let (ql, sl) = (&q[i], &s[i]);
+        let ql = &q[i];
         let eid = ql.last().unwrap();
-        assert_eq!(eid, &sl[0], "line {}: QIT and ST ids differ", i + 1);
         assert_eq!(ql.len(), qid_cols.len() + 1);
         for (j, &c) in qid_cols.iter().enumerate() {
             let raw: f64 = ql[j].parse().unwrap();
@@ -144,20 +152,28 @@ pub fn classes_of_anatomy(
             };
             assert_eq!(raw, want, "line {}: QIT value {} for {value}", i + 1, ql[j]);
         }
-        let fields: Vec<&String> = published.iter().map(|&c| &rec[c]).collect();
-        assert_eq!(
-            sl[1..].iter().collect::<Vec<_>>(),
-            fields,
-            "line {}: ST fields",
-            i + 1
-        );
+        qit_rows
+            .entry(eid)
+            .or_default()
+            .push(published.iter().map(|&c| rec[c].clone()).collect());
         if !groups.contains_key(eid) {
             order.push(eid.clone());
+            groups.insert(eid.clone(), Vec::new());
         }
+    }
+    assert_eq!(st_rows.len(), qit_rows.len(), "the same ids in QIT and ST");
+    for (eid, mut want) in qit_rows {
+        let mut got = st_rows.remove(eid).unwrap_or_default();
+        got.sort();
+        want.sort();
+        assert!(
+            got == want,
+            "group {eid}: ST rows are not its records' fields"
+        );
         groups
-            .entry(eid.clone())
-            .or_default()
-            .push(sl[sens_st].clone());
+            .get_mut(eid)
+            .unwrap()
+            .extend(got.iter().map(|r| r[sens_st - 1].clone()));
     }
     Classes {
         classes: order
@@ -443,16 +459,23 @@ fn reference_run(name: &str) {
             out.path().join(format!("{name}_QIT.data")),
             out.path().join(format!("{name}_ST.data")),
         );
-        for (got, want) in [
-            (&qit, &want_qit),
-            (&st, &reference.join(format!("{name}_ST.data"))),
-        ] {
-            assert!(
-                std::fs::read(got).unwrap() == std::fs::read(want).unwrap(),
-                "{}: differs from the toolbox's",
-                got.display()
-            );
-        }
+        assert!(
+            std::fs::read(&qit).unwrap() == std::fs::read(&want_qit).unwrap(),
+            "{}: differs from the toolbox's",
+            qit.display()
+        );
+        // The ST holds the toolbox's lines, grouped by id instead of in input order.
+        let sorted = |p: &Path| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let mut l: Vec<String> = text.split_inclusive('\n').map(String::from).collect();
+            l.sort();
+            l
+        };
+        assert!(
+            sorted(&st) == sorted(&reference.join(format!("{name}_ST.data"))),
+            "{}: not the toolbox's lines",
+            st.display()
+        );
         classes_of_anatomy(&qit, &st, &input_records(), &[12, 0], &[1, 2], 41)
     } else {
         if name.contains("genValsDist") {

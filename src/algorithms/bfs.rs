@@ -26,8 +26,10 @@
 //! that could beat the best is ever lost.
 //!
 //! **Seed.** Before the queue, one path from the bottom to the top (greedy in Flash's order) is
-//! binary-searched for its lowest valid transformation: a handful of checks that usually give a
-//! valid result at once, so bounds prune from the start and an interrupted search has an answer.
+//! binary-searched for its lowest valid transformation, and a hill-climb over direct
+//! specializations (and generalizations, when those can lose less) improves it to a local
+//! optimum: a few dozen checks that give a good valid result at once, so bounds prune from the
+//! start and an interrupted search has a good answer.
 //!
 //! **Anytime.** At the search's [`Limit`](super::search::Limit) it stops; the smallest bound in
 //! the queue bounds everything unexplored, which the outcome reports as `lower_bound` beside the
@@ -72,6 +74,7 @@ impl Ord for Entry {
 pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
     search.enable_pruning();
     seed(search);
+    improve(search);
     let dims = search.space().dims();
     let mut levels = vec![0usize; dims];
     let mut queue: BinaryHeap<Reverse<Entry>> = BinaryHeap::new();
@@ -179,6 +182,38 @@ fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
             high = mid - 1;
         } else {
             low = mid + 1;
+        }
+    }
+}
+
+/// Hill-climbs from the best transformation: checks its direct specializations (and, when a
+/// generalization can lose less, its direct generalizations) that are not excluded, moves to the
+/// best one that improves the loss, and stops at a local optimum. A handful of checks that make
+/// the best loss, and so the bounds' pruning and an interrupted search's answer, much better
+/// early; everything checked stays cached for the exact search.
+fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
+    let mut levels = vec![0usize; search.space().dims()];
+    let both_ways = !search.metric_monotonic();
+    while let Some((current, _)) = search.best() {
+        let space = search.space();
+        let mut next: Vec<NodeId> = space.predecessors(current).collect();
+        if both_ways {
+            next.extend(space.successors(current));
+        }
+        for id in next {
+            if search.out_of_time() {
+                return;
+            }
+            if search.is_checked(id) || search.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
+                continue;
+            }
+            if search.beaten(level_bound(search, id, &mut levels)) {
+                continue;
+            }
+            search.check(id);
+        }
+        if search.best().map(|b| b.0) == Some(current) {
+            return;
         }
     }
 }

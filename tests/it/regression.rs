@@ -152,6 +152,32 @@ fn raw_data_never_left_behind_on_signals() {
         interrupted >= 3,
         "too few runs were interrupted ({interrupted})"
     );
+
+    // A kept database (-db, WAL) interrupted mid-run stays a consistent SQLite database.
+    let db = out_dir.join("work.db");
+    let child = bin()
+        .env("TMPDIR", &tmp)
+        .arg("-config")
+        .arg(&config)
+        .args(["-method", "Datafly", "-quiet", "-output"])
+        .arg(out_dir.join("kept.csv"))
+        .arg("-db")
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait_with_output().unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    assert_eq!(files_in(&tmp), Vec::<String>::new());
 }
 
 /// Defect 2: a report that could not be written failed the run after the output had already

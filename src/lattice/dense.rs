@@ -19,6 +19,29 @@ impl Dense {
     pub const MAX_SIZE: u64 = 1 << 31;
 }
 
+impl Dense {
+    /// Sets `bits` on `id` and its up-set (`up`) or down-set, stopping where they are set.
+    fn tag(&mut self, id: NodeId, bits: u8, up: bool) {
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push(id);
+        while let Some(x) = stack.pop() {
+            if self.props[x as usize] & bits == bits {
+                continue;
+            }
+            self.props[x as usize] |= bits;
+            let props = &self.props;
+            let fresh = |n: &NodeId| props[*n as usize] & bits != bits;
+            if up {
+                stack.extend(self.space.successors(x).filter(fresh));
+            } else {
+                stack.extend(self.space.predecessors(x).filter(fresh));
+            }
+        }
+        self.stack = stack;
+    }
+}
+
 impl PropertyStore for Dense {
     fn for_space(space: &Space) -> Option<Dense> {
         (space.size() <= Self::MAX_SIZE).then(|| Dense {
@@ -35,21 +58,7 @@ impl PropertyStore for Dense {
 
     fn tag_up(&mut self, id: NodeId, bits: u8) {
         debug_assert_eq!(bits & !prop::UP, 0, "tag_up sets up-closed properties only");
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(id);
-        while let Some(x) = stack.pop() {
-            if self.props[x as usize] & bits == bits {
-                continue;
-            }
-            self.props[x as usize] |= bits;
-            for s in self.space.successors(x) {
-                if self.props[s as usize] & bits != bits {
-                    stack.push(s);
-                }
-            }
-        }
-        self.stack = stack;
+        self.tag(id, bits, true);
     }
 
     fn tag_down(&mut self, id: NodeId, bits: u8) {
@@ -58,21 +67,7 @@ impl PropertyStore for Dense {
             0,
             "tag_down sets down-closed properties only"
         );
-        let mut stack = std::mem::take(&mut self.stack);
-        stack.clear();
-        stack.push(id);
-        while let Some(x) = stack.pop() {
-            if self.props[x as usize] & bits == bits {
-                continue;
-            }
-            self.props[x as usize] |= bits;
-            for p in self.space.predecessors(x) {
-                if self.props[p as usize] & bits != bits {
-                    stack.push(p);
-                }
-            }
-        }
-        self.stack = stack;
+        self.tag(id, bits, false);
     }
 
     fn sizes(&self) -> StoreSizes {

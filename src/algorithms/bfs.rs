@@ -73,6 +73,11 @@ impl Ord for Entry {
 /// Runs best-first branch and bound on `search` to the proof of optimality, or to its limit.
 pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
     search.enable_pruning();
+    let exact_monotonic =
+        search.classification() == Classification::Exact && search.metric_monotonic();
+    if !exact_monotonic {
+        search.expect_generalizations_of_valid();
+    }
     seed(search);
     improve(search);
     let dims = search.space().dims();
@@ -84,8 +89,6 @@ pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
         level: 0,
         id: bottom,
     }));
-    let exact_monotonic =
-        search.classification() == Classification::Exact && search.metric_monotonic();
     while let Some(&Reverse(head)) = queue.peek() {
         if search.beaten(head.bound) {
             break; // proven: nothing queued or below can beat the best

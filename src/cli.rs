@@ -96,6 +96,9 @@ pub struct RawArgs {
     /// transformation found, with a lower bound of the optimum [default: run to the proof]
     #[arg(long = "timeLimit", value_name = "SECONDS")]
     pub time_limit: Option<String>,
+    /// Threads of the lattice searches (1: single-threaded) [default: all cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
     /// Keep the SQLite working database in FILE [default: a temporary file]
     #[arg(long, value_name = "FILE")]
     pub db: Option<String>,
@@ -140,6 +143,7 @@ pub struct RunArgs {
     pub output_format: Option<OutputFormat>,
     pub metric: Option<MetricKind>,
     pub time_limit: Option<f64>,
+    pub threads: Option<usize>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
     pub seed: Option<u64>,
@@ -352,6 +356,16 @@ impl RunArgs {
                     .map_err(|_| Error::Usage(format!("-seed: '{s}' is not an integer >= 0")))
             })
             .transpose()?;
+        let threads = raw
+            .threads
+            .as_deref()
+            .map(|s| match s.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(Error::Usage(format!(
+                    "-threads: '{s}' is not an integer > 0"
+                ))),
+            })
+            .transpose()?;
         let method = match &raw.method {
             None => None,
             Some(s) => Some(
@@ -404,6 +418,7 @@ impl RunArgs {
             output_format,
             metric,
             time_limit,
+            threads,
             db: path(&raw.db, "-db")?,
             report: path(&raw.report, "-report")?,
             seed,
@@ -564,6 +579,11 @@ mod tests {
         );
         assert!(usage(&["-timeLimit", "soon"]).starts_with("-timeLimit: "));
         assert_eq!(run(&["--timelimit=2.5"]).time_limit, Some(2.5));
+        assert_eq!(run(&["-threads", "2"]).threads, Some(2));
+        assert_eq!(
+            usage(&["-threads", "0"]),
+            "-threads: '0' is not an integer > 0"
+        );
         assert_eq!(run(&["-method", "bfs"]).method, Some(Method::Bfs));
         assert_eq!(run(&["-method", "OPTIMAL"]).method, Some(Method::Optimal));
         assert_eq!(usage(&["--quiet=yes"]), "-quiet takes no value");

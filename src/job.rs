@@ -94,6 +94,13 @@ impl Method {
 }
 
 impl Job {
+    /// Threads of the lattice searches: `-threads`, else every core.
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })
+    }
+
     /// The privacy models the method enforces (see `config::Builder::enforceable`), as the
     /// report lists them.
     pub fn enforced_models(&self) -> Vec<String> {
@@ -391,4 +398,6 @@ pub struct Job {
     /// Lattice searches stop after this long and release the best transformation found so far
     /// (`-timeLimit`, root attribute `timeLimit`); `None`: run to the proof of optimality.
     pub time_limit: Option<std::time::Duration>,
+    /// Threads of the lattice searches (`-threads`); `None`: all cores.
+    pub threads: Option<usize>,
 }

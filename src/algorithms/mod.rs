@@ -155,6 +155,7 @@ pub fn solve_in(
         store,
         config,
         limit: Limit::default(),
+        threads: 1,
     };
     Ok(execute(table, criteria, metric, budget, plan, false)?.0)
 }
@@ -166,6 +167,8 @@ pub struct Plan {
     pub store: StoreKind,
     pub config: CheckerConfig,
     pub limit: Limit,
+    /// Threads of the search (see [`Search::set_threads`]); 1 runs on the calling thread.
+    pub threads: usize,
 }
 
 /// Runs a search as `plan` says; with `rows`, also which rows the best transformation
@@ -184,6 +187,7 @@ pub fn execute(
         rows: bool,
     ) -> (SearchOutcome, Option<Vec<bool>>) {
         search.set_limit(plan.limit);
+        search.set_threads(plan.threads);
         run_search(&mut search, plan.algorithm);
         let out = search.outcome();
         let suppressed = match (&out.optimum, rows) {
@@ -246,6 +250,7 @@ pub fn run_lattice(job: &Job, table: &EncodedTable) -> Result<(Outcome, FullDoma
             deadline: job.time_limit.map(|t| std::time::Instant::now() + t),
             max_checks: None,
         },
+        threads: job.threads(),
     };
     let (out, suppressed) = execute(table, criteria, metric, budget, plan, true)?;
     let Some(opt) = out.optimum else {
@@ -282,6 +287,7 @@ pub fn run_lattice(job: &Job, table: &EncodedTable) -> Result<(Outcome, FullDoma
     extra.insert("algorithm".into(), algorithm.name().into());
     extra.insert("lattice_size".into(), out.lattice_size.into());
     extra.insert("proven_optimal".into(), out.proven_optimal.into());
+    extra.insert("threads".into(), plan.threads.into());
     extra.insert("lower_bound".into(), out.lower_bound.into());
     if let Some(limit) = job.time_limit {
         extra.insert("time_limit_seconds".into(), limit.as_secs_f64().into());

@@ -33,6 +33,21 @@
 //! - metrics with a bound from a checked transformation's classes, valid for all its
 //!   generalizations (DM, AECS) are visited bottom-up, each transformation inheriting the largest
 //!   bound of its direct specializations.
+//!
+//! Threads ([`Search::set_threads`], `-threads`). Only the final phase runs in parallel: Flash's
+//! and OLA's path walks and BFS stay sequential, because which transformation they check next
+//! depends on the tags of the previous check. The final phase takes the next batch of
+//! candidates in its sequential order (bound order; bottom-up within one level, whose inherited
+//! bounds come from lower levels and are final) that the current best loss does not exclude,
+//! checks them on a dedicated rayon pool, one checker per thread ([`Checker::fork`]: shared
+//! encoding, own tables and history), and then walks the batch in the sequential order again,
+//! deciding each candidate exactly as one thread would (a bound beaten by a loss found earlier in
+//! the batch is pruned and its early result dropped) and recording the results it keeps. A
+//! check's result depends only on the transformation, never on the checker's state, and the
+//! best loss, tags, pruning, tie-breaking (first strictly smaller loss in that order) and the
+//! count of checks all come from the sequential walk, so the optimum, the counts and the report
+//! are the same for every number of threads; only the work counters of [`CheckerStats`] other
+//! than `checks` (roll-ups, snapshots, items) and the time differ.
 
 use rustc_hash::FxHashMap;
 
@@ -124,6 +139,11 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     started: std::time::Instant,
     first_valid: Option<f64>,
     best_found: Option<f64>,
+    /// Threads of the final phase (1: the search runs on the calling thread only).
+    threads: usize,
+    /// The final phase's pool and its extra checkers (forks of `checker`), built on first use.
+    pool: Option<rayon::ThreadPool>,
+    workers: Vec<Checker<'a>>,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -180,7 +200,21 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             started: std::time::Instant::now(),
             first_valid: None,
             best_found: None,
+            threads: 1,
+            pool: None,
+            workers: Vec::new(),
         })
+    }
+
+    /// Lets the final phase ([`Search::optimize_remaining`]) check on `threads` threads (at
+    /// least 1). The result does not depend on it (see the module docs).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// Transformations checked (each once: the result cache holds every accepted check).
+    pub fn checks(&self) -> u64 {
+        self.results.len() as u64
     }
 
     /// The search space.
@@ -231,7 +265,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         if self.stopped.is_some() {
             return true;
         }
-        let checks = self.checker.stats().checks;
+        let checks = self.checks();
         let over = self.limit.max_checks.is_some_and(|m| checks >= m)
             || self
                 .limit
@@ -349,6 +383,13 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             (finished.checked && results.contains_key(&x))
                 || known(store, results, classification, x, finished.bits)
         });
+        self.record(id, r);
+        r
+    }
+
+    /// Takes the result `r` of checking `id` (here or on another thread): caches it, tags, keeps
+    /// the best and prunes by bounds.
+    fn record(&mut self, id: NodeId, r: CheckResult) {
         let verdict = self.tag_verdict(&r);
         match (self.classification, verdict) {
             // Nothing may be tagged: the verdict is a single-node mark, kept in the results.
@@ -385,7 +426,6 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 self.prune_above(id);
             }
         }
-        r
     }
 
     /// The cached result of `id`, if checked.
@@ -420,6 +460,87 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
+    /// Checks `ids` on the pool's threads (one checker per thread: this search's own and
+    /// forks of it) without recording anything: the results, in the order of `ids`. The
+    /// callers merge them in their sequential order (see the module docs).
+    fn evaluate(&mut self, ids: &[NodeId]) -> Vec<CheckResult> {
+        if self.pool.is_none() {
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads)
+                .build()
+                .ok();
+        }
+        while self.workers.len() + 1 < self.threads {
+            let mut w = self.checker.fork();
+            // The final phase's history settings (see `optimize_remaining`).
+            w.set_store_anonymous(true);
+            w.scale_history(5);
+            self.workers.push(w);
+        }
+        let (space, store, results) = (&self.space, &self.store, &self.results);
+        let (finished, classification) = (self.finished, self.classification);
+        let checkers: Vec<std::sync::Mutex<&mut Checker<'a>>> = std::iter::once(&mut self.checker)
+            .chain(self.workers.iter_mut())
+            .map(std::sync::Mutex::new)
+            .collect();
+        let run = |id: &NodeId| {
+            // Each pool thread uses its own checker: the lock is never contended.
+            let t = rayon::current_thread_index().unwrap_or(0) % checkers.len();
+            let mut checker = checkers[t].lock().unwrap_or_else(|e| e.into_inner());
+            let levels = space.levels(*id);
+            checker.check(&levels, &|lv: &[usize]| {
+                let x = space.id(lv);
+                (finished.checked && results.contains_key(&x))
+                    || known(store, results, classification, x, finished.bits)
+            })
+        };
+        match &self.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                ids.par_iter().with_max_len(1).map(run).collect()
+            }),
+            None => ids.iter().map(run).collect(),
+        }
+    }
+
+    /// With more than one thread: evaluates in parallel the candidates of `batch` that the
+    /// sequential search could still check (not checked, not excluded by `skip`), for
+    /// [`Search::check_or_take`].
+    fn prefetch(&mut self, batch: Vec<NodeId>) -> FxHashMap<NodeId, CheckResult> {
+        if self.threads <= 1 {
+            return FxHashMap::default();
+        }
+        let ids: Vec<NodeId> = batch
+            .into_iter()
+            .filter(|&id| !self.results.contains_key(&id))
+            .collect();
+        if ids.len() < 2 {
+            return FxHashMap::default();
+        }
+        let rs = self.evaluate(&ids);
+        ids.into_iter().zip(rs).collect()
+    }
+
+    /// [`Search::check`], taking a result evaluated in advance if there is one.
+    fn check_or_take(
+        &mut self,
+        id: NodeId,
+        ready: &mut FxHashMap<NodeId, CheckResult>,
+    ) -> CheckResult {
+        match (self.results.get(&id), ready.remove(&id)) {
+            (Some(r), _) => *r,
+            (None, Some(r)) => {
+                self.record(id, r);
+                r
+            }
+            (None, None) => self.check(id),
+        }
+    }
+
+    /// Candidates evaluated ahead per thread in the final phase: bounds the work wasted when the
+    /// best loss improves within a batch.
+    const BATCH_PER_THREAD: usize = 4;
+
     fn by_level_bound(&mut self) {
         let mut levels = vec![0; self.space.dims()];
         let mut cand: Vec<(f64, crate::lattice::OrderKey)> = Vec::new();
@@ -433,6 +554,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
         cand.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut stop = cand.len();
+        let batch = self.threads * Self::BATCH_PER_THREAD;
+        let (mut ready, mut upto) = (FxHashMap::default(), 0);
         for (i, &(bound, key)) in cand.iter().enumerate() {
             if self.beaten(bound) {
                 stop = i;
@@ -441,7 +564,16 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             if self.out_of_time() {
                 return;
             }
-            self.check(key.id);
+            if self.threads > 1 && i >= upto {
+                upto = (i + batch).min(cand.len());
+                let next = cand[i..upto]
+                    .iter()
+                    .filter(|c| !self.beaten(c.0))
+                    .map(|c| c.1.id)
+                    .collect();
+                ready = self.prefetch(next);
+            }
+            self.check_or_take(key.id, &mut ready);
         }
         // Bounds are monotonic along generalization: a beaten bound prunes the whole up-set.
         for &(_, key) in &cand[stop..] {
@@ -453,12 +585,38 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let order = self.space.ids_by_level();
         let mut prop_bound = vec![f64::NEG_INFINITY; self.space.size() as usize];
         let mut levels = vec![0; self.space.dims()];
-        for id in order {
-            let mut p = self
-                .space
+        let batch = self.threads * Self::BATCH_PER_THREAD;
+        let (mut ready, mut upto) = (FxHashMap::default(), 0);
+        let inherited = |s: &Self, prop_bound: &[f64], id: NodeId| {
+            s.space
                 .predecessors(id)
                 .map(|q| prop_bound[q as usize])
-                .fold(f64::NEG_INFINITY, f64::max);
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
+        for (i, &id) in order.iter().enumerate() {
+            if self.threads > 1 && i >= upto {
+                // A batch within one level: its bounds come from lower levels, all final.
+                let level = self.space.level(id);
+                upto = i + order[i..(i + batch).min(order.len())]
+                    .iter()
+                    .take_while(|&&x| self.space.level(x) == level)
+                    .count();
+                let next = order[i..upto]
+                    .iter()
+                    .copied()
+                    .filter(|&x| {
+                        if self.has(x, prop::NOT_ANONYMOUS | prop::PRUNED) {
+                            return false;
+                        }
+                        let lv = self.space.levels(x);
+                        let bound = inherited(self, &prop_bound, x)
+                            .max(self.checker.metric().level_bound(&lv));
+                        !self.beaten(bound)
+                    })
+                    .collect();
+                ready = self.prefetch(next);
+            }
+            let mut p = inherited(self, &prop_bound, id);
             let result = match self.results.get(&id) {
                 Some(r) => Some(*r),
                 None if self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) => None,
@@ -472,7 +630,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                     } else if self.out_of_time() {
                         return;
                     } else {
-                        Some(self.check(id))
+                        Some(self.check_or_take(id, &mut ready))
                     }
                 }
             };
@@ -486,6 +644,25 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// Which rows the transformation `levels` suppresses (outlier classes).
     pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
         self.checker.outlier_rows(levels)
+    }
+
+    /// The work counters of every thread's checker, summed; `checks` counts each transformation
+    /// once (a check another thread made in vain, whose candidate the sequential order had
+    /// pruned meanwhile, is not counted), so it is the same for every number of threads.
+    fn stats(&self) -> CheckerStats {
+        let mut t = self.checker.stats().clone();
+        for w in &self.workers {
+            let s = w.stats();
+            t.plain += s.plain;
+            t.rollups += s.rollups;
+            t.snapshots += s.snapshots;
+            t.items += s.items;
+            t.cells += s.cells;
+            t.snapshots_stored += s.snapshots_stored;
+            t.history_peak_bytes += s.history_peak_bytes;
+        }
+        t.checks = self.checks();
+        t
     }
 
     /// The outcome so far (final after the classification and [`Self::optimize_remaining`]).
@@ -513,9 +690,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             lower_bound,
             first_valid_seconds: self.first_valid,
             best_seconds: self.best_found,
-            checks: self.checker.stats().checks,
+            checks: self.checks(),
             lattice_size: self.space.size(),
-            stats: self.checker.stats().clone(),
+            stats: self.stats(),
             store: self.store.name(),
             store_sizes: self.store.sizes(),
         }

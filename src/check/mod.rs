@@ -49,6 +49,7 @@ use groupify::{
     merge_csr, merge_slots, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN,
 };
 use history::History;
+use std::sync::Arc;
 
 /// Switches and controls of the checker's optimizations.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -158,7 +159,9 @@ pub struct Class {
     pub rep_ids: Vec<u32>,
 }
 
-trait Core {
+trait Core<'a>: Send {
+    /// A fresh engine over the same shared part (see [`Checker::fork`]).
+    fn fork(&self) -> Box<dyn Core<'a> + 'a>;
     fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult;
     fn classes(&self) -> Vec<Class>;
     fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool>;
@@ -170,7 +173,7 @@ trait Core {
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
 pub struct Checker<'a> {
-    core: Box<dyn Core + 'a>,
+    core: Box<dyn Core<'a> + 'a>,
     classification: Classification,
     budget: u64,
 }
@@ -226,7 +229,7 @@ impl<'a> Checker<'a> {
             Classification::None
         };
         let enc = Encoding::new(table, config.dedup);
-        let core: Box<dyn Core + 'a> = match enc.words {
+        let core: Box<dyn Core<'a> + 'a> = match enc.words {
             1 => Box::new(Engine::<1>::new(
                 table, enc, criteria, metric, budget, config,
             )),
@@ -254,6 +257,17 @@ impl<'a> Checker<'a> {
             classification,
             budget,
         })
+    }
+
+    /// Another checker of the same table, criteria, metric and budget, for another thread: it
+    /// shares this one's encoding, base distributions and cached verdicts (built once) and has
+    /// its own groupify tables, buffers, snapshot history and statistics (empty).
+    pub fn fork(&self) -> Checker<'a> {
+        Checker {
+            core: self.core.fork(),
+            classification: self.classification,
+            budget: self.budget,
+        }
     }
 
     /// Checks the transformation `levels`. `finished(levels)` tells whether the search will never
@@ -313,7 +327,9 @@ struct Step {
     to: usize,
 }
 
-struct Engine<'a, const W: usize> {
+/// What every thread's engine shares, built once per search (encoding, criteria, metric, base
+/// distributions and cached verdicts); read-only during checks.
+struct Shared<'a> {
     table: &'a EncodedTable,
     enc: Encoding,
     criteria: Vec<Box<dyn PrivacyCriterion>>,
@@ -335,6 +351,18 @@ struct Engine<'a, const W: usize> {
     metric: Box<dyn Metric>,
     budget: u64,
     config: CheckerConfig,
+    /// Size of the sensitive domain of each distribution slot (codes are below it).
+    domains: Vec<usize>,
+    /// Per slot, the distributions of the items.
+    base_dist: Vec<Csr>,
+    /// Per item, its verdict as a class of its own (when verdicts are cached).
+    base_verdict: Vec<u8>,
+}
+
+/// One thread's checker state over the [`Shared`] part: its groupify tables, buffers and
+/// snapshot history.
+struct Engine<'a, const W: usize> {
+    s: Arc<Shared<'a>>,
     store_anonymous: bool,
     buffer: Vec<[u64; W]>,
     buffer_levels: Option<Vec<usize>>,
@@ -343,19 +371,79 @@ struct Engine<'a, const W: usize> {
     history: History,
     outliers: Vec<(u32, u32)>,
     targets: Vec<u32>,
-    /// Size of the sensitive domain of each distribution slot (codes are below it).
-    domains: Vec<usize>,
     steps: Vec<Step>,
     /// Per-code key deltas of the planned steps (see `plan_deltas`), and where each step's start.
     deltas: Vec<u64>,
     delta_at: Vec<usize>,
     stats: CheckerStats,
     last_plain_classes: usize,
-    /// Per slot, the distributions of the items.
-    base_dist: Vec<Csr>,
-    /// Per item, its verdict as a class of its own (when verdicts are cached).
-    base_verdict: Vec<u8>,
     merge_buffers: MergeBuffers,
+}
+
+impl<'a> Shared<'a> {
+    /// True if class verdicts are cached and inherited (criteria that read distributions).
+    fn caches_verdicts(&self) -> bool {
+        !self.evaluated.is_empty() && !self.slots.is_empty()
+    }
+
+    fn needs_targets(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// True if a class of `count` (released) records whose distributions are class `e` of
+    /// `dist` satisfies every criterion.
+    fn judge<'g>(
+        &self,
+        count: u64,
+        dist: &'g [Csr],
+        e: usize,
+        views: &mut Vec<Distribution<'g>>,
+    ) -> bool {
+        // A class without released records (count 0, research subset only) is judged only by
+        // the criteria that judge such classes.
+        let judges = if count == 0 {
+            &self.judges_empty
+        } else if count < self.min_size {
+            return false;
+        } else {
+            &self.evaluated
+        };
+        if judges.is_empty() {
+            return true;
+        }
+        views.clear();
+        for d in dist {
+            let (codes, counts) = d.class(e);
+            views.push(Distribution { codes, counts });
+        }
+        judges
+            .iter()
+            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
+    }
+
+    /// True if a class (as in [`Self::judge`]) satisfies the monotonic relaxation.
+    fn judge_relaxed<'g>(
+        &self,
+        count: u64,
+        dist: &'g [Csr],
+        e: usize,
+        views: &mut Vec<Distribution<'g>>,
+    ) -> bool {
+        if count < self.relaxed_min_size {
+            return false;
+        }
+        if self.relaxed_set.is_empty() {
+            return true;
+        }
+        views.clear();
+        for d in dist {
+            let (codes, counts) = d.class(e);
+            views.push(Distribution { codes, counts });
+        }
+        self.relaxed_set
+            .iter()
+            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
+    }
 }
 
 impl<'a, const W: usize> Engine<'a, W> {
@@ -464,10 +552,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                 out
             })
             .collect();
-        let max_levels = table.hierarchies.iter().map(|h| h.max_level()).collect();
-        let max_classes = (config.snapshot_max_fraction * table.rows() as f64) as usize;
-        let nslots = slots.len();
-        let mut engine = Engine {
+        let mut shared = Shared {
             table,
             enc,
             criteria,
@@ -482,6 +567,30 @@ impl<'a, const W: usize> Engine<'a, W> {
             metric,
             budget,
             config,
+            domains,
+            base_dist,
+            base_verdict: Vec::new(),
+        };
+        if shared.caches_verdicts() {
+            let mut views = Vec::new();
+            shared.base_verdict = (0..shared.enc.items())
+                .map(|i| {
+                    let count = shared.enc.weights[i] as u64;
+                    verdict(shared.judge(count, &shared.base_dist, i, &mut views))
+                })
+                .collect();
+        }
+        Self::with_shared(Arc::new(shared), merge_buffers)
+    }
+
+    /// A fresh engine (empty buffer, tables and history) over `s`.
+    fn with_shared(s: Arc<Shared<'a>>, merge_buffers: MergeBuffers) -> Self {
+        let config = s.config;
+        let max_levels = s.table.hierarchies.iter().map(|h| h.max_level()).collect();
+        let max_classes = (config.snapshot_max_fraction * s.table.rows() as f64) as usize;
+        let nslots = s.slots.len();
+        Engine {
+            s,
             store_anonymous: false,
             buffer: Vec::new(),
             buffer_levels: None,
@@ -499,42 +608,20 @@ impl<'a, const W: usize> Engine<'a, W> {
             ),
             outliers: Vec::new(),
             targets: Vec::new(),
-            domains,
             steps: Vec::new(),
             deltas: Vec::new(),
             delta_at: Vec::new(),
             stats: CheckerStats::default(),
             last_plain_classes: 0,
-            base_dist,
-            base_verdict: Vec::new(),
             merge_buffers,
-        };
-        if engine.caches_verdicts() {
-            let mut views = Vec::new();
-            engine.base_verdict = (0..engine.enc.items())
-                .map(|i| {
-                    let count = engine.enc.weights[i] as u64;
-                    verdict(engine.judge(count, &engine.base_dist, i, &mut views))
-                })
-                .collect();
         }
-        engine
-    }
-
-    /// True if class verdicts are cached and inherited (criteria that read distributions).
-    fn caches_verdicts(&self) -> bool {
-        !self.evaluated.is_empty() && !self.slots.is_empty()
-    }
-
-    fn needs_targets(&self) -> bool {
-        !self.slots.is_empty()
     }
 
     /// Steps that move keys at levels `from` (None: zero keys) to `to`.
     fn plan(&mut self, from: Option<&[usize]>, to: &[usize]) {
         self.steps.clear();
-        for j in 0..self.enc.dims {
-            let f = if self.config.projection {
+        for j in 0..self.s.enc.dims {
+            let f = if self.s.config.projection {
                 from.map(|f| f[j])
             } else {
                 None
@@ -542,7 +629,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             if f != Some(to[j]) {
                 self.steps.push(Step {
                     j,
-                    word: self.enc.word[j],
+                    word: self.s.enc.word[j],
                     from: f,
                     to: to[j],
                 });
@@ -572,7 +659,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         let total: usize = self
             .steps
             .iter()
-            .map(|s| self.enc.gm[s.j].len() / self.enc.levels[s.j].max(1))
+            .map(|s| self.s.enc.gm[s.j].len() / self.s.enc.levels[s.j].max(1))
             .sum();
         if total > items {
             return false;
@@ -580,8 +667,8 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.deltas.clear();
         self.delta_at.clear();
         for s in &self.steps {
-            let l = self.enc.levels[s.j];
-            let g = &self.enc.gm[s.j];
+            let l = self.s.enc.levels[s.j];
+            let g = &self.s.enc.gm[s.j];
             self.delta_at.push(self.deltas.len());
             self.deltas
                 .extend(g.chunks_exact(l).map(|row| match s.from {
@@ -619,7 +706,7 @@ impl<'a, const W: usize> Engine<'a, W> {
     }
 
     fn plain(&mut self, levels: &[usize]) {
-        let n = self.enc.items();
+        let n = self.s.enc.items();
         if self.buffer.len() != n {
             self.buffer = vec![[0; W]; n];
             self.buffer_levels = None;
@@ -633,9 +720,9 @@ impl<'a, const W: usize> Engine<'a, W> {
         }
         // Column passes: one sequential sweep over the buffer per changed column.
         for s in &self.steps {
-            let l = self.enc.levels[s.j];
-            let g = &self.enc.gm[s.j];
-            let codes = &self.enc.codes[s.j];
+            let l = self.s.enc.levels[s.j];
+            let g = &self.s.enc.gm[s.j];
+            let codes = &self.s.enc.codes[s.j];
             let w = s.word;
             match s.from {
                 Some(f) => {
@@ -655,9 +742,9 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.buffer_levels = Some(levels.to_vec());
         let expected = n.min(self.last_plain_classes.max(1024));
         self.spare.reset(expected);
-        let track = self.needs_targets();
+        let track = self.s.needs_targets();
         self.targets.clear();
-        for (i, (key, &w)) in self.buffer.iter().zip(&self.enc.weights).enumerate() {
+        for (i, (key, &w)) in self.buffer.iter().zip(&self.s.enc.weights).enumerate() {
             let t = self.spare.insert(*key, w, i as u32);
             if track {
                 self.targets.push(t);
@@ -666,13 +753,13 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.last_plain_classes = self.spare.len();
         self.stats.items += n as u64;
         if track {
-            let cache = self.caches_verdicts();
+            let cache = self.s.caches_verdicts();
             merge_slots(
                 &mut self.spare,
-                &self.base_dist,
-                &self.base_verdict,
+                &self.s.base_dist,
+                &self.s.base_verdict,
                 &self.targets,
-                &self.domains,
+                &self.s.domains,
                 &mut self.merge_buffers,
                 cache,
             );
@@ -684,23 +771,23 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.groups.len());
         let cols = if use_deltas {
-            Self::resolve(&self.enc, &self.steps, &self.deltas, &self.delta_at)
+            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
         } else {
             Vec::new()
         };
         let src = &self.groups;
         let dst = &mut self.spare;
         dst.reset(src.len());
-        let track = !self.slots.is_empty();
+        let track = !self.s.slots.is_empty();
         self.targets.clear();
-        let scratch_start = self.config.projection;
+        let scratch_start = self.s.config.projection;
         for e in 0..src.len() {
             let rep = src.reps[e];
             let mut key = if scratch_start { src.keys[e] } else { [0; W] };
             if use_deltas {
                 Self::apply_deltas(&cols, &mut key, rep as usize);
             } else {
-                Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+                Self::apply(&self.s.enc, &self.steps, &mut key, rep as usize);
             }
             let t = dst.insert(key, src.counts[e], rep);
             if track {
@@ -715,9 +802,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                 &src.dist,
                 &src.verdict,
                 &self.targets,
-                &self.domains,
+                &self.s.domains,
                 &mut self.merge_buffers,
-                !self.evaluated.is_empty(),
+                !self.s.evaluated.is_empty(),
             );
         }
     }
@@ -730,7 +817,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.history.snapshots[index].len());
         let cols = if use_deltas {
-            Self::resolve(&self.enc, &self.steps, &self.deltas, &self.delta_at)
+            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
         } else {
             Vec::new()
         };
@@ -738,9 +825,9 @@ impl<'a, const W: usize> Engine<'a, W> {
         let snap = &self.history.snapshots[index];
         let dst = &mut self.spare;
         dst.reset(snap.len());
-        let track = !self.slots.is_empty();
+        let track = !self.s.slots.is_empty();
         self.targets.clear();
-        let projection = self.config.projection;
+        let projection = self.s.config.projection;
         for (&rep, &count) in snap.reps.iter().zip(&snap.counts) {
             let mut key = if projection {
                 self.buffer[rep as usize]
@@ -750,7 +837,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             if use_deltas {
                 Self::apply_deltas(&cols, &mut key, rep as usize);
             } else {
-                Self::apply(&self.enc, &self.steps, &mut key, rep as usize);
+                Self::apply(&self.s.enc, &self.steps, &mut key, rep as usize);
             }
             let t = dst.insert(key, count, rep);
             if track {
@@ -765,66 +852,11 @@ impl<'a, const W: usize> Engine<'a, W> {
                 &snap.dist,
                 &snap.verdict,
                 &self.targets,
-                &self.domains,
+                &self.s.domains,
                 &mut self.merge_buffers,
-                !self.evaluated.is_empty(),
+                !self.s.evaluated.is_empty(),
             );
         }
-    }
-
-    /// True if a class of `count` (released) records whose distributions are class `e` of
-    /// `dist` satisfies every criterion.
-    fn judge<'g>(
-        &self,
-        count: u64,
-        dist: &'g [Csr],
-        e: usize,
-        views: &mut Vec<Distribution<'g>>,
-    ) -> bool {
-        // A class without released records (count 0, research subset only) is judged only by
-        // the criteria that judge such classes.
-        let judges = if count == 0 {
-            &self.judges_empty
-        } else if count < self.min_size {
-            return false;
-        } else {
-            &self.evaluated
-        };
-        if judges.is_empty() {
-            return true;
-        }
-        views.clear();
-        for d in dist {
-            let (codes, counts) = d.class(e);
-            views.push(Distribution { codes, counts });
-        }
-        judges
-            .iter()
-            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
-    }
-
-    /// True if a class (as in [`Self::judge`]) satisfies the monotonic relaxation.
-    fn judge_relaxed<'g>(
-        &self,
-        count: u64,
-        dist: &'g [Csr],
-        e: usize,
-        views: &mut Vec<Distribution<'g>>,
-    ) -> bool {
-        if count < self.relaxed_min_size {
-            return false;
-        }
-        if self.relaxed_set.is_empty() {
-            return true;
-        }
-        views.clear();
-        for d in dist {
-            let (codes, counts) = d.class(e);
-            views.push(Distribution { codes, counts });
-        }
-        self.relaxed_set
-            .iter()
-            .all(|&i| self.criteria[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
     }
 
     /// True if class `e` of `g` satisfies every criterion (its cached verdict if known).
@@ -832,22 +864,22 @@ impl<'a, const W: usize> Engine<'a, W> {
         match g.verdict.get(e) {
             Some(&VERDICT_OK) => true,
             Some(&VERDICT_OUTLIER) => false,
-            _ => self.judge(g.counts[e] as u64, &g.dist, e, views),
+            _ => self.s.judge(g.counts[e] as u64, &g.dist, e, views),
         }
     }
 
     fn evaluate(&mut self, levels: &[usize], source: Source) -> CheckResult {
         let mut outliers = std::mem::take(&mut self.outliers);
         outliers.clear();
-        let cache = self.caches_verdicts();
+        let cache = self.s.caches_verdicts();
         let mut verdicts = std::mem::take(&mut self.groups.verdict);
         if cache {
             verdicts.resize(self.groups.len(), VERDICT_UNKNOWN);
         }
         let g = &self.groups;
-        let mut views = Vec::with_capacity(self.slots.len());
+        let mut views = Vec::with_capacity(self.s.slots.len());
         let (mut supp, mut kept, mut sq_all, mut sq_kept) = (0u64, 0u64, 0u64, 0u64);
-        let floor = self.min_size.min(self.enc.rows as u64);
+        let floor = self.s.min_size.min(self.s.enc.rows as u64);
         let mut raise = 0u64;
         let mut relaxed_supp = 0u64;
         // Classes without released records (research subset only).
@@ -867,34 +899,34 @@ impl<'a, const W: usize> Engine<'a, W> {
                 Some(&VERDICT_OK) => true,
                 Some(&VERDICT_OUTLIER) => false,
                 Some(_) => {
-                    let ok = self.judge(c, &g.dist, e, &mut views);
+                    let ok = self.s.judge(c, &g.dist, e, &mut views);
                     verdicts[e] = verdict(ok);
                     ok
                 }
-                None => self.judge(c, &g.dist, e, &mut views),
+                None => self.s.judge(c, &g.dist, e, &mut views),
             };
             if ok {
                 kept += 1;
                 sq_kept += c * c;
             } else {
-                if self.relaxing && !self.judge_relaxed(c, &g.dist, e, &mut views) {
+                if self.s.relaxing && !self.s.judge_relaxed(c, &g.dist, e, &mut views) {
                     relaxed_supp += c;
                 }
                 supp += c;
-                if supp <= self.budget {
-                    outliers.push((self.enc.item_row[g.reps[e] as usize], c as u32));
+                if supp <= self.s.budget {
+                    outliers.push((self.s.enc.item_row[g.reps[e] as usize], c as u32));
                 }
             }
         }
-        let anonymous = supp <= self.budget && !empty_fail;
+        let anonymous = supp <= self.s.budget && !empty_fail;
         let all_classes = g.len() as u64 - empty;
-        let relaxed = if self.relaxing {
-            relaxed_supp <= self.budget
+        let relaxed = if self.s.relaxing {
+            relaxed_supp <= self.s.budget
         } else {
             anonymous
         };
         let stats = ClassStats {
-            rows: self.enc.rows as u64,
+            rows: self.s.enc.rows as u64,
             suppressed: supp,
             kept_classes: kept,
             all_classes,
@@ -903,8 +935,8 @@ impl<'a, const W: usize> Engine<'a, W> {
             sum_sq_raised: sq_all + raise,
             outliers: &outliers,
         };
-        let loss = anonymous.then(|| self.metric.evaluate(self.table, levels, &stats));
-        let class_bound = self.metric.class_bound(&stats);
+        let loss = anonymous.then(|| self.s.metric.evaluate(self.s.table, levels, &stats));
+        let class_bound = self.s.metric.class_bound(&stats);
         self.outliers = outliers;
         self.groups.verdict = verdicts;
         CheckResult {
@@ -933,13 +965,20 @@ fn specializes(a: &[usize], b: &[usize]) -> bool {
     a.iter().zip(b).all(|(x, y)| x <= y)
 }
 
-impl<const W: usize> Core for Engine<'_, W> {
+impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
+    fn fork(&self) -> Box<dyn Core<'a> + 'a> {
+        Box::new(Engine::<W>::with_shared(
+            self.s.clone(),
+            MergeBuffers::default(),
+        ))
+    }
+
     fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {
-        assert_eq!(levels.len(), self.enc.dims, "levels per quasi-identifier");
+        assert_eq!(levels.len(), self.s.enc.dims, "levels per quasi-identifier");
         self.stats.checks += 1;
         let mut source = Source::Plain;
-        let mut cost = self.enc.items();
-        if self.config.rollup {
+        let mut cost = self.s.enc.items();
+        if self.s.config.rollup {
             if let Some(p) = &self.groups.levels {
                 if specializes(p, levels) && self.groups.len() <= cost {
                     source = Source::Rollup;
@@ -948,7 +987,7 @@ impl<const W: usize> Core for Engine<'_, W> {
             }
         }
         let mut snap = None;
-        if self.config.history && self.buffer_levels.is_some() {
+        if self.s.config.history && self.buffer_levels.is_some() {
             if let Some(i) = self.history.best_for(levels) {
                 if self.history.snapshots[i].len() < cost {
                     source = Source::Snapshot;
@@ -973,7 +1012,7 @@ impl<const W: usize> Core for Engine<'_, W> {
         std::mem::swap(&mut self.groups, &mut self.spare);
         self.groups.levels = Some(levels.to_vec());
         let result = self.evaluate(levels, source);
-        if self.config.history && (self.store_anonymous || !result.anonymous) {
+        if self.s.config.history && (self.store_anonymous || !result.anonymous) {
             let g = &self.groups;
             let stored = self.history.store(levels, g.len(), finished, |s| {
                 s.reps.extend_from_slice(&g.reps);
@@ -998,10 +1037,11 @@ impl<const W: usize> Core for Engine<'_, W> {
         (0..g.len())
             .map(|e| {
                 let rep = self
+                    .s
                     .table
-                    .row(self.enc.item_row[g.reps[e] as usize] as usize);
+                    .row(self.s.enc.item_row[g.reps[e] as usize] as usize);
                 Class {
-                    ids: self.enc.decode(&g.keys[e], levels),
+                    ids: self.s.enc.decode(&g.keys[e], levels),
                     count: g.counts[e] as u64,
                     distributions: g
                         .dist
@@ -1011,8 +1051,8 @@ impl<const W: usize> Core for Engine<'_, W> {
                             c.iter().copied().zip(k.iter().copied()).collect()
                         })
                         .collect(),
-                    rep_ids: (0..self.enc.dims)
-                        .map(|j| self.table.hierarchies[j].get(rep[j], levels[j]))
+                    rep_ids: (0..self.s.enc.dims)
+                        .map(|j| self.s.table.hierarchies[j].get(rep[j], levels[j]))
                         .collect(),
                 }
             })
@@ -1020,30 +1060,30 @@ impl<const W: usize> Core for Engine<'_, W> {
     }
 
     fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
-        let n = self.enc.items();
-        let mut g = Groups::<W>::new(self.slots.len());
+        let n = self.s.enc.items();
+        let mut g = Groups::<W>::new(self.s.slots.len());
         g.reset(n.min(1 << 16));
         let mut steps = std::mem::take(&mut self.steps);
         steps.clear();
-        steps.extend((0..self.enc.dims).map(|j| Step {
+        steps.extend((0..self.s.enc.dims).map(|j| Step {
             j,
-            word: self.enc.word[j],
+            word: self.s.enc.word[j],
             from: None,
             to: levels[j],
         }));
         let mut targets = Vec::with_capacity(n);
         for i in 0..n {
             let mut key = [0; W];
-            Self::apply(&self.enc, &steps, &mut key, i);
-            targets.push(g.insert(key, self.enc.weights[i], i as u32));
+            Self::apply(&self.s.enc, &steps, &mut key, i);
+            targets.push(g.insert(key, self.s.enc.weights[i], i as u32));
         }
         self.steps = steps;
         merge_slots(
             &mut g,
-            &self.base_dist,
+            &self.s.base_dist,
             &[],
             &targets,
-            &self.domains,
+            &self.s.domains,
             &mut self.merge_buffers,
             false,
         );
@@ -1051,11 +1091,12 @@ impl<const W: usize> Core for Engine<'_, W> {
         let ok: Vec<bool> = (0..g.len())
             .map(|e| self.class_ok(&g, e, &mut views))
             .collect();
-        self.enc
+        self.s
+            .enc
             .row_item
             .iter()
             .enumerate()
-            .map(|(r, &i)| self.table.is_released(r) && !ok[targets[i as usize] as usize])
+            .map(|(r, &i)| self.s.table.is_released(r) && !ok[targets[i as usize] as usize])
             .collect()
     }
 
@@ -1064,7 +1105,7 @@ impl<const W: usize> Core for Engine<'_, W> {
     }
 
     fn metric(&self) -> &dyn Metric {
-        &*self.metric
+        &*self.s.metric
     }
 
     fn set_store_anonymous(&mut self, yes: bool) {
@@ -1072,9 +1113,9 @@ impl<const W: usize> Core for Engine<'_, W> {
     }
 
     fn scale_history(&mut self, factor: usize) {
-        if self.config.history {
+        if self.s.config.history {
             self.history
-                .set_capacity(self.config.history_capacity.saturating_mul(factor));
+                .set_capacity(self.s.config.history_capacity.saturating_mul(factor));
         }
     }
 }

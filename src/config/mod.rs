@@ -321,6 +321,7 @@ impl<'a> Builder<'a> {
                 .time_limit
                 .or(cfg.time_limit)
                 .map(std::time::Duration::from_secs_f64),
+            threads: args.threads,
         };
         crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))

@@ -55,7 +55,7 @@ pub mod prop {
 /// Where the search keeps its predictive properties. Every property is a closed set (see the
 /// module docs): `tag_up` may only set up-closed bits ([`prop::UP`]), `tag_down` only
 /// down-closed ones ([`prop::DOWN`]).
-pub trait PropertyStore: Send {
+pub trait PropertyStore: Send + Sync {
     /// A store for `space` with nothing tagged; `None` if the space is too large for it.
     fn for_space(space: &Space) -> Option<Self>
     where

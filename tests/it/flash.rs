@@ -163,6 +163,26 @@ fn adult_matches_arx_for_every_reference_row() {
     }
 }
 
+#[test]
+fn adult_reference_rows_are_the_same_with_every_thread_count() {
+    let table = adult();
+    for row in &reference("arx-adult-k-anonymity.json") {
+        let k = row["k"].as_u64().unwrap();
+        let s = row["suppression_limit"].as_f64().unwrap();
+        let metric = metric_kind(row["metric"].as_str().unwrap());
+        let budget = SuppressionLimit::Fraction(s).budget(table.rows() as u64);
+        same_for_every_thread_count(
+            &table,
+            LatticeAlgorithm::Flash,
+            StoreKind::Dense,
+            budget,
+            metric,
+            &|| k_anon(k),
+        )
+        .unwrap_or_else(|e| panic!("k={k} s={s}: {e}"));
+    }
+}
+
 /// Runs every row of the replicated reference whose data set is ADULT x `copies`.
 fn replicated(copies: usize) {
     let dir = tempfile::tempdir().unwrap();
@@ -467,6 +487,12 @@ fn same_optimum(
             return Err(format!("{alg:?} checked more than exhaustive search"));
         }
     }
+    // The result and the counts do not depend on the number of threads.
+    for (alg, store) in runs {
+        same_for_every_thread_count(table, alg, store, budget, metric, &|| {
+            criteria(kind, k, table)
+        })?;
+    }
     // Both property stores answer alike, so a strategy makes the same checks with either.
     for alg in [
         LatticeAlgorithm::Flash,
@@ -479,6 +505,47 @@ fn same_optimum(
             return Err(format!(
                 "{alg:?} {metric:?}: dense store {:?} in {} checks, antichain {:?} in {}",
                 dense.optimum, dense.checks, anti.optimum, anti.checks
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `alg` with 1, 2 and 4 threads: the same optimum (levels, loss, suppressed records,
+/// classes), the same number of checks and the same proof.
+fn same_for_every_thread_count(
+    table: &EncodedTable,
+    alg: LatticeAlgorithm,
+    store: StoreKind,
+    budget: u64,
+    metric: MetricKind,
+    criteria: &dyn Fn() -> Vec<Box<dyn PrivacyCriterion>>,
+) -> Result<(), String> {
+    let with = |threads| {
+        let plan = Plan {
+            algorithm: alg,
+            store,
+            config: CheckerConfig::default(),
+            limit: Limit::default(),
+            threads,
+        };
+        let (out, _) = execute(
+            table,
+            criteria(),
+            metrics::build(metric, table),
+            budget,
+            plan,
+            false,
+        )
+        .unwrap();
+        (out.optimum, out.checks, out.proven_optimal, out.lower_bound)
+    };
+    let one = with(1);
+    for threads in [2, 4] {
+        let got = with(threads);
+        if got != one {
+            return Err(format!(
+                "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads {got:?}"
             ));
         }
     }
@@ -517,6 +584,7 @@ fn interrupted_bounds_hold(
                 deadline: None,
                 max_checks: Some(max_checks),
             },
+            threads: 1 + (max_checks % 2) as usize,
         };
         let crit = criteria(kind, k, table);
         let (got, _) = execute(

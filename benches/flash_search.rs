@@ -1,13 +1,17 @@
 //! Search-time benchmark of the Flash engine on ARX-style data sets (not criterion: one
 //! measurement per configuration: the median CPU time of the search thread over `--reps` runs).
 //!
-//! `cargo bench --bench flash_search -- [--data DIR] [--reps N] [--ablation] [--algorithm flash|ola]`
-//! Prints one JSON object per line.
+//! `cargo bench --bench flash_search -- [--data DIR] [--reps N] [--ablation] [--algorithm flash|ola]
+//! [--threads N] [--arx FILE]`
+//! Prints one JSON object per line. With `--threads N` (N > 1) the search runs on N threads and
+//! `ratio` compares its wall time with ARX's (one thread: the search thread's CPU time, as ARX's
+//! figure); `process_cpu_ms_median` is the CPU of every thread. `--arx FILE` takes ARX's medians
+//! from a run on this machine (see `scripts/bench_flash.sh threads`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anonbox::algorithms::{solve, LatticeAlgorithm};
+use anonbox::algorithms::{execute, solve, LatticeAlgorithm, Plan, StoreKind};
 use anonbox::check::CheckerConfig;
 use anonbox::cli::RunArgs;
 use anonbox::config::build_job;
@@ -89,15 +93,78 @@ extern "C" {
 
 /// CPU time of this thread in nanoseconds (Linux `CLOCK_THREAD_CPUTIME_ID`).
 fn thread_cpu_ns() -> u64 {
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    cpu_ns(3)
+}
+
+/// CPU time of the whole process (every thread) in nanoseconds (`CLOCK_PROCESS_CPUTIME_ID`).
+fn process_cpu_ns() -> u64 {
+    cpu_ns(2)
+}
+
+fn cpu_ns(clock: i32) -> u64 {
     let mut t = Timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `t` is a valid, writable timespec; the clock id is a Linux constant.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    // SAFETY: `t` is a valid, writable timespec; the clock ids are Linux constants.
+    let rc = unsafe { clock_gettime(clock, &mut t) };
     assert_eq!(rc, 0, "clock_gettime");
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// `--threads N` (default 1) and `--arx FILE`: ARX's figures measured in the same run (JSON lines
+/// with `case` and `anonymize_cpu_ms_median`, see `scripts/bench_flash.sh threads`), which replace
+/// the stored reference medians.
+fn threads_arg() -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--threads")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(1)
+}
+
+fn arx_same_run() -> std::collections::HashMap<String, f64> {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args
+        .iter()
+        .position(|a| a == "--arx")
+        .and_then(|i| args.get(i + 1))
+    else {
+        return Default::default();
+    };
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| {
+            Some((
+                v["case"].as_str()?.to_string(),
+                v["anonymize_cpu_ms_median"].as_f64()?,
+            ))
+        })
+        .collect()
+}
+
+/// Runs one search as `plan` says, timing it: (outcome, calling thread's CPU ms, process CPU
+/// ms, wall ms).
+fn timed(
+    table: &EncodedTable,
+    criteria: Vec<Box<dyn anonbox::privacy::PrivacyCriterion>>,
+    metric: Box<dyn anonbox::metrics::Metric>,
+    budget: u64,
+    plan: Plan,
+) -> (anonbox::algorithms::SearchOutcome, f64, f64, f64) {
+    let (t0, p0, w0) = (thread_cpu_ns(), process_cpu_ns(), Instant::now());
+    let (out, _) = execute(table, criteria, metric, budget, plan, false).unwrap();
+    let wall = w0.elapsed().as_secs_f64() * 1e3;
+    let cpu = (thread_cpu_ns() - t0) as f64 / 1e6;
+    let proc = (process_cpu_ns() - p0) as f64 / 1e6;
+    (out, cpu, proc, wall)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 struct Case {
@@ -142,6 +209,8 @@ fn main() {
         return sensitive(&root, reps, algorithm, base);
     }
     let cup = get("--cup").map(PathBuf::from);
+    let threads = threads_arg();
+    let arx = arx_same_run();
 
     let mut cases = Vec::new();
     let refs: Vec<serde_json::Value> = serde_json::from_str(
@@ -244,38 +313,46 @@ fn main() {
         }
         let table = &loaded.as_ref().unwrap().1;
         for (cname, config) in &configs {
-            let mut cpu = Vec::new();
-            let mut wall = Vec::new();
+            let (mut cpu, mut proc, mut wall) = (Vec::new(), Vec::new(), Vec::new());
             let mut last = None;
             for _ in 0..reps {
                 let budget = SuppressionLimit::Fraction(case.s).budget(table.rows() as u64);
-                let t0 = thread_cpu_ns();
-                let w0 = Instant::now();
-                let out = solve(
+                let plan = Plan {
+                    algorithm,
+                    store: StoreKind::Dense,
+                    config: *config,
+                    limit: Default::default(),
+                    threads,
+                };
+                let (out, c, p, w) = timed(
                     table,
                     vec![Box::new(KAnonymity { k: case.k })],
                     metrics::build(case.metric, table),
                     budget,
-                    algorithm,
-                    *config,
-                )
-                .unwrap();
-                wall.push(w0.elapsed().as_secs_f64() * 1e3);
-                cpu.push((thread_cpu_ns() - t0) as f64 / 1e6);
+                    plan,
+                );
+                cpu.push(c);
+                proc.push(p);
+                wall.push(w);
                 last = Some(out);
             }
-            cpu.sort_by(f64::total_cmp);
-            wall.sort_by(f64::total_cmp);
+            let (cpu, proc, wall) = (median(&mut cpu), median(&mut proc), median(&mut wall));
+            let arx_ms = arx.get(&case.name).copied().or(case.arx_ms);
+            // One thread: the search thread's CPU (as ARX's figure); more: the wall time.
+            let time = if threads > 1 { wall } else { cpu };
             let out = last.unwrap();
             let opt = out.optimum.as_ref();
             let line = serde_json::json!({
                 "case": case.name,
                 "config": cname,
                 "algorithm": format!("{algorithm:?}"),
-                "cpu_ms_median": cpu[cpu.len() / 2],
-                "wall_ms_median": wall[wall.len() / 2],
-                "arx_cpu_ms": case.arx_ms,
-                "ratio": case.arx_ms.map(|a| cpu[cpu.len() / 2] / a),
+                "threads": threads,
+                "cpu_ms_median": cpu,
+                "process_cpu_ms_median": proc,
+                "wall_ms_median": wall,
+                "arx_cpu_ms": arx_ms,
+                "arx_same_run": arx.contains_key(&case.name),
+                "ratio": arx_ms.map(|a| time / a),
                 "checks": out.checks,
                 "plain": out.stats.plain,
                 "rollups": out.stats.rollups,
@@ -415,26 +492,52 @@ fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm, checker: Che
         };
         let job = build_job(&args).expect("job");
         let table = load_table(&job, &Progress::new(true)).expect("load").0;
-        let mut cpu = Vec::new();
+        let (mut cpu, mut proc, mut wall) = (Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
+        let threads = threads_arg();
         for _ in 0..reps {
-            let t0 = thread_cpu_ns();
-            let out = anonbox::algorithms::solve_job(&job, &table, algorithm, checker).unwrap();
-            cpu.push((thread_cpu_ns() - t0) as f64 / 1e6);
+            let plan = Plan {
+                algorithm,
+                store: StoreKind::Dense,
+                config: checker,
+                limit: Default::default(),
+                threads,
+            };
+            let (out, c, p, w) = timed(
+                &table,
+                anonbox::privacy::build(&job.privacy, job.k, &table).unwrap(),
+                metrics::build(job.metric, &table),
+                anonbox::algorithms::lattice_budget(&job, table.records()),
+                plan,
+            );
+            cpu.push(c);
+            proc.push(p);
+            wall.push(w);
             last = Some(out);
         }
-        cpu.sort_by(f64::total_cmp);
+        let (cpu, proc, wall) = (median(&mut cpu), median(&mut proc), median(&mut wall));
         let out = last.unwrap();
-        let arx = r["arx_anonymize_cpu_ms_median"].as_f64();
-        let med = cpu[cpu.len() / 2];
+        let name = format!(
+            "adult.csv {} s=0.02 loss",
+            r["privacy_model"].as_str().unwrap()
+        );
+        let same = arx_same_run();
+        let arx = same
+            .get(&name)
+            .copied()
+            .or(r["arx_anonymize_cpu_ms_median"].as_f64());
+        let time = if threads > 1 { wall } else { cpu };
         let line = serde_json::json!({
-            "case": format!("adult.csv {} s=0.02 loss", r["privacy_model"].as_str().unwrap()),
+            "case": name,
             "config": "all",
             "algorithm": format!("{algorithm:?}"),
-            "cpu_ms_median": med,
-            "wall_ms_median": med,
+            "threads": threads,
+            "cpu_ms_median": cpu,
+            "process_cpu_ms_median": proc,
+            "wall_ms_median": wall,
             "arx_cpu_ms": arx,
-            "ratio": arx.map(|a| med / a),
+            "arx_same_run": same.contains_key(&name),
+            "ratio": arx.map(|a| time / a),
             "checks": out.checks,
             "plain": out.stats.plain,
             "rollups": out.stats.rollups,

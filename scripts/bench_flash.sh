@@ -137,6 +137,19 @@ PY
       --sensitive >> "$OUT/threads$t.jsonl"
     echo "## load after $t thread(s): $(cut -d' ' -f1-3 /proc/loadavg)"
   done
+  # Peak memory of the whole process with 1 and 2 threads (ADULT x40).
+  cargo build --quiet --release
+  echo "| ADULT x40 k=200 s=0.02 | threads | peak RSS (KB) | wall (m:ss) | report threads |"
+  echo "|---|---:|---:|---:|---:|"
+  for m in DMStar Loss; do for t in 1 2; do
+    /usr/bin/time -v target/release/anonbox -quiet -method Flash -config configs/adult.xml \
+      -input "$OUT/adult_x40.csv" -k 200 -suppression 0.02 -metric $m -threads $t \
+      -output "$OUT/out.csv" -report "$OUT/report.json" 2> "$OUT/time.txt" > /dev/null
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$OUT/time.txt")
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$OUT/time.txt")
+    rt=$(tr -d ' \n' < "$OUT/report.json" | sed -n 's/.*"threads":\([0-9]*\).*/\1/p')
+    echo "| $m | $t | $rss | $wall | $rt |"
+  done; done
   python3 - "$OUT" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]

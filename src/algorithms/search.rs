@@ -539,7 +539,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
 
     /// Candidates evaluated ahead per thread in the final phase: bounds the work wasted when the
     /// best loss improves within a batch.
-    const BATCH_PER_THREAD: usize = 4;
+    const BATCH_PER_THREAD: usize = 16;
 
     fn by_level_bound(&mut self) {
         let mut levels = vec![0; self.space.dims()];

@@ -7,7 +7,7 @@
 #
 # Per q: Flash to the proof where the lattice has at most FLASH_MAX transformations (capped at
 # FLASH_CAP seconds with timeout), BFS with -timeLimit PROOF_CAP (proven, or the bound reached at
-# the cap), and BFS with -timeLimit 3 and 30 (ANYTIME). Columns: search seconds, time to the
+# the cap; PROOF_CAP=0 skips it), and BFS with -timeLimit 3 and 30 (ANYTIME). Columns: search seconds, time to the
 # first valid and to the best transformation, checks, antichain sizes at the end (anonymous /
 # not anonymous / pruned), peak RSS (/usr/bin/time -v), loss, lower bound and whether it is
 # proven. With /tmp/arx-build (see ../shared/arx/README.md) it also runs ARX 3.9.2 in the same run:
@@ -83,9 +83,10 @@ except Exception:
     print(f"| {q} | | {label} | (failed: {open('arx-err.txt').read()[-120:]!r}) | | | | | | | | |")
     sys.exit()
 loss = r.get("information_loss")
+loss = "no result" if loss is None else f"{float(loss):.6f}"
 print(f"| {q} | {r.get('lattice_size')} | {label} | {r['anonymize_cpu_ms_median'] / 1000:.2f} (CPU) | | "
       f"| {r.get('transformations_checked')} | | {r.get('heap_peak_mb', 0):.0f} (heap) "
-      f"| {'' if loss is None else float(loss):.6f} | | {r.get('optimum_found')} |")
+      f"| {loss} | | {r.get('optimum_found')} |")
 PY
 }
 
@@ -94,7 +95,9 @@ for q in $QS; do
     if [ "$size" -le "$FLASH_MAX" ]; then
         run "$q" "Flash" timeout "$FLASH_CAP" "$bin" -method Flash
     fi
-    run "$q" "BFS (cap ${PROOF_CAP} s)" "$bin" -method BFS -timeLimit "$PROOF_CAP"
+    if [ "$PROOF_CAP" != 0 ]; then
+        run "$q" "BFS (cap ${PROOF_CAP} s)" "$bin" -method BFS -timeLimit "$PROOF_CAP"
+    fi
     for t in $ANYTIME; do
         run "$q" "BFS -timeLimit $t" "$bin" -method BFS -timeLimit "$t"
     done

@@ -36,6 +36,11 @@ Flash, OLA, BFS, Optimal (globally optimal lattice searches with -metric, <priva
 -timeLimit; Optimal picks Flash for small lattices, BFS for large ones).
 Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
 
+Subcommands:
+  anonbox audit FILE --qi COLS ...   print a file's privacy figures and risk, check thresholds
+                                     (anonbox audit --help)
+  anonbox help [audit]               this help, or the audit's
+
 Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
 I/O, database), 2 bad flags or configuration (nothing was written).";
 
@@ -157,8 +162,13 @@ where
     S: Into<String>,
 {
     let args: Vec<String> = args.into_iter().map(Into::into).collect();
-    if args.first().map(String::as_str) == Some("audit") {
-        return Ok(Command::Audit(args[1..].to_vec()));
+    match args.first().map(String::as_str) {
+        Some("audit") => return Ok(Command::Audit(args[1..].to_vec())),
+        Some("help") if args.get(1).map(String::as_str) == Some("audit") => {
+            return Ok(Command::Audit(vec!["--help".into()]))
+        }
+        Some("help") => return Ok(Command::Help(help_text())),
+        _ => {}
     }
     let normalized = match normalize(&args)? {
         Normalized::Args(a) => a,
@@ -628,6 +638,16 @@ mod tests {
         };
         assert_eq!(v, format!("anonbox {}\n", env!("CARGO_PKG_VERSION")));
         assert!(matches!(parse_args(["-V"]).unwrap(), Command::Version(_)));
+    }
+
+    #[test]
+    fn help_subcommand_and_help_lists_subcommands() {
+        assert_eq!(parse_args(["help"]).unwrap(), Command::Help(help_text()));
+        assert_eq!(
+            parse_args(["help", "audit"]).unwrap(),
+            Command::Audit(vec!["--help".into()])
+        );
+        assert!(help_text().contains("anonbox audit FILE"));
     }
 
     #[test]

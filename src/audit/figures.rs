@@ -124,6 +124,8 @@ impl Classes {
 pub struct Params<'a> {
     /// Records at risk are those in classes smaller than this.
     pub risk_k: u64,
+    /// Prosecutor risk above which a record counts in [`Risk::records_at_risk`].
+    pub risk_threshold: f64,
     /// How many of the smallest classes to list.
     pub smallest: usize,
     /// The audited sensitive attribute's name, if any.
@@ -149,13 +151,24 @@ pub struct SmallClass {
     pub values: Vec<String>,
 }
 
-/// Records in classes smaller than `k`.
+/// Records in classes smaller than `k`, and the re-identification risk of the prosecutor model as
+/// ARX's risk analysis computes it over the classes (suppressed records left out): a record's
+/// risk is 1 / its class size.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Risk {
     pub k: u64,
     pub records: u64,
     /// `records` over all records of the file.
     pub share: f64,
+    /// Always `"prosecutor"`.
+    pub model: &'static str,
+    /// 1 / the smallest class (0 without classes).
+    pub highest: f64,
+    /// Classes / records in classes (0 without classes).
+    pub average: f64,
+    /// Share of the records in classes whose risk exceeds `threshold`.
+    pub records_at_risk: f64,
+    pub threshold: f64,
 }
 
 /// Figures of the sensitive attribute.
@@ -239,6 +252,24 @@ impl Figures {
             } else {
                 at_risk as f64 / records as f64
             },
+            model: "prosecutor",
+            highest: if k == 0 { 0.0 } else { 1.0 / k as f64 },
+            average: if grouped == 0 {
+                0.0
+            } else {
+                classes.len() as f64 / grouped as f64
+            },
+            records_at_risk: if grouped == 0 {
+                0.0
+            } else {
+                let over: u64 = classes
+                    .sizes
+                    .iter()
+                    .filter(|&&s| 1.0 / s as f64 > p.risk_threshold)
+                    .sum();
+                over as f64 / grouped as f64
+            },
+            threshold: p.risk_threshold,
         };
         let sensitive = match &p.sensitive {
             None => None,
@@ -485,6 +516,7 @@ mod tests {
             &classes,
             &Params {
                 risk_k: 3,
+                risk_threshold: 0.2,
                 smallest: 2,
                 ..Params::default()
             },
@@ -524,6 +556,7 @@ mod tests {
             &classes,
             &Params {
                 risk_k: 2,
+                risk_threshold: 0.2,
                 smallest: 0,
                 sensitive: Some("s".into()),
                 c: Some(2.0),
@@ -610,6 +643,7 @@ mod tests {
         let values = [1.0, 2.0, 3.0];
         let p = Params {
             risk_k: 3,
+            risk_threshold: 0.2,
             sensitive: Some("s".into()),
             numeric: Some(&values),
             subset: true,

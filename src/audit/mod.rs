@@ -102,6 +102,10 @@ pub struct AuditArgs {
     /// Records in classes smaller than this are at risk [default: -k, else 2]
     #[arg(long, value_name = "K")]
     pub risk_k: Option<u64>,
+    /// Prosecutor risk (1 / class size) above which a record counts as at risk in the
+    /// re-identification figures (0..1)
+    #[arg(long, value_name = "RISK", default_value_t = 0.2)]
+    pub risk_threshold: f64,
     /// Check that at most this share of the records is at risk (0..1)
     #[arg(long, value_name = "SHARE")]
     pub max_risk: Option<f64>,
@@ -183,6 +187,7 @@ fn validate(a: &AuditArgs) -> Result<()> {
         ("--dmin", a.dmin),
         ("--dmax", a.dmax),
         ("--max-risk", a.max_risk),
+        ("--risk-threshold", Some(a.risk_threshold)),
     ] {
         if let Some(v) = v {
             if !(0.0..=1.0).contains(&v) {
@@ -439,6 +444,7 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
     }
     let params = Params {
         risk_k,
+        risk_threshold: a.risk_threshold,
         smallest: a.smallest,
         sensitive: loaded.sensitive_name.clone(),
         c: a.c,
@@ -485,8 +491,6 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
 struct JsonReport<'a> {
     file: String,
     quasi_identifiers: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    sensitive: Option<&'a str>,
     skipped_rows: u64,
     #[serde(flatten)]
     figures: &'a Figures,
@@ -498,7 +502,6 @@ fn json(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check], holds: bool) -
     let report = JsonReport {
         file: a.file.display().to_string(),
         quasi_identifiers: &l.qi_names,
-        sensitive: l.sensitive_name.as_deref(),
         skipped_rows: l.skipped,
         figures: f,
         checks,
@@ -561,6 +564,17 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
         &mut s,
         &format!("at risk (class < {})", f.risk.k),
         format!("{} records ({})", f.risk.records, percent(f.risk.share)),
+    );
+    row(
+        &mut s,
+        "re-identification",
+        format!(
+            "prosecutor risk: highest {}, average {}, {} of the records above {}",
+            num(f.risk.highest),
+            num(f.risk.average),
+            percent(f.risk.records_at_risk),
+            num(f.risk.threshold)
+        ),
     );
     if let Some(sf) = &f.sensitive {
         row(

@@ -31,9 +31,97 @@ fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
     all.push("--json");
     let out = audit(dir, &all).get_output().clone();
     let code = out.status.code().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
+    let v: Value = strict_json(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     (code, v)
+}
+
+/// Parses JSON, failing on a key repeated in one object (serde_json's `Value` keeps the last).
+fn strict_json(bytes: &[u8]) -> serde_json::Result<Value> {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    struct Strict(Value);
+    impl<'de> Deserialize<'de> for Strict {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Strict;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("JSON")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Strict, A::Error> {
+                    let mut map = serde_json::Map::new();
+                    while let Some((k, Strict(v))) = m.next_entry::<String, Strict>()? {
+                        if map.insert(k.clone(), v).is_some() {
+                            return Err(A::Error::custom(format!("duplicate key '{k}'")));
+                        }
+                    }
+                    Ok(Strict(Value::Object(map)))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Strict, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some(Strict(x)) = s.next_element::<Strict>()? {
+                        v.push(x);
+                    }
+                    Ok(Strict(Value::Array(v)))
+                }
+                fn visit_bool<E: Error>(self, b: bool) -> Result<Strict, E> {
+                    Ok(Strict(Value::Bool(b)))
+                }
+                fn visit_u64<E: Error>(self, n: u64) -> Result<Strict, E> {
+                    Ok(Strict(n.into()))
+                }
+                fn visit_i64<E: Error>(self, n: i64) -> Result<Strict, E> {
+                    Ok(Strict(n.into()))
+                }
+                fn visit_f64<E: Error>(self, n: f64) -> Result<Strict, E> {
+                    Ok(Strict(
+                        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
+                    ))
+                }
+                fn visit_str<E: Error>(self, s: &str) -> Result<Strict, E> {
+                    Ok(Strict(Value::String(s.to_string())))
+                }
+                fn visit_unit<E: Error>(self) -> Result<Strict, E> {
+                    Ok(Strict(Value::Null))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    serde_json::from_slice::<Strict>(bytes).map(|s| s.0)
+}
+
+#[test]
+fn strict_json_rejects_a_repeated_key() {
+    assert!(strict_json(br#"{"a": 1, "b": {"c": [1, 2.5, null, "x"]}}"#).is_ok());
+    let e = strict_json(br#"{"a": 1, "b": {"a": 2, "a": 3}}"#).unwrap_err();
+    assert!(e.to_string().contains("duplicate key 'a'"), "{e}");
+}
+
+/// Prosecutor risk by hand on CLINIC: classes of 3, 4 and 1 records (the suppressed record left
+/// out): highest 1/1, average 3 classes / 8 records; above 0.2 every class (1/3, 1/4, 1): 8/8;
+/// above 0.3 the classes of 3 and 1: 4/8.
+#[test]
+fn prosecutor_risk_by_hand() {
+    let dir = dir_with(&[("c.csv", CLINIC)]);
+    let (code, v) = json(
+        dir.path(),
+        &["c.csv", "--qi", "zip,age", "--sensitive", "disease"],
+    );
+    assert_eq!(code, 0);
+    let r = &v["risk"];
+    assert_eq!(r["model"], "prosecutor");
+    close(&r["highest"], 1.0);
+    close(&r["average"], 3.0 / 8.0);
+    close(&r["records_at_risk"], 1.0);
+    close(&r["threshold"], 0.2);
+    assert_eq!(v["sensitive"]["attribute"], "disease");
+    let (_, v) = json(
+        dir.path(),
+        &["c.csv", "--qi", "zip,age", "--risk-threshold", "0.3"],
+    );
+    close(&v["risk"]["records_at_risk"], 0.5);
+    close(&v["risk"]["threshold"], 0.3);
 }
 
 fn close(v: &Value, want: f64) {
@@ -524,4 +612,59 @@ fn adult_figures_match_an_independent_computation() {
     for (g, w) in failing.iter().zip(want) {
         assert_eq!((g.0.as_str(), g.1, g.2), w);
     }
+}
+
+/// The README's audit example, run as written from a fresh directory (the bundled config's paths
+/// are relative to its folder): the run releases 5-anonymous, 2-diverse data, the audit agrees
+/// (exit 0) and its JSON has no repeated key.
+#[test]
+fn readme_audit_example_runs_as_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let run = "anonbox -config configs/adult-occupation.xml -output out.csv";
+    let audit_line = "anonbox audit out.csv --separator ';' --qi \
+                      sex,age,race,marital-status,education,native-country,workclass,salary-class \\";
+    assert!(readme.contains(run) && readme.contains(audit_line));
+    assert!(readme.contains("        --sensitive occupation -k 5 -l 2 --json\n"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("configs")).unwrap();
+    std::fs::copy(
+        root.join("configs/adult-occupation.xml"),
+        dir.path().join("configs/adult-occupation.xml"),
+    )
+    .unwrap();
+    // The config names ../tests/data/adult: give the copy the same neighbours.
+    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
+    Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "-config",
+            "configs/adult-occupation.xml",
+            "-output",
+            "out.csv",
+            "-quiet",
+        ])
+        .assert()
+        .success();
+    let (code, v) = json(
+        dir.path(),
+        &[
+            "out.csv",
+            "--separator",
+            ";",
+            "--qi",
+            "sex,age,race,marital-status,education,native-country,workclass,salary-class",
+            "--sensitive",
+            "occupation",
+            "-k",
+            "5",
+            "-l",
+            "2",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["holds"], true);
+    assert!(v["k"].as_u64().unwrap() >= 5);
+    assert!(v["sensitive"]["distinct_l"].as_u64().unwrap() >= 2);
 }

@@ -24,6 +24,7 @@ pub mod output;
 pub mod paths;
 pub mod privacy;
 pub mod progress;
+pub mod risk;
 pub mod run;
 pub mod store;
 pub mod vgh;

@@ -20,6 +20,7 @@ use crate::data::EncodedTable;
 use crate::job::{Job, Method, OutputFormat};
 use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
 use crate::progress::Progress;
+use crate::risk::{self, Risk};
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
 
@@ -88,6 +89,9 @@ fn run_staged(job: &Job) -> Result<RunResult> {
         }
     };
     finish(job, &report, store.as_ref())?;
+    if !job.quiet {
+        eprint!("{}", output::summary::render(&report));
+    }
     Ok(RunResult { report })
 }
 
@@ -124,10 +128,14 @@ pub fn run_on_store(
         write: t_total - t_search,
         total: t_total,
     };
-    Ok((
-        Report::new(job, &loaded.summary, &outcome, elapsed),
-        Some(store),
-    ))
+    let mut report = Report::new(job, &loaded.summary, &outcome, elapsed);
+    if job.method != Method::Anatomy {
+        report.risk = Some(Risk::from_sizes(
+            store.released_class_sizes()?,
+            risk::DEFAULT_THRESHOLD,
+        ));
+    }
+    Ok((report, Some(store)))
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and
@@ -163,7 +171,16 @@ pub fn run_in_memory(
         write: t_total - t_search,
         total: t_total,
     };
-    Ok((Report::new(job, &summary, &outcome, elapsed), None))
+    let mut report = Report::new(job, &summary, &outcome, elapsed);
+    let risk_of = |levels: &[usize], suppressed: &[bool]| {
+        Risk::from_sizes(
+            risk::class_sizes(&table, levels, suppressed),
+            risk::DEFAULT_THRESHOLD,
+        )
+    };
+    report.risk = Some(risk_of(&chosen.levels, &chosen.suppressed));
+    report.risk_input = Some(risk_of(&vec![0; chosen.levels.len()], &[]));
+    Ok((report, None))
 }
 
 /// Writes the job's output, if any, from `labels`.

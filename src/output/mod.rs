@@ -10,6 +10,7 @@ pub mod anatomy;
 pub mod genvals;
 pub mod genvalsdist;
 pub mod report;
+pub mod summary;
 
 pub use report::{Elapsed, Report};
 

@@ -13,6 +13,7 @@ use crate::algorithms::Outcome;
 use crate::data::load::LoadSummary;
 use crate::io::write_atomic;
 use crate::job::Job;
+use crate::risk::Risk;
 use crate::{Error, Result};
 
 /// Seconds spent per phase.
@@ -57,6 +58,11 @@ pub struct Report {
     /// Lattice methods: transformations whose anonymity was evaluated.
     pub transformations_checked: Option<u64>,
     pub elapsed_seconds: Elapsed,
+    /// Prosecutor re-identification risk of the released classes (suppressed records left out;
+    /// `null` for Anatomy, whose quasi-identifier table is not generalized): [`crate::risk`].
+    pub risk: Option<Risk>,
+    /// The same figures for the input before anonymization (full-domain lattice methods).
+    pub risk_input: Option<Risk>,
     /// Method-specific details.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -90,6 +96,8 @@ impl Report {
                 write: micros(elapsed.write),
                 total: micros(elapsed.total),
             },
+            risk: None,
+            risk_input: None,
             extra: outcome.extra.clone(),
         }
     }

@@ -316,6 +316,21 @@ impl Store {
         Ok(())
     }
 
+    /// Sizes of the released classes (the suppression class left out), for the risk figures.
+    pub fn released_class_sizes(&self) -> Result<Vec<u64>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT Size FROM EquivalenceTable WHERE Suppressed = 0")
+            .ctx(&self.path)?;
+        let sizes = stmt
+            .query_map([], |r| r.get::<_, i64>(0))
+            .ctx(&self.path)?
+            .map(|s| s.map(|s| s as u64))
+            .collect::<rusqlite::Result<Vec<u64>>>()
+            .ctx(&self.path)?;
+        Ok(sizes)
+    }
+
     /// Points every record at its class: `AnonRecordTable.EquivalenceID` from
     /// `QidTuple.EquivalenceID` (one pass over the records). The pipeline does this for a kept
     /// database only; the writers go through `QidTuple` and do not need it.

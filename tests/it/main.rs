@@ -13,4 +13,5 @@ mod kcheck;
 mod pipeline;
 mod privacy;
 mod regression;
+mod summary;
 mod utd_methods;

@@ -1,0 +1,91 @@
+//! The summary a successful run prints on stderr (not with `-quiet`): a few aligned lines, every
+//! figure taken from the run's [`Report`], so the summary and the JSON report cannot disagree.
+//!
+//! ```text
+//! anonbox: Flash finished in 0.412 s
+//!        output  out.csv
+//!       records  30162 read, 0 skipped, 30162 anonymized, 29990 released, 172 suppressed
+//!       privacy  5-anonymity
+//!     transform  sex 0, age 2, race 1
+//!       classes  312 (average 96.1 records)
+//!          risk  highest 0.2, average 0.0104, 0.00% of records above 0.2
+//!    input risk  highest 1, average 0.413, 50.90% of records above 0.2
+//!          loss  0.0123 (Loss)
+//! ```
+
+use std::fmt::Write as _;
+
+use crate::output::Report;
+
+/// The summary lines of `report`, each ending in a newline.
+pub fn render(report: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "anonbox: {} finished in {:.3} s",
+        report.method, report.elapsed_seconds.total
+    );
+    let mut row = |label: &str, value: String| {
+        let _ = writeln!(s, "{label:>14}  {value}");
+    };
+    row(
+        "output",
+        report.output.clone().unwrap_or_else(|| "(none)".into()),
+    );
+    let released = report.records - report.suppressed_records;
+    row(
+        "records",
+        format!(
+            "{} read, {} skipped, {} anonymized, {} released, {} suppressed",
+            report.rows_read,
+            report.rows_skipped,
+            report.records,
+            released,
+            report.suppressed_records
+        ),
+    );
+    row("privacy", report.privacy_models.join(", "));
+    if let Some(levels) = &report.transformation {
+        let parts: Vec<String> = report
+            .quasi_identifiers
+            .iter()
+            .zip(levels)
+            .map(|(q, l)| format!("{q} {l}"))
+            .collect();
+        row("transform", parts.join(", "));
+    }
+    let average = if report.equivalence_classes == 0 {
+        0.0
+    } else {
+        released as f64 / report.equivalence_classes as f64
+    };
+    row(
+        "classes",
+        format!(
+            "{} (average {average:.1} records)",
+            report.equivalence_classes
+        ),
+    );
+    let risk = |r: &crate::risk::Risk| {
+        format!(
+            "highest {}, average {}, {:.2}% of records above {}",
+            r.highest,
+            r.average,
+            100.0 * r.records_at_risk,
+            r.threshold
+        )
+    };
+    if let Some(r) = &report.risk {
+        row("risk", risk(r));
+    }
+    if let Some(r) = &report.risk_input {
+        row("input risk", risk(r));
+    }
+    if let Some(loss) = report.information_loss {
+        row(
+            "loss",
+            format!("{loss} ({})", report.metric.unwrap_or("information loss")),
+        );
+    }
+    s
+}

@@ -1,0 +1,204 @@
+//! The end-of-run summary (stderr) and the risk figures of the JSON report, re-checked against
+//! the output file by an independent computation here (grouping the released rows).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const QIS: [&str; 8] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "salary-class",
+];
+
+/// A fresh directory holding `configs/NAME` and a link to the repository's `tests` (the
+/// bundled configs name `../tests/data/...`).
+fn workdir(config: &str) -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("configs")).unwrap();
+    std::fs::copy(
+        root.join("configs").join(config),
+        dir.path().join("configs").join(config),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
+    dir
+}
+
+/// Class sizes of a ';'-separated file with a header over `qis`, rows whose quasi-identifiers
+/// are all `*` left out.
+fn sizes(path: &Path, qis: &[&str]) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(';').map(str::trim).collect();
+    let cols: Vec<usize> = qis
+        .iter()
+        .map(|q| header.iter().position(|h| h == q).unwrap())
+        .collect();
+    let mut classes: HashMap<Vec<String>, u64> = HashMap::new();
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split(';').map(str::trim).collect();
+        let key: Vec<String> = cols.iter().map(|&c| f[c].to_string()).collect();
+        if key.iter().all(|v| v == "*") {
+            continue;
+        }
+        *classes.entry(key).or_insert(0) += 1;
+    }
+    classes.into_values().collect()
+}
+
+fn close(v: &Value, want: f64) {
+    let got = v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    assert!((got - want).abs() < 1e-12, "got {got}, want {want}");
+}
+
+/// The report's risk against sizes computed here: highest 1/min, average classes/records,
+/// share above 0.2.
+fn check_risk(risk: &Value, sizes: &[u64]) {
+    let records: u64 = sizes.iter().sum();
+    assert_eq!(risk["model"], "prosecutor");
+    close(&risk["threshold"], 0.2);
+    close(&risk["highest"], 1.0 / *sizes.iter().min().unwrap() as f64);
+    close(&risk["average"], sizes.len() as f64 / records as f64);
+    let over: u64 = sizes.iter().filter(|&&n| 1.0 / n as f64 > 0.2).sum();
+    close(&risk["records_at_risk"], over as f64 / records as f64);
+}
+
+/// The number after `label` in the summary line `label  ...`, up to `end`.
+fn figure(summary: &str, line: &str, after: &str) -> f64 {
+    let l = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{line}  ")))
+        .unwrap_or_else(|| panic!("no line '{line}' in\n{summary}"));
+    let l = &l.trim_start()[line.len() + 2..];
+    let rest = &l[l.find(after).unwrap_or_else(|| panic!("{l}")) + after.len()..];
+    let end = rest.find([',', ' ', '%', '(']).unwrap_or(rest.len());
+    rest[..end].parse().unwrap_or_else(|e| panic!("{e}: {l}"))
+}
+
+/// Runs `args` in `dir` with `-output out.csv -report r.json`: (stderr, report).
+fn run(dir: &Path, args: &[&str]) -> (String, Value) {
+    let out = Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .args(["-output", "out.csv", "-report", "r.json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("r.json")).unwrap()).unwrap();
+    (String::from_utf8(out.stderr).unwrap(), report)
+}
+
+/// The summary's figures are the report's.
+fn check_summary(summary: &str, r: &Value) {
+    assert!(summary.contains(&format!(
+        "anonbox: {} finished in ",
+        r["method"].as_str().unwrap()
+    )));
+    let records = r["records"].as_u64().unwrap();
+    let suppressed = r["suppressed_records"].as_u64().unwrap();
+    assert_eq!(
+        figure(summary, "records", ""),
+        r["rows_read"].as_f64().unwrap()
+    );
+    assert_eq!(
+        figure(summary, "records", "anonymized, ") as u64,
+        records - suppressed
+    );
+    assert_eq!(figure(summary, "records", "released, ") as u64, suppressed);
+    assert_eq!(
+        figure(summary, "classes", ""),
+        r["equivalence_classes"].as_f64().unwrap()
+    );
+    assert_eq!(
+        figure(summary, "risk", "highest "),
+        r["risk"]["highest"].as_f64().unwrap()
+    );
+    assert_eq!(
+        figure(summary, "risk", "average "),
+        r["risk"]["average"].as_f64().unwrap()
+    );
+    if let Some(loss) = r["information_loss"].as_f64() {
+        assert_eq!(figure(summary, "loss", ""), loss);
+    }
+    if let Some(levels) = r["transformation"].as_array() {
+        let want: Vec<String> = r["quasi_identifiers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(levels)
+            .map(|(q, l)| format!("{} {l}", q.as_str().unwrap()))
+            .collect();
+        assert!(
+            summary.contains(&format!("transform  {}", want.join(", "))),
+            "{summary}"
+        );
+    }
+}
+
+#[test]
+fn flash_summary_and_risk_match_the_output() {
+    let dir = workdir("adult-occupation.xml");
+    let (summary, r) = run(dir.path(), &["-config", "configs/adult-occupation.xml"]);
+    check_summary(&summary, &r);
+    let out = sizes(&dir.path().join("out.csv"), &QIS);
+    assert_eq!(out.len() as u64, r["equivalence_classes"].as_u64().unwrap());
+    check_risk(&r["risk"], &out);
+    let input = sizes(&dir.path().join("tests/data/adult/adult.csv"), &QIS);
+    check_risk(&r["risk_input"], &input);
+    // The risk went down, and no record of the release lies above 1/k.
+    assert!(r["risk"]["highest"].as_f64().unwrap() <= 0.2);
+    assert!(r["risk_input"]["highest"].as_f64().unwrap() == 1.0);
+}
+
+#[test]
+fn toolbox_methods_summary_and_risk_match_the_output() {
+    let all = [QIS.as_slice(), &["occupation"]].concat();
+    for method in ["Datafly", "Incognito_K"] {
+        let dir = workdir("adult.xml");
+        let (summary, r) = run(
+            dir.path(),
+            &["-config", "configs/adult.xml", "-method", method, "-k", "5"],
+        );
+        check_summary(&summary, &r);
+        let out = sizes(&dir.path().join("out.csv"), &all);
+        assert_eq!(
+            out.len() as u64,
+            r["equivalence_classes"].as_u64().unwrap(),
+            "{method}"
+        );
+        check_risk(&r["risk"], &out);
+        assert!(r["risk_input"].is_null());
+    }
+}
+
+#[test]
+fn quiet_prints_no_summary() {
+    let dir = workdir("adult.xml");
+    let out = Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "-config",
+            "configs/adult.xml",
+            "-output",
+            "out.csv",
+            "-quiet",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("finished in"));
+}

@@ -58,8 +58,8 @@ for name in $runs; do
     config=$(echo "$line" | cut -d'|' -f2)
     # shellcheck disable=SC2206
     args=($(echo "$line" | cut -d'|' -f3))
-    /usr/bin/time -v target/release/anonbox -config "$sample/$config" "${args[@]}" \
-        -input "$data" -output "$work/$name.data" -report "$work/$name.json" -quiet \
+    /usr/bin/time -v target/release/anonbox -verbose -config "$sample/$config" "${args[@]}" \
+        -input "$data" -output "$work/$name.data" -report "$work/$name.json" \
         > "$work/$name.stdout" 2> "$work/$name.time"
     python3 - "$work/$name.json" "$name" "$(wall_s "$work/$name.time")" \
         "$(peak_mb "$work/$name.time")" "$(grep -m1 '^Selection' "$work/$name.stdout" || true)" <<'PY'

@@ -113,9 +113,12 @@ pub struct RawArgs {
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
-    /// No progress bars
+    /// No progress bars, no summary, no warnings: errors only
     #[arg(long)]
     pub quiet: bool,
+    /// Print the UT Dallas toolbox's console lines (Incognito, Anatomy) on stdout
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// What the command line asks for.
@@ -153,6 +156,7 @@ pub struct RunArgs {
     pub report: Option<PathBuf>,
     pub seed: Option<u64>,
     pub quiet: bool,
+    pub verbose: bool,
 }
 
 /// Parses the arguments after the program name.
@@ -433,6 +437,7 @@ impl RunArgs {
             report: path(&raw.report, "-report")?,
             seed,
             quiet: raw.quiet,
+            verbose: raw.verbose,
         })
     }
 }

@@ -395,6 +395,8 @@ pub struct Job {
     pub report: Option<PathBuf>,
     /// No progress bars.
     pub quiet: bool,
+    /// The toolbox's console lines (Incognito, Anatomy) on stdout (`-verbose`; not with `-quiet`).
+    pub verbose: bool,
     /// Lattice searches stop after this long and release the best transformation found so far
     /// (`-timeLimit`, root attribute `timeLimit`); `None`: run to the proof of optimality.
     pub time_limit: Option<std::time::Duration>,

@@ -240,13 +240,15 @@ pub fn write_store_output(
     }
 }
 
-/// Prints one of the toolbox's console lines on stdout (a closed stdout is not an error), unless
-/// the output itself goes to stdout.
+/// Prints one of the toolbox's console lines on stdout with `-verbose` (a closed stdout is not
+/// an error), unless `-quiet` or the output itself goes to stdout.
 fn say(job: &Job, line: &str) {
-    if job
-        .output
-        .as_ref()
-        .is_some_and(|o| crate::io::is_stdout(&o.path))
+    if !job.verbose
+        || job.quiet
+        || job
+            .output
+            .as_ref()
+            .is_some_and(|o| crate::io::is_stdout(&o.path))
     {
         return;
     }

@@ -317,6 +317,7 @@ impl<'a> Builder<'a> {
             db: args.db.clone(),
             report: args.report.clone(),
             quiet: args.quiet,
+            verbose: args.verbose,
             time_limit: args
                 .time_limit
                 .or(cfg.time_limit)

@@ -16,6 +16,8 @@ fn census() -> PathBuf {
 
 fn anonbox() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+    // The toolbox's console lines are compared with the reference's.
+    cmd.arg("-verbose");
     cmd.current_dir(census());
     cmd
 }

@@ -19,6 +19,8 @@ use crate::common;
 
 fn anonbox(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+    // The toolbox's console lines are compared with the reference's.
+    cmd.arg("-verbose");
     cmd.current_dir(dir);
     cmd
 }

@@ -96,7 +96,11 @@ fn run(dir: &Path, args: &[&str]) -> (String, Value) {
         .get_output()
         .clone();
     // Without -verbose, no console lines (Incognito printed 12,889 on ADULT).
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let report: Value =
         serde_json::from_slice(&std::fs::read(dir.join("r.json")).unwrap()).unwrap();
     (String::from_utf8(out.stderr).unwrap(), report)

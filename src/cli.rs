@@ -37,9 +37,15 @@ Flash, OLA, BFS, Optimal (globally optimal lattice searches with -metric, <priva
 Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
 
 Subcommands:
+  anonbox init DATA [--separator S] [--header] [--dir DIR]
+                                     profile a file, propose roles, write DIR/config.xml and a
+                                     hierarchy per quasi-identifier (anonbox init --help)
+  anonbox hierarchy KIND --input FILE --column COL --output FILE ...
+                                     write a hierarchy file: intervals, mask, dates, categories
+                                     (anonbox hierarchy --help)
   anonbox audit FILE --qi COLS ...   print a file's privacy figures and risk, check thresholds
                                      (anonbox audit --help)
-  anonbox help [audit]               this help, or the audit's
+  anonbox help [audit|hierarchy|init]  this help, or a subcommand's
 
 Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
 I/O, database), 2 bad flags or configuration (nothing was written).";
@@ -128,6 +134,10 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// `anonbox audit ...`: the arguments after `audit`, for the audit parser.
     Audit(Vec<String>),
+    /// `anonbox hierarchy ...`: the arguments after `hierarchy` ([`crate::hierarchy_cmd`]).
+    Hierarchy(Vec<String>),
+    /// `anonbox init ...`: the arguments after `init` ([`crate::init`]).
+    Init(Vec<String>),
     /// `--help`: the text to print on stdout.
     Help(String),
     /// `--version`: the text to print on stdout.
@@ -168,8 +178,18 @@ where
     let args: Vec<String> = args.into_iter().map(Into::into).collect();
     match args.first().map(String::as_str) {
         Some("audit") => return Ok(Command::Audit(args[1..].to_vec())),
-        Some("help") if args.get(1).map(String::as_str) == Some("audit") => {
-            return Ok(Command::Audit(vec!["--help".into()]))
+        Some("hierarchy") => return Ok(Command::Hierarchy(args[1..].to_vec())),
+        Some("init") => return Ok(Command::Init(args[1..].to_vec())),
+        Some("help") if args.len() > 1 => {
+            let help = vec!["--help".to_string()];
+            return match args[1].as_str() {
+                "audit" => Ok(Command::Audit(help)),
+                "hierarchy" => Ok(Command::Hierarchy(help)),
+                "init" => Ok(Command::Init(help)),
+                other => Err(Error::Usage(format!(
+                    "help: no subcommand '{other}'; accepted: audit, hierarchy, init"
+                ))),
+            };
         }
         Some("help") => return Ok(Command::Help(help_text())),
         _ => {}
@@ -194,6 +214,29 @@ where
             Error::Usage(first.trim_start_matches("error: ").to_string())
         })?;
     Ok(Command::Run(Box::new(RunArgs::from_raw(&raw)?)))
+}
+
+/// Parses a subcommand's arguments (after its name) with clap: `None` for `--help`; errors are
+/// clap's first paragraph on one line, as a flag error naming the subcommand.
+pub fn parse_subcommand<T: Parser>(name: &str, args: &[String]) -> Result<Option<T>> {
+    let parsed =
+        T::try_parse_from(std::iter::once(format!("anonbox {name}")).chain(args.iter().cloned()));
+    match parsed {
+        Ok(a) => Ok(Some(a)),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => Ok(None),
+        Err(e) => {
+            let text = e.render().to_string();
+            let first: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            Err(Error::Usage(format!(
+                "{name}: {}",
+                first.join(" ").trim_start_matches("error: ")
+            )))
+        }
+    }
 }
 
 /// The `--help` text.
@@ -653,6 +696,17 @@ mod tests {
             Command::Audit(vec!["--help".into()])
         );
         assert!(help_text().contains("anonbox audit FILE"));
+        assert!(help_text().contains("anonbox hierarchy KIND"));
+        assert!(help_text().contains("anonbox init DATA"));
+        assert_eq!(
+            parse_args(["help", "init"]).unwrap(),
+            Command::Init(vec!["--help".into()])
+        );
+        assert_eq!(
+            parse_args(["hierarchy", "mask"]).unwrap(),
+            Command::Hierarchy(vec!["mask".into()])
+        );
+        assert!(parse_args(["help", "x"]).is_err());
     }
 
     #[test]

@@ -34,6 +34,36 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => fail(&e, 2),
         },
+        // Subcommands that write files: 2 for flags found before the data is read, 1 after.
+        Command::Hierarchy(args) => match anonbox::hierarchy_cmd::plan(&args) {
+            Err(e) => fail(&e, 2),
+            Ok(anonbox::hierarchy_cmd::Request::Help(text)) => print(&text),
+            Ok(anonbox::hierarchy_cmd::Request::Build(plan)) => {
+                if let Err(e) = watch_signals() {
+                    return fail(&e, 1);
+                }
+                match plan.run() {
+                    Ok(summary) => {
+                        eprintln!("anonbox: {summary}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e, 1),
+                }
+            }
+        },
+        Command::Init(args) => match anonbox::init::plan(&args) {
+            Err(e) => fail(&e, 2),
+            Ok(anonbox::init::Request::Help(text)) => print(&text),
+            Ok(anonbox::init::Request::Init(plan)) => {
+                if let Err(e) = watch_signals() {
+                    return fail(&e, 1);
+                }
+                match plan.run(&mut std::io::stdout().lock()) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => fail(&e, 1),
+                }
+            }
+        },
         Command::Run(args) => {
             let job = match anonbox::config::build_job(&args) {
                 Ok(job) => job,

@@ -76,14 +76,19 @@ fn identity(path: &Path) -> Option<PathBuf> {
 
 /// Checks the job's destinations (see the module docs). Errors are [`Error::Usage`].
 pub fn check_destinations(job: &Job) -> Result<()> {
-    let reads = reads(job);
-    let writes = writes(job);
+    check(&reads(job), &writes(job))
+}
+
+/// Checks destinations `writes` against the files a command `reads` (see the module docs):
+/// the same rules for a run, `anonbox hierarchy` and `anonbox init`. Errors are
+/// [`Error::Usage`].
+pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf)]) -> Result<()> {
     let read_ids: Vec<_> = reads
         .iter()
         .filter_map(|(what, p)| identity(p).map(|id| (id, *what, p)))
         .collect();
     let mut seen: Vec<(PathBuf, &'static str, &Path)> = Vec::new();
-    for (what, path) in &writes {
+    for (what, path) in writes {
         if crate::io::is_stdout(path) {
             if *what != "output" || writes.iter().filter(|(w, _)| *w == "output").count() > 1 {
                 return Err(usage(format!(

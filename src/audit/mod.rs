@@ -138,28 +138,10 @@ impl From<DistanceArg> for TDistance {
 /// Runs `anonbox audit` with the arguments after `audit`, printing on `out`. Returns whether
 /// every threshold holds (`--help` counts as holding). Errors are bad input (exit status 2).
 pub fn run(args: &[String], out: &mut dyn Write) -> Result<bool> {
-    let parsed = AuditArgs::try_parse_from(
-        std::iter::once("anonbox audit".to_string()).chain(args.iter().cloned()),
-    );
-    let a = match parsed {
-        Ok(a) => a,
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
-            write!(out, "{}", e.render()).map_err(|e| Error::io("<stdout>", e))?;
-            return Ok(true);
-        }
-        Err(e) => {
-            // clap's first paragraph, on one line.
-            let text = e.render().to_string();
-            let first: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.is_empty())
-                .collect();
-            return Err(Error::Usage(format!(
-                "audit: {}",
-                first.join(" ").trim_start_matches("error: ")
-            )));
-        }
+    let Some(a) = crate::cli::parse_subcommand::<AuditArgs>("audit", args)? else {
+        let help = <AuditArgs as clap::CommandFactory>::command().render_long_help();
+        write!(out, "{help}").map_err(|e| Error::io("<stdout>", e))?;
+        return Ok(true);
     };
     audit(&a, out)
 }
@@ -223,29 +205,8 @@ fn column(
     flag: &str,
     file: &Path,
 ) -> Result<usize> {
-    let spec = spec.trim();
-    if let Some(names) = header {
-        if let Some(i) = names.iter().position(|n| n == spec) {
-            return Ok(i);
-        }
-    }
-    match spec.parse::<usize>() {
-        Ok(i) if i < width => Ok(i),
-        Ok(i) => Err(Error::Usage(format!(
-            "audit: {flag}: column index {i} is out of range: {} has {width} columns",
-            file.display()
-        ))),
-        Err(_) => Err(Error::Usage(match header {
-            Some(names) => format!(
-                "audit: {flag}: no column named '{spec}' in {} (columns: {})",
-                file.display(),
-                names.join(", ")
-            ),
-            None => {
-                format!("audit: {flag}: '{spec}' is not a column index (the file has no header)")
-            }
-        })),
-    }
+    crate::io::column_index(spec, header, width, file)
+        .map_err(|m| Error::Usage(format!("audit: {flag}: {m}")))
 }
 
 /// The file as read: classes plus what printing and the distances need.

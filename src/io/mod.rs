@@ -92,6 +92,37 @@ impl Format {
     }
 }
 
+/// The 0-based column that `spec` names in `file`: a header name (when there is a header),
+/// else an index below `width`. The error says what the file has.
+pub fn column_index(
+    spec: &str,
+    header: Option<&[String]>,
+    width: usize,
+    file: &Path,
+) -> std::result::Result<usize, String> {
+    let spec = spec.trim();
+    if let Some(names) = header {
+        if let Some(i) = names.iter().position(|n| n == spec) {
+            return Ok(i);
+        }
+    }
+    match spec.parse::<usize>() {
+        Ok(i) if i < width => Ok(i),
+        Ok(i) => Err(format!(
+            "column index {i} is out of range: {} has {width} columns",
+            file.display()
+        )),
+        Err(_) => Err(match header {
+            Some(names) => format!(
+                "no column named '{spec}' in {} (columns: {})",
+                file.display(),
+                names.join(", ")
+            ),
+            None => format!("'{spec}' is not a column index (the file has no header)"),
+        }),
+    }
+}
+
 /// Java's `String.trim`: strips bytes `<= b' '` at both ends (the toolbox trims QID values).
 #[inline]
 pub fn trim(field: &[u8]) -> &[u8] {

@@ -1,0 +1,179 @@
+//! `mask`: codes (ZIP, ICD, phone prefixes) generalized by hiding characters.
+//!
+//! Level `i` replaces `i * step` characters with `*`, from the right (`from=right`, the
+//! default: `81667`, `8166*`, `816**`, ...) or from the left (`from=left`), until every
+//! character is hidden; then `*`. Characters, not bytes, are counted.
+//!
+//! With `pad=C`, values shorter than `length` (default: the longest value) are first padded
+//! with `C` on the side that is masked last (the left when masking from the right), so `7` and
+//! `0007` fall together from level 1 on; a value longer than `length` is a data error. Level 0
+//! is always the value as it is in the data.
+//!
+//! Monotonic by construction: two values equal at level `i` have the same length and the same
+//! visible characters, and level `i + 1` shows a part of those.
+
+use super::{Params, TOP};
+
+/// Parameters `mask` accepts.
+pub const PARAMS: &[&str] = &["from", "step", "pad", "length"];
+
+/// A validated `mask` description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mask {
+    from_left: bool,
+    step: usize,
+    pad: Option<char>,
+    length: Option<usize>,
+    text: String,
+}
+
+impl Mask {
+    /// Checks the parameters (see the module docs).
+    pub fn new(p: &Params) -> Result<Mask, String> {
+        let from_left = match p.get("from").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("right") => false,
+            Some("left") => true,
+            Some(other) => return Err(format!("from: '{other}' is not left or right")),
+        };
+        let pad = match p.get("pad") {
+            None => None,
+            Some(s) => {
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c != '*' => Some(c),
+                    _ => return Err(format!("pad: '{s}' is not one character (other than '*')")),
+                }
+            }
+        };
+        let length = p.count("length", 1)?;
+        if length.is_some() && pad.is_none() {
+            return Err("length is the length values are padded to: give pad too".to_string());
+        }
+        let mut text = Vec::new();
+        for name in PARAMS {
+            if let Some(v) = p.get(name) {
+                text.push(format!("{name}={v}"));
+            }
+        }
+        Ok(Mask {
+            from_left,
+            step: p.count("step", 1)?.unwrap_or(1),
+            pad,
+            length,
+            text: text.join(" "),
+        })
+    }
+
+    pub(super) fn describe(&self) -> String {
+        self.text.clone()
+    }
+
+    pub(super) fn check(&self, value: &str) -> Result<(), String> {
+        match self.length {
+            Some(n) if value.chars().count() > n => Err(format!(
+                "'{value}' has {} characters, more than the padding length {n}",
+                value.chars().count()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The value padded (if asked) to `length` characters.
+    fn padded(&self, value: &str, length: usize) -> Vec<char> {
+        let chars: Vec<char> = value.chars().collect();
+        let Some(pad) = self.pad else {
+            return chars;
+        };
+        let fill = std::iter::repeat_n(pad, length.saturating_sub(chars.len()));
+        if self.from_left {
+            chars.into_iter().chain(fill).collect()
+        } else {
+            fill.chain(chars).collect()
+        }
+    }
+
+    pub(super) fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
+        let longest = values
+            .iter()
+            .map(|(v, _)| v.chars().count())
+            .max()
+            .unwrap_or(0);
+        let length = self.length.unwrap_or(longest).max(longest);
+        // Enough levels to hide every character of the longest value (at least one level).
+        let levels = length.div_ceil(self.step).max(1);
+        values
+            .iter()
+            .map(|&(v, _)| {
+                let chars = self.padded(v, length);
+                let mut row = Vec::with_capacity(levels + 2);
+                row.push(v.to_string());
+                for level in 1..=levels {
+                    let hidden = (level * self.step).min(chars.len());
+                    let shown = chars.len() - hidden;
+                    let masked: String = if self.from_left {
+                        std::iter::repeat_n('*', hidden)
+                            .chain(chars[hidden..].iter().copied())
+                            .collect()
+                    } else {
+                        chars[..shown]
+                            .iter()
+                            .copied()
+                            .chain(std::iter::repeat_n('*', hidden))
+                            .collect()
+                    };
+                    row.push(masked);
+                }
+                row.push(TOP.to_string());
+                row
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(params: &[(&str, &str)]) -> Result<Mask, String> {
+        let mut p = Params::new(".");
+        for (n, v) in params {
+            p.push(*n, *v);
+        }
+        Mask::new(&p)
+    }
+
+    #[test]
+    fn masks_from_either_side_with_steps() {
+        let b = build(&[]).unwrap();
+        assert_eq!(
+            b.rows(&[("816", 1), ("9", 1)]),
+            [
+                vec!["816", "81*", "8**", "***", "*"],
+                vec!["9", "*", "*", "*", "*"]
+            ]
+        );
+        let b = build(&[("from", "left"), ("step", "2")]).unwrap();
+        assert_eq!(
+            b.rows(&[("abcde", 1)])[0],
+            ["abcde", "**cde", "****e", "*****", "*"]
+        );
+    }
+
+    #[test]
+    fn pads_on_the_side_masked_last() {
+        let b = build(&[("pad", "0"), ("length", "4")]).unwrap();
+        assert_eq!(
+            b.rows(&[("7", 1)])[0],
+            ["7", "000*", "00**", "0***", "****", "*"]
+        );
+        assert!(b
+            .check("12345")
+            .unwrap_err()
+            .contains("more than the padding length 4"));
+        let e = build(&[("length", "4")]).unwrap_err();
+        assert!(e.contains("give pad"), "{e}");
+        assert!(build(&[("pad", "00")]).is_err());
+        assert!(build(&[("from", "middle")]).is_err());
+        assert!(build(&[("step", "0")]).is_err());
+    }
+}

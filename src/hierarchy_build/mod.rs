@@ -1,0 +1,231 @@
+//! Hierarchy builders: a generalization hierarchy from a column's distinct values.
+//!
+//! Writing a hierarchy by hand (one line per distinct value, every level) is where new users
+//! give up; these builders write it from a short description. One [`Builder`] per kind:
+//! [`intervals`] (numbers: nested fixed-width intervals or equal-frequency bins), [`mask`]
+//! (codes: characters replaced by `*`), [`dates`] (calendar levels, with chrono) and
+//! [`categories`] (a mapping file, or the rarest values grouped into `Other`).
+//!
+//! The same description comes from two places, so it is parsed in one: command-line options of
+//! `anonbox hierarchy KIND --widths 5,10,20` and attributes of a config element
+//! `<intervals widths="5,10,20"/>` both arrive as name/value [`Params`] ([`Builder::from_params`]).
+//! Everything about the description is checked there, before any data is read: a bad width is a
+//! configuration error (exit 2).
+//!
+//! The data come in two steps, so that a data error can name its line: [`Builder::check`] sees
+//! each distinct value once, when it first appears (a non-number for `intervals`, a value the
+//! mapping file lacks), and [`Builder::rows`] builds the hierarchy once every value is known
+//! (equal-frequency bins need all of them). `rows` cannot fail on values `check` accepted.
+//!
+//! A built hierarchy is ARX's: one row per distinct value, `value;level1;...;*`, every row of
+//! the same width, monotonic (values equal at one level stay equal above), the last level one
+//! value, `*`. Every requested level is produced, even where its values coincide with the level
+//! below (ARX's interval builder drops such levels, so a config's levels would shift).
+
+pub mod categories;
+pub mod dates;
+pub mod distinct;
+pub mod intervals;
+pub mod mask;
+pub mod number;
+
+use std::path::{Path, PathBuf};
+
+/// The top level of every built hierarchy.
+pub const TOP: &str = "*";
+
+/// Name/value parameters of a builder, in the order given (flags or XML attributes). A flag
+/// without a value (`--bottom`) has the value `true`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Params {
+    pairs: Vec<(String, String)>,
+    /// Folder that relative file names (a mapping file) are resolved against.
+    base: PathBuf,
+}
+
+impl Params {
+    /// Parameters whose relative paths resolve against `base` (the config's folder, or the
+    /// working directory).
+    pub fn new(base: impl Into<PathBuf>) -> Params {
+        Params {
+            pairs: Vec::new(),
+            base: base.into(),
+        }
+    }
+
+    /// Adds one parameter.
+    pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.pairs.push((name.into(), value.into()));
+    }
+
+    /// The value of `name`, if given.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A file name resolved against the base folder.
+    pub fn path(&self, name: &str) -> Option<PathBuf> {
+        self.get(name).map(|f| {
+            let p = Path::new(f);
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                self.base.join(p)
+            }
+        })
+    }
+
+    /// A yes/no parameter (`true`/`false`, `yes`/`no`, `1`/`0`); absent is `false`.
+    pub fn flag(&self, name: &str) -> Result<bool, String> {
+        match self.get(name).map(str::to_ascii_lowercase).as_deref() {
+            None | Some("false" | "no" | "0") => Ok(false),
+            Some("true" | "yes" | "1" | "") => Ok(true),
+            Some(other) => Err(format!("{name}: '{other}' is not true or false")),
+        }
+    }
+
+    /// A whole number >= `min`.
+    pub fn count(&self, name: &str, min: usize) -> Result<Option<usize>, String> {
+        self.get(name)
+            .map(|v| match v.trim().parse::<usize>() {
+                Ok(n) if n >= min => Ok(n),
+                _ => Err(format!("{name}: '{v}' is not a whole number >= {min}")),
+            })
+            .transpose()
+    }
+
+    /// Refuses names not in `known`, listing the accepted ones.
+    fn only(&self, kind: &str, known: &[&str]) -> Result<(), String> {
+        match self
+            .pairs
+            .iter()
+            .find(|(n, _)| !known.contains(&n.as_str()))
+        {
+            Some((n, _)) => Err(format!(
+                "{kind} takes no parameter '{n}'; accepted: {}",
+                known.join(", ")
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A validated builder (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Builder {
+    Intervals(intervals::Intervals),
+    Mask(mask::Mask),
+    Dates(dates::Dates),
+    Categories(categories::Categories),
+}
+
+impl Builder {
+    /// The kinds, as written on the command line and as config elements.
+    pub const KINDS: &'static [&'static str] = &["intervals", "mask", "dates", "categories"];
+
+    /// Builds and checks the description of `kind` (errors: a configuration error, the message
+    /// names the parameter).
+    pub fn from_params(kind: &str, params: &Params) -> Result<Builder, String> {
+        let (known, build): (&[&str], fn(&Params) -> Result<Builder, String>) = match kind {
+            "intervals" => (intervals::PARAMS, |p| {
+                intervals::Intervals::new(p).map(Builder::Intervals)
+            }),
+            "mask" => (mask::PARAMS, |p| mask::Mask::new(p).map(Builder::Mask)),
+            "dates" => (dates::PARAMS, |p| dates::Dates::new(p).map(Builder::Dates)),
+            "categories" => (categories::PARAMS, |p| {
+                categories::Categories::new(p).map(Builder::Categories)
+            }),
+            other => {
+                return Err(format!(
+                    "unknown hierarchy builder '{other}'; accepted: {}",
+                    Builder::KINDS.join(", ")
+                ))
+            }
+        };
+        params.only(kind, known)?;
+        build(params)
+    }
+
+    /// The kind's name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Builder::Intervals(_) => "intervals",
+            Builder::Mask(_) => "mask",
+            Builder::Dates(_) => "dates",
+            Builder::Categories(_) => "categories",
+        }
+    }
+
+    /// The description in one line, e.g. `intervals widths=5,10,20 start=0` (report, store).
+    pub fn describe(&self) -> String {
+        let params = match self {
+            Builder::Intervals(b) => b.describe(),
+            Builder::Mask(b) => b.describe(),
+            Builder::Dates(b) => b.describe(),
+            Builder::Categories(b) => b.describe(),
+        };
+        format!("{} {params}", self.kind()).trim_end().to_string()
+    }
+
+    /// Files the builder reads (a mapping file), so a run never writes over them.
+    pub fn reads(&self) -> Option<&Path> {
+        match self {
+            Builder::Categories(b) => b.map_path(),
+            _ => None,
+        }
+    }
+
+    /// Checks one distinct value of the data, the first time it appears. The error is the
+    /// message of a data error at that value's line.
+    pub fn check(&self, value: &str) -> Result<(), String> {
+        match self {
+            Builder::Intervals(b) => b.check(value),
+            Builder::Mask(b) => b.check(value),
+            Builder::Dates(b) => b.check(value),
+            Builder::Categories(b) => b.check(value),
+        }
+    }
+
+    /// The hierarchy rows of the distinct `values` (each checked, with its count of records),
+    /// in their order: `value, level 1, ..., *`, all of the same width.
+    pub fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
+        let rows = match self {
+            Builder::Intervals(b) => b.rows(values),
+            Builder::Mask(b) => b.rows(values),
+            Builder::Dates(b) => b.rows(values),
+            Builder::Categories(b) => b.rows(values),
+        };
+        debug_assert!(rows.windows(2).all(|w| w[0].len() == w[1].len()));
+        rows
+    }
+
+    /// Puts distinct values in the order a hierarchy file lists them: numbers and dates in
+    /// order, strings as text.
+    pub fn sort(&self, values: &mut [(String, u64)]) {
+        match self {
+            Builder::Intervals(b) => b.sort(values),
+            Builder::Dates(b) => b.sort(values),
+            _ => values.sort_by(|a, b| a.0.cmp(&b.0)),
+        }
+    }
+}
+
+/// True if `name` is a parameter of some builder.
+pub fn is_param(name: &str) -> bool {
+    [
+        intervals::PARAMS,
+        mask::PARAMS,
+        dates::PARAMS,
+        categories::PARAMS,
+    ]
+    .iter()
+    .any(|p| p.contains(&name))
+}
+
+/// Splits a comma-separated list, trimming each item.
+fn list(value: &str) -> Vec<&str> {
+    value.split(',').map(str::trim).collect()
+}

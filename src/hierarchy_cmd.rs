@@ -1,0 +1,312 @@
+//! `anonbox hierarchy KIND`: an ARX hierarchy file for one column of a delimited file.
+//!
+//! Two phases, so that `main` can tell the exit codes apart: [`plan`] parses the flags, checks
+//! the builder's description ([`crate::hierarchy_build::Builder::from_params`]), the input and
+//! the output path, and reads the header; any error there is a flag error (exit 2), and nothing
+//! was written. [`Plan::run`] streams the rows, keeps each distinct value of the column once
+//! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
+//! column: exit 1), builds the rows and writes the file through the staged output path
+//! ([`crate::io::AtomicFile`]), published only when complete.
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use crate::config::hierarchy_file;
+use crate::hierarchy_build::distinct::Distinct;
+use crate::hierarchy_build::{Builder, Params};
+use crate::io::{trim, Format};
+use crate::{Error, Result};
+
+/// The flags of `anonbox hierarchy`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "anonbox hierarchy",
+    about = "Write an ARX hierarchy file (value;level1;...;*) for one column of a delimited file",
+    long_about = "Write an ARX hierarchy file (value;level1;...;*, one line per distinct value) \
+                  for one column of a delimited file, built by one of the builders:\n\n  \
+                  intervals   numbers: --widths 5,10,20 [--start 0] or --quantiles 10,4,2\n  \
+                  mask        codes: characters replaced by * from the right (--from left)\n  \
+                  dates       --format %Y-%m-%d --levels month,year,decade\n  \
+                  categories  --map FILE (value;group), --frequency N, or value -> *\n\n\
+                  Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
+    disable_version_flag = true
+)]
+pub struct HierarchyArgs {
+    /// Builder: intervals, mask, dates or categories
+    #[arg(value_name = "KIND")]
+    pub kind: String,
+    /// The delimited input file
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// The column: a header name (with --header) or a 0-based index
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub column: String,
+    /// Field separator (one character, \t, or a string such as ", ")
+    #[arg(long, value_name = "SEP", default_value = ",")]
+    pub separator: String,
+    /// The first line is a header
+    #[arg(long)]
+    pub header: bool,
+    /// The hierarchy file to write
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// intervals: nested widths, each a multiple of the one before
+    #[arg(long, value_name = "W1,W2,...", help_heading = "intervals")]
+    pub widths: Option<String>,
+    /// intervals: equal-frequency bins per level, then groups of adjacent bins
+    #[arg(long, value_name = "N1,N2,...", help_heading = "intervals")]
+    pub quantiles: Option<String>,
+    /// intervals: where the intervals start [default: 0]
+    #[arg(
+        long,
+        value_name = "NUM",
+        allow_hyphen_values = true,
+        help_heading = "intervals"
+    )]
+    pub start: Option<String>,
+    /// intervals: where they end (exclusive) [default: no end]
+    #[arg(
+        long,
+        value_name = "NUM",
+        allow_hyphen_values = true,
+        help_heading = "intervals"
+    )]
+    pub end: Option<String>,
+    /// intervals: code values below --start as <start instead of failing
+    #[arg(long, help_heading = "intervals")]
+    pub bottom: bool,
+    /// intervals: code values from --end on as >=end instead of failing
+    #[arg(long, help_heading = "intervals")]
+    pub top: bool,
+    /// intervals: label style, arx ([20, 25[) or toolbox ([20:25)) [default: arx]
+    #[arg(long, value_name = "STYLE", help_heading = "intervals")]
+    pub labels: Option<String>,
+    /// intervals: empty values: error, or keep them apart up to * [default: error]
+    #[arg(long, value_name = "error|keep", help_heading = "intervals")]
+    pub missing: Option<String>,
+    /// mask: the side characters are hidden from, left or right [default: right]
+    #[arg(long, value_name = "SIDE", help_heading = "mask")]
+    pub from: Option<String>,
+    /// mask: characters hidden per level [default: 1]
+    #[arg(long, value_name = "N", help_heading = "mask")]
+    pub step: Option<String>,
+    /// mask: pad shorter values with this character first
+    #[arg(long, value_name = "CHAR", help_heading = "mask")]
+    pub pad: Option<String>,
+    /// mask: the length to pad to [default: the longest value]
+    #[arg(long, value_name = "N", help_heading = "mask")]
+    pub length: Option<String>,
+    /// dates: strftime-style format of the values, e.g. %Y-%m-%d
+    #[arg(long, value_name = "FORMAT", help_heading = "dates")]
+    pub format: Option<String>,
+    /// dates: increasing subset of day,week,month,quarter,year,decade [default:
+    /// month,year,decade]
+    #[arg(long, value_name = "LEVELS", help_heading = "dates")]
+    pub levels: Option<String>,
+    /// categories: mapping file, value;group[;group...] per line
+    #[arg(long, value_name = "FILE", help_heading = "categories")]
+    pub map: Option<String>,
+    /// categories: values held by fewer than N records become Other
+    #[arg(long, value_name = "N", help_heading = "categories")]
+    pub frequency: Option<String>,
+    /// categories: the label of the rare values [default: Other]
+    #[arg(long, value_name = "LABEL", help_heading = "categories")]
+    pub other: Option<String>,
+}
+
+impl HierarchyArgs {
+    /// The builder options given, as [`Params`] (paths relative to the working directory).
+    fn params(&self) -> Params {
+        let mut p = Params::new(".");
+        let options = [
+            ("widths", &self.widths),
+            ("quantiles", &self.quantiles),
+            ("start", &self.start),
+            ("end", &self.end),
+            ("labels", &self.labels),
+            ("missing", &self.missing),
+            ("from", &self.from),
+            ("step", &self.step),
+            ("pad", &self.pad),
+            ("length", &self.length),
+            ("format", &self.format),
+            ("levels", &self.levels),
+            ("map", &self.map),
+            ("frequency", &self.frequency),
+            ("other", &self.other),
+        ];
+        for (name, value) in options {
+            if let Some(v) = value {
+                p.push(name, v.clone());
+            }
+        }
+        for (name, on) in [("bottom", self.bottom), ("top", self.top)] {
+            if on {
+                p.push(name, "true");
+            }
+        }
+        p
+    }
+}
+
+/// What `anonbox hierarchy` asks for.
+pub enum Request {
+    /// `--help`: the text to print.
+    Help(String),
+    /// A checked plan.
+    Build(Box<Plan>),
+}
+
+/// A checked `anonbox hierarchy` command, ready to read the data.
+pub struct Plan {
+    builder: Builder,
+    format: Format,
+    input: PathBuf,
+    column: usize,
+    name: String,
+    output: PathBuf,
+}
+
+/// Parses and checks the arguments after `hierarchy` (errors are flag errors: exit 2).
+pub fn plan(args: &[String]) -> Result<Request> {
+    let a = match crate::cli::parse_subcommand::<HierarchyArgs>("hierarchy", args)? {
+        Some(a) => a,
+        None => {
+            return Ok(Request::Help(
+                <HierarchyArgs as clap::CommandFactory>::command()
+                    .render_long_help()
+                    .to_string(),
+            ))
+        }
+    };
+    let usage = |m: String| Error::Usage(format!("hierarchy {}: {m}", a.kind));
+    let builder = Builder::from_params(&a.kind, &a.params()).map_err(|m| {
+        // Parameters are flags here: name them as flags.
+        let m = m.replace("takes no parameter '", "takes no flag '--");
+        let m = match m.split_once(':') {
+            Some((name, _)) if crate::hierarchy_build::is_param(name) => format!("--{m}"),
+            _ => m,
+        };
+        usage(m)
+    })?;
+    let separator = if a.separator == "\\t" {
+        "\t".to_string()
+    } else {
+        a.separator.clone()
+    };
+    let format = Format::new(&separator, a.header).map_err(|e| usage(e.to_string()))?;
+    if !a.input.is_file() {
+        return Err(usage(format!(
+            "--input: {} does not exist or is not a file",
+            a.input.display()
+        )));
+    }
+    let mut reads = vec![("input file", a.input.clone())];
+    reads.extend(builder.reads().map(|m| ("mapping file", m.to_path_buf())));
+    crate::paths::check(&reads, &[("hierarchy file", a.output.clone())])
+        .map_err(|e| usage(format!("--output: {e}")))?;
+    // The column: from the header, else the first row's width.
+    let mut reader = format.open(&a.input)?;
+    let header: Option<Vec<String>> = reader.header().map(|h| {
+        h.iter()
+            .map(|f| String::from_utf8_lossy(trim(f)).into_owned())
+            .collect()
+    });
+    let width = match &header {
+        Some(h) => h.len(),
+        None => {
+            let mut rec = csv::ByteRecord::new();
+            if reader.next_row(&mut rec)? {
+                rec.len()
+            } else {
+                0
+            }
+        }
+    };
+    let column = crate::io::column_index(&a.column, header.as_deref(), width, &a.input)
+        .map_err(|m| usage(format!("--column: {m}")))?;
+    let name = header.map_or(format!("att{column}"), |h| h[column].clone());
+    Ok(Request::Build(Box::new(Plan {
+        builder,
+        format,
+        input: a.input,
+        column,
+        name,
+        output: a.output,
+    })))
+}
+
+impl Plan {
+    /// Reads the column, builds the hierarchy and writes it (errors: data or I/O, exit 1).
+    /// Returns a one-line summary of what was written.
+    pub fn run(&self) -> Result<String> {
+        let result = self.build().and_then(|rows| {
+            hierarchy_file::write(&self.output, &rows)?;
+            crate::io::publish()?;
+            Ok(format!(
+                "wrote {}: {} distinct values of '{}', {} columns ({})",
+                self.output.display(),
+                rows.len(),
+                self.name,
+                rows.first().map_or(0, Vec::len),
+                self.builder.describe()
+            ))
+        });
+        if result.is_err() {
+            crate::io::discard();
+        }
+        result
+    }
+
+    /// The hierarchy rows, in the builder's file order.
+    pub fn build(&self) -> Result<Vec<Vec<String>>> {
+        let mut values = column_values(
+            &self.format,
+            &self.input,
+            self.column,
+            &self.name,
+            &self.builder,
+        )?;
+        if values.is_empty() {
+            return Err(Error::in_file(
+                &self.input,
+                format!("column '{}' has no values (no data rows)", self.name),
+            ));
+        }
+        self.builder.sort(&mut values);
+        let refs: Vec<(&str, u64)> = values.iter().map(|(v, c)| (v.as_str(), *c)).collect();
+        Ok(self.builder.rows(&refs))
+    }
+}
+
+/// The distinct values of column `column` (named `name` in messages) of `input`, with their
+/// counts, each checked by `builder` at the line where it first appears. Rows are read as the
+/// anonymizer reads them (rows containing `?` skipped, fields trimmed).
+pub fn column_values(
+    format: &Format,
+    input: &Path,
+    column: usize,
+    name: &str,
+    builder: &Builder,
+) -> Result<Vec<(String, u64)>> {
+    let mut reader = format.open(input)?;
+    let mut rec = csv::ByteRecord::new();
+    let mut distinct = Distinct::new();
+    while reader.next_row(&mut rec)? {
+        let line = reader.line();
+        let field = rec.get(column).ok_or_else(|| {
+            Error::at(
+                input,
+                line,
+                None,
+                format!("the row has {} fields, no column {column}", rec.len()),
+            )
+        })?;
+        let at = |m: String| Error::at(input, line, Some(name.to_string()), m);
+        if let Some(value) = distinct.add(trim(field)).map_err(at)? {
+            builder.check(value).map_err(at)?;
+        }
+    }
+    Ok(distinct.into_values())
+}

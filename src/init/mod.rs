@@ -1,0 +1,490 @@
+//! `anonbox init DATA`: from a raw delimited file to a config that runs.
+//!
+//! 1. [`profile`] reads the file once, streaming: per column the kind of values, the distinct
+//!    values with their counts and the missing share (memory grows with distinct values).
+//! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
+//!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small.
+//! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
+//!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
+//!    path, published together at the end: a failed init writes nothing. Every column's element
+//!    (or, for insensitive columns, a line) carries a one-line comment with the reason and the
+//!    profile, so the user sees what to edit.
+//!
+//! As for the other subcommands, [`plan`] does everything that can fail on flags before the
+//! data is read (exit 2), and [`Plan::run`] the rest (exit 1).
+
+pub mod profile;
+pub mod propose;
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
+
+use clap::Parser;
+
+use crate::config::hierarchy_file;
+use crate::hierarchy_build::Builder;
+use crate::io::Format;
+use crate::{Error, Result};
+use profile::Profile;
+use propose::{Proposal, Role};
+
+/// The flags of `anonbox init`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "anonbox init",
+    about = "Profile a delimited file and write a config and hierarchies to start from",
+    long_about = "Profile a delimited file (kind of values, distinct values, missing share per \
+                  column), propose a role per column (near-unique: identifier; free text: \
+                  insensitive; the rest: quasi-identifier), and write DIR/config.xml with a \
+                  comment per column and a hierarchy file per quasi-identifier. Then run: \
+                  anonbox -config DIR/config.xml -method Flash -k 5\n\n\
+                  Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
+    disable_version_flag = true
+)]
+pub struct InitArgs {
+    /// The delimited data file
+    #[arg(value_name = "DATA")]
+    pub data: PathBuf,
+    /// Field separator (one character, \t, or a string such as ", ")
+    #[arg(long, value_name = "SEP", default_value = ",")]
+    pub separator: String,
+    /// The first line is a header (names the columns)
+    #[arg(long)]
+    pub header: bool,
+    /// Folder of config.xml and the hierarchy files (created if missing)
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Replace an existing DIR/config.xml
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// What `anonbox init` asks for.
+pub enum Request {
+    /// `--help`: the text to print.
+    Help(String),
+    /// A checked plan.
+    Init(Box<Plan>),
+}
+
+/// A checked `anonbox init`, ready to read the data.
+pub struct Plan {
+    args: InitArgs,
+    separator: String,
+    format: Format,
+}
+
+/// Parses and checks the arguments after `init` (errors are flag errors: exit 2).
+pub fn plan(args: &[String]) -> Result<Request> {
+    let Some(a) = crate::cli::parse_subcommand::<InitArgs>("init", args)? else {
+        return Ok(Request::Help(
+            <InitArgs as clap::CommandFactory>::command()
+                .render_long_help()
+                .to_string(),
+        ));
+    };
+    let usage = |m: String| Error::Usage(format!("init: {m}"));
+    let separator = if a.separator == "\\t" {
+        "\t".to_string()
+    } else {
+        a.separator.clone()
+    };
+    let format =
+        Format::new(&separator, a.header).map_err(|e| usage(format!("--separator: {e}")))?;
+    if !a.data.is_file() {
+        return Err(usage(format!(
+            "{} does not exist or is not a file",
+            a.data.display()
+        )));
+    }
+    if a.dir.exists() {
+        if !a.dir.is_dir() {
+            return Err(usage(format!("--dir: {} is not a folder", a.dir.display())));
+        }
+        let config = a.dir.join("config.xml");
+        if config.exists() && !a.force {
+            return Err(usage(format!(
+                "{} exists: edit it, or give --force to replace it",
+                config.display()
+            )));
+        }
+        crate::paths::check(&[("input file", a.data.clone())], &[("config", config)])
+            .map_err(|e| usage(e.to_string()))?;
+    } else {
+        let parent = match a.dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
+            return Err(usage(format!(
+                "--dir: folder {} does not exist",
+                parent.display()
+            )));
+        }
+    }
+    Ok(Request::Init(Box::new(Plan {
+        args: a,
+        separator,
+        format,
+    })))
+}
+
+/// A quasi-identifier's built hierarchy, ready to write.
+struct Built {
+    column: usize,
+    file: String,
+    description: String,
+    rows: Vec<Vec<String>>,
+}
+
+impl Plan {
+    /// Profiles, proposes, builds and writes; prints what it decided on `out`.
+    pub fn run(&self, out: &mut dyn Write) -> Result<()> {
+        let result = self.write_all(out);
+        if result.is_err() {
+            crate::io::discard();
+        }
+        result
+    }
+
+    fn write_all(&self, out: &mut dyn Write) -> Result<()> {
+        let a = &self.args;
+        let started = Instant::now();
+        let profile = profile::profile(&self.format, &a.data)?;
+        let profiled = started.elapsed().as_secs_f64();
+        if profile.records == 0 {
+            return Err(Error::in_file(
+                &a.data,
+                "no records to profile (the file is empty, a header only, or every row was \
+                 skipped)",
+            ));
+        }
+        let mut proposal = propose::propose(&profile);
+        let built = self.build(&profile, &mut proposal)?;
+        if built.is_empty() {
+            return Err(Error::in_file(
+                &a.data,
+                "no column qualifies as a quasi-identifier (every column is an identifier, \
+                 free text, empty or of one value): nothing to anonymize",
+            ));
+        }
+        std::fs::create_dir_all(&a.dir).map_err(|e| Error::io(&a.dir, e))?;
+        let config = a.dir.join("config.xml");
+        let mut writes = vec![("config", config.clone())];
+        writes.extend(
+            built
+                .iter()
+                .map(|b| ("hierarchy file", a.dir.join(&b.file))),
+        );
+        crate::paths::check(&[("input file", a.data.clone())], &writes)?;
+        for b in &built {
+            hierarchy_file::write(&a.dir.join(&b.file), &b.rows)?;
+        }
+        let xml = self.config_xml(&profile, &proposal, &built)?;
+        crate::io::write_atomic(&config, xml.as_bytes())?;
+        crate::io::publish()?;
+        self.print(out, &profile, &proposal, &built, profiled)
+            .map_err(|e| Error::io("<stdout>", e))
+    }
+
+    /// Runs each quasi-identifier's builder on the profile's values. A builder that refuses
+    /// a value (a number too large for exact intervals) falls back to value -> `*`.
+    fn build(&self, profile: &Profile, proposal: &mut Proposal) -> Result<Vec<Built>> {
+        let mut built = Vec::new();
+        let mut files: Vec<String> = Vec::new();
+        for (c, p) in profile.columns.iter().zip(proposal.columns.iter_mut()) {
+            let Role::QuasiIdentifier { kind, params } = &p.role else {
+                continue;
+            };
+            let mut values = c.values.clone();
+            if c.missing > 0 {
+                values.push((String::new(), c.missing));
+            }
+            let builder = propose::builder(kind, params)
+                .ok()
+                .filter(|b| values.iter().all(|(v, _)| b.check(v).is_ok()));
+            let builder = match builder {
+                Some(b) => b,
+                None => {
+                    p.role = Role::QuasiIdentifier {
+                        kind: "categories",
+                        params: Vec::new(),
+                    };
+                    p.reason = format!("{}; value -> * (its builder refused a value)", p.reason);
+                    Builder::from_params("categories", &Default::default())
+                        .map_err(Error::Invalid)?
+                }
+            };
+            builder.sort(&mut values);
+            let refs: Vec<(&str, u64)> = values.iter().map(|(v, n)| (v.as_str(), *n)).collect();
+            let rows = builder.rows(&refs);
+            let mut file = format!("hierarchy_{}.csv", file_name(&c.name));
+            if files.contains(&file) {
+                file = format!("hierarchy_{}_{}.csv", file_name(&c.name), c.index);
+            }
+            files.push(file.clone());
+            built.push(Built {
+                column: c.index,
+                file,
+                description: builder.describe(),
+                rows,
+            });
+        }
+        Ok(built)
+    }
+
+    /// The text of `config.xml`.
+    fn config_xml(
+        &self,
+        profile: &Profile,
+        proposal: &Proposal,
+        built: &[Built],
+    ) -> Result<String> {
+        let a = &self.args;
+        let esc = |s: &str| quick_xml::escape::escape(s).into_owned();
+        let input = relative(&a.dir, &a.data)?;
+        let stem = a
+            .data
+            .file_stem()
+            .map_or("data".into(), |s| s.to_string_lossy().into_owned());
+        let ext = a
+            .data
+            .extension()
+            .map_or(String::new(), |e| format!(".{}", e.to_string_lossy()));
+        let separator = if self.separator == "\t" {
+            "\\t".to_string()
+        } else {
+            self.separator.clone()
+        };
+        let lattice = proposal.lattice();
+        let mut x = String::new();
+        x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        x.push_str(&comment(&format!(
+            "written by anonbox init from {}: {} records, {} columns. Edit the roles and \
+             hierarchies, then run: anonbox -config config.xml -method Flash -k 5",
+            a.data.display(),
+            profile.records,
+            profile.columns.len()
+        )));
+        x.push_str(&comment(&format!(
+            "suppression: at most 5 % of the records may be suppressed; lattice: {lattice} \
+             transformations{}",
+            if lattice > crate::algorithms::OPTIMAL_FLASH_LIMIT {
+                " (too many for Flash: -method Optimal -timeLimit 60 releases the best found)"
+            } else {
+                ""
+            }
+        )));
+        x.push_str("<config method=\"Flash\" k=\"5\" suppression=\"0.05\">\n");
+        x.push_str(&format!(
+            "  <input filename=\"{}\" separator=\"{}\"{}/>\n",
+            esc(&input),
+            esc(&separator),
+            if a.header { " header=\"true\"" } else { "" }
+        ));
+        x.push_str(&format!(
+            "  <output filename=\"{}\"/>\n",
+            esc(&format!("{stem}-anonymized{ext}"))
+        ));
+        let att = |i: usize, extra: &str| {
+            let name = &profile.columns[i].name;
+            if a.header {
+                format!("<att index=\"{i}\" name=\"{}\"{extra}/>", esc(name))
+            } else {
+                format!("<att index=\"{i}\"{extra}/>")
+            }
+        };
+        let ids: Vec<usize> = (0..proposal.columns.len())
+            .filter(|&i| proposal.columns[i].role == Role::Identifier)
+            .collect();
+        if !ids.is_empty() {
+            x.push_str("  <id>\n");
+            for &i in &ids {
+                let c = &profile.columns[i];
+                x.push_str(&format!(
+                    "    {}",
+                    comment(&format!("{}: {}", c.name, proposal.columns[i].reason))
+                ));
+                x.push_str(&format!("    {}\n", att(i, "")));
+            }
+            x.push_str("  </id>\n");
+        }
+        x.push_str("  <qid>\n");
+        for b in built {
+            let c = &profile.columns[b.column];
+            x.push_str(&format!(
+                "    {}",
+                comment(&format!(
+                    "{}: {}; built by: {}",
+                    c.name, proposal.columns[b.column].reason, b.description
+                ))
+            ));
+            x.push_str(&format!(
+                "    {}\n",
+                att(b.column, &format!(" hierarchy=\"{}\"", esc(&b.file)))
+            ));
+        }
+        x.push_str("  </qid>\n");
+        for (i, p) in proposal.columns.iter().enumerate() {
+            if p.role == Role::Insensitive {
+                x.push_str(&format!(
+                    "  {}",
+                    comment(&format!(
+                        "{} (column {i}): {}; released as it is",
+                        profile.columns[i].name, p.reason
+                    ))
+                ));
+            }
+        }
+        x.push_str("</config>\n");
+        Ok(x)
+    }
+
+    /// What init decided, for the user.
+    fn print(
+        &self,
+        out: &mut dyn Write,
+        profile: &Profile,
+        proposal: &Proposal,
+        built: &[Built],
+        seconds: f64,
+    ) -> std::io::Result<()> {
+        let a = &self.args;
+        writeln!(
+            out,
+            "{}: {} records, {} columns, profiled in {seconds:.2} s{}",
+            a.data.display(),
+            profile.records,
+            profile.columns.len(),
+            if profile.skipped > 0 {
+                format!(
+                    " ({} rows with '?' skipped, as a run skips them)",
+                    profile.skipped
+                )
+            } else {
+                String::new()
+            }
+        )?;
+        for (c, p) in profile.columns.iter().zip(&proposal.columns) {
+            let file = built
+                .iter()
+                .find(|b| b.column == c.index)
+                .map_or(String::new(), |b| {
+                    format!(" -> {}", a.dir.join(&b.file).display())
+                });
+            writeln!(out, "  {:>3} {}: {}{file}", c.index, c.name, p.reason)?;
+        }
+        let config = a.dir.join("config.xml");
+        writeln!(
+            out,
+            "lattice: {} transformations; wrote {} and {} hierarchy files. Run:",
+            proposal.lattice(),
+            config.display(),
+            built.len()
+        )?;
+        writeln!(
+            out,
+            "  anonbox -config {} -method {} -k 5",
+            config.display(),
+            if proposal.lattice() > crate::algorithms::OPTIMAL_FLASH_LIMIT {
+                "Optimal -timeLimit 60"
+            } else {
+                "Flash"
+            }
+        )
+    }
+}
+
+/// A one-line XML comment (`--` cannot appear inside one).
+fn comment(text: &str) -> String {
+    let mut t = text.replace(['\n', '\r'], " ");
+    while t.contains("--") {
+        t = t.replace("--", "- -");
+    }
+    format!("<!-- {t} -->\n")
+}
+
+/// A column name made safe for a file name.
+fn file_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// The path of `file` relative to folder `dir` (which may not exist yet), as the config's
+/// `<input filename>` wants it; absolute when the two share no root.
+fn relative(dir: &Path, file: &Path) -> Result<String> {
+    let abs = |p: &Path| -> Result<PathBuf> {
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(|e| Error::io(".", e))?
+                .join(p)
+        };
+        // Lexical normalization (dir may not exist, so no canonicalize).
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        Ok(out)
+    };
+    let (d, f) = (abs(dir)?, abs(file)?);
+    let dc: Vec<Component> = d.components().collect();
+    let fc: Vec<Component> = f.components().collect();
+    let common = dc.iter().zip(&fc).take_while(|(a, b)| a == b).count();
+    // Only the root in common (another tree, such as /tmp and /home): absolute is clearer.
+    if common <= 1 {
+        return Ok(f.display().to_string());
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..dc.len() {
+        rel.push("..");
+    }
+    for c in &fc[common..] {
+        rel.push(c);
+    }
+    Ok(rel.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_and_names() {
+        assert_eq!(
+            relative(Path::new("/a/b/out"), Path::new("/a/b/data.csv")).unwrap(),
+            "../data.csv"
+        );
+        assert_eq!(
+            relative(Path::new("/a"), Path::new("/a/x/d.csv")).unwrap(),
+            "x/d.csv"
+        );
+        assert_eq!(
+            relative(Path::new("/tmp/x"), Path::new("/home/d.csv")).unwrap(),
+            "/home/d.csv"
+        );
+        assert_eq!(file_name("marital status/2"), "marital_status_2");
+        assert_eq!(comment("a--b\nc"), "<!-- a- -b c -->\n");
+    }
+}

@@ -1,0 +1,263 @@
+//! The profile of a delimited file, column by column, in one streaming pass.
+//!
+//! Per column: the distinct values with their counts ([`Distinct`], capped so that a
+//! near-unique column of a huge file stays bounded: memory grows with distinct values, never
+//! with rows), the missing (empty) values, and, once the file is read, the [`Kind`] of the
+//! values, decided over the distinct values only. Rows are read as the anonymizer reads them
+//! (`io::DelimitedReader`: rows containing `?` skipped, fields trimmed), so the profile and
+//! the hierarchies built from it see exactly the values a run will load.
+
+use std::path::Path;
+
+use crate::hierarchy_build::dates::parse_date;
+use crate::hierarchy_build::distinct::Distinct;
+use crate::hierarchy_build::number::Decimal;
+use crate::io::{trim, Format};
+use crate::{Error, Result};
+
+/// Distinct values kept per column; a column with more is near-unique (or free text).
+pub const DISTINCT_CAP: usize = 1 << 20;
+
+/// Date formats tried, in this order (the first that reads every value wins).
+pub const DATE_FORMATS: &[&str] = &[
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%d.%m.%Y",
+    "%d/%m/%Y",
+    "%m/%d/%Y",
+    "%d-%m-%Y",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M",
+    "%d %b %Y",
+    "%b %d, %Y",
+];
+
+/// What the values of a column are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// No value at all (every field empty).
+    Empty,
+    /// Whole numbers (no leading zeros: `007` is a code).
+    Integer { min: Decimal, max: Decimal },
+    /// Numbers with fractional digits.
+    Decimal { min: Decimal, max: Decimal },
+    /// Dates in one format.
+    Date { format: &'static str },
+    /// Short codes with digits and no spaces (ZIP, ICD, product codes).
+    Code { longest: usize },
+    /// Sentences: mostly several words, long.
+    Text,
+    /// Anything else: labels from a small vocabulary.
+    Category,
+}
+
+impl Kind {
+    /// The kind as `anonbox init` prints it.
+    pub fn describe(&self) -> String {
+        match self {
+            Kind::Empty => "empty".into(),
+            Kind::Integer { min, max } => format!("integer {min}..{max}"),
+            Kind::Decimal { min, max } => format!("decimal {min}..{max}"),
+            Kind::Date { format } => format!("date {format}"),
+            Kind::Code { longest } => format!("code (up to {longest} characters)"),
+            Kind::Text => "free text".into(),
+            Kind::Category => "category".into(),
+        }
+    }
+}
+
+/// One column's profile.
+#[derive(Debug, Clone)]
+pub struct ColumnProfile {
+    pub index: usize,
+    /// Header name, or `att<index>`.
+    pub name: String,
+    pub kind: Kind,
+    /// Distinct non-empty values with their counts (at most [`DISTINCT_CAP`]).
+    pub values: Vec<(String, u64)>,
+    /// True if the column had more distinct values than were kept.
+    pub overflowed: bool,
+    /// Records with an empty value.
+    pub missing: u64,
+}
+
+impl ColumnProfile {
+    /// Distinct non-empty values (a lower bound when [`Self::overflowed`]).
+    pub fn distinct(&self) -> usize {
+        self.values.len()
+    }
+}
+
+/// The whole file's profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Records profiled (rows read minus skipped ones).
+    pub records: u64,
+    /// Rows skipped because a field contains `?`.
+    pub skipped: u64,
+    pub columns: Vec<ColumnProfile>,
+}
+
+/// Reads `path` once and profiles every column.
+pub fn profile(format: &Format, path: &Path) -> Result<Profile> {
+    let mut reader = format.open(path)?;
+    let header: Option<Vec<String>> = reader.header().map(|h| {
+        h.iter()
+            .map(|f| String::from_utf8_lossy(trim(f)).into_owned())
+            .collect()
+    });
+    let mut rec = csv::ByteRecord::new();
+    let mut columns: Vec<(Distinct, u64)> = Vec::new();
+    if let Some(h) = &header {
+        columns = (0..h.len())
+            .map(|_| (Distinct::with_cap(DISTINCT_CAP), 0))
+            .collect();
+    }
+    while reader.next_row(&mut rec)? {
+        if columns.is_empty() {
+            columns = (0..rec.len())
+                .map(|_| (Distinct::with_cap(DISTINCT_CAP), 0))
+                .collect();
+        }
+        let line = reader.line();
+        for (i, ((distinct, missing), field)) in columns.iter_mut().zip(rec.iter()).enumerate() {
+            let value = trim(field);
+            if value.is_empty() {
+                *missing += 1;
+                continue;
+            }
+            distinct.add(value).map_err(|m| {
+                let name = header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
+                Error::at(path, line, Some(name), m)
+            })?;
+        }
+    }
+    let stats = reader.stats();
+    let columns = columns
+        .into_iter()
+        .enumerate()
+        .map(|(index, (distinct, missing))| {
+            let overflowed = distinct.overflowed();
+            let values = distinct.into_values();
+            ColumnProfile {
+                index,
+                name: header
+                    .as_ref()
+                    .map_or(format!("att{index}"), |h| h[index].clone()),
+                kind: kind_of(&values),
+                values,
+                overflowed,
+                missing,
+            }
+        })
+        .collect();
+    Ok(Profile {
+        records: stats.records(),
+        skipped: stats.rows_skipped,
+        columns,
+    })
+}
+
+/// The kind of a column from its distinct non-empty values.
+pub fn kind_of(values: &[(String, u64)]) -> Kind {
+    if values.is_empty() {
+        return Kind::Empty;
+    }
+    if let Some(kind) = numbers(values) {
+        return kind;
+    }
+    if let Some(format) = date_format(values) {
+        return Kind::Date { format };
+    }
+    let n = values.len() as f64;
+    let spaced = values.iter().filter(|(v, _)| v.contains(' ')).count() as f64;
+    let chars: usize = values.iter().map(|(v, _)| v.chars().count()).sum();
+    if spaced / n >= 0.5 && chars as f64 / n >= 15.0 {
+        return Kind::Text;
+    }
+    let code_chars = |v: &str| {
+        v.len() <= 20
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'/'))
+    };
+    let with_digits = values
+        .iter()
+        .filter(|(v, _)| v.bytes().any(|b| b.is_ascii_digit()))
+        .count() as f64;
+    if values.iter().all(|(v, _)| code_chars(v)) && with_digits / n >= 0.8 {
+        let longest = values.iter().map(|(v, _)| v.len()).max().unwrap_or(0);
+        return Kind::Code { longest };
+    }
+    Kind::Category
+}
+
+/// Integer or decimal, if every value is a number; integers with leading zeros are codes.
+fn numbers(values: &[(String, u64)]) -> Option<Kind> {
+    let mut integer = true;
+    let (mut min, mut max): (Option<Decimal>, Option<Decimal>) = (None, None);
+    for (v, _) in values {
+        let x = Decimal::parse(v)?;
+        let digits = v.trim_start_matches(['-', '+']);
+        if digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0.") {
+            return None; // 007, 01234: a code
+        }
+        integer &= !v.contains('.');
+        min = Some(min.map_or(x, |m| m.min(x)));
+        max = Some(max.map_or(x, |m| m.max(x)));
+    }
+    let (min, max) = (min?, max?);
+    Some(if integer {
+        Kind::Integer { min, max }
+    } else {
+        Kind::Decimal { min, max }
+    })
+}
+
+/// The first of [`DATE_FORMATS`] that reads every value (values of digits only are numbers or
+/// codes, never dates).
+fn date_format(values: &[(String, u64)]) -> Option<&'static str> {
+    let mut candidates: Vec<&'static str> = DATE_FORMATS.to_vec();
+    for (v, _) in values {
+        if v.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        candidates.retain(|f| parse_date(v, f).is_some());
+        if candidates.is_empty() {
+            return None;
+        }
+    }
+    candidates.first().copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(values: &[&str]) -> Kind {
+        let v: Vec<(String, u64)> = values.iter().map(|s| (s.to_string(), 1)).collect();
+        kind_of(&v)
+    }
+
+    #[test]
+    fn kinds() {
+        assert!(matches!(kind(&["34", "-2", "90"]), Kind::Integer { .. }));
+        assert!(matches!(kind(&["3.5", "2"]), Kind::Decimal { .. }));
+        assert_eq!(kind(&["01234", "81667"]), Kind::Code { longest: 5 });
+        assert_eq!(
+            kind(&["2024-03-15", "1999-12-31"]),
+            Kind::Date { format: "%Y-%m-%d" }
+        );
+        assert_eq!(
+            kind(&["31/12/1999", "01/02/2000"]),
+            Kind::Date { format: "%d/%m/%Y" }
+        );
+        assert_eq!(kind(&["A01.2", "B20"]), Kind::Code { longest: 5 });
+        assert_eq!(kind(&["Male", "Female"]), Kind::Category);
+        assert_eq!(
+            kind(&["the patient reported pain", "no complaints at all today"]),
+            Kind::Text
+        );
+        assert_eq!(kind(&[]), Kind::Empty);
+    }
+}

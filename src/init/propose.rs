@@ -1,0 +1,368 @@
+//! From a profile to proposals: a role per column and, per quasi-identifier, a builder.
+//!
+//! Roles:
+//! - **identifier** (removed from the output): near-unique columns, at least 90 % distinct
+//!   values over at least 50 records (99 % for integers, so that a measurement with many
+//!   values stays a quasi-identifier), codes and categories only: a date of birth or a
+//!   measurement is near-unique in a small file but is what an attacker knows, to generalize.
+//! - **insensitive** (released as it is): free text (a quasi-identifier hierarchy cannot
+//!   generalize sentences; review it by hand), empty columns and columns of one value.
+//! - **quasi-identifier**: the rest. Declaring too many is safe, declaring too few is not.
+//!
+//! Default hierarchies, chosen to be useful at the first try:
+//! - integers and decimals: `intervals` of a round width giving about 16 intervals over the
+//!   range (5 for ages 17..90), doubled twice (5, 10, 20), anchored at a multiple of the widest;
+//!   up to 5 values: value -> `*`.
+//! - dates: `dates` month, year, decade, in the detected format.
+//! - codes: `mask` from the right, a third of the longest code per level.
+//! - categories: up to 20 values: value -> `*`; more: the rare ones (fewer records than 0.1 %
+//!   of the file, at least 5) grouped into `Other` first.
+//!
+//! The lattice of a run has the product of the hierarchies' heights: it is kept under
+//! [`LATTICE_BUDGET`] (Flash checks it in seconds to minutes, even on 200,000 records) by
+//! taking the finest level off the tallest hierarchy, one at a time, down to value, one level,
+//! `*`; if that is not enough, the last quasi-identifiers in file order are removed from the
+//! output (declared identifiers, which is safe: a removed column is generalized all the way),
+//! each with a comment saying how to bring it back.
+
+use super::profile::{ColumnProfile, Kind, Profile};
+use crate::hierarchy_build::number::Decimal;
+use crate::hierarchy_build::{Builder, Params};
+
+/// Most transformations a proposed lattice should have: Flash checks such a lattice in
+/// seconds.
+pub const LATTICE_BUDGET: u64 = 20_000;
+
+/// The role proposed for a column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    Identifier,
+    Insensitive,
+    /// With the builder's kind and parameters (name, value), in order.
+    QuasiIdentifier {
+        kind: &'static str,
+        params: Vec<(String, String)>,
+    },
+}
+
+/// One column's proposal and why.
+#[derive(Debug, Clone)]
+pub struct ColumnProposal {
+    pub role: Role,
+    pub reason: String,
+}
+
+/// The proposals of a file.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    /// One per column, in column order.
+    pub columns: Vec<ColumnProposal>,
+}
+
+impl Proposal {
+    /// The number of transformations of the lattice the quasi-identifiers give (saturating).
+    pub fn lattice(&self) -> u64 {
+        // (A removed quasi-identifier is an identifier: it does not count.)
+        self.columns
+            .iter()
+            .filter_map(|c| match &c.role {
+                Role::QuasiIdentifier { kind, params } => Some(levels(kind, params)),
+                _ => None,
+            })
+            .fold(1u64, |a, l| a.saturating_mul(l as u64))
+    }
+}
+
+/// Proposes a role per column of `profile`.
+pub fn propose(profile: &Profile) -> Proposal {
+    let mut columns: Vec<ColumnProposal> = profile
+        .columns
+        .iter()
+        .map(|c| column(c, profile.records))
+        .collect();
+    // Keep the lattice under the budget: first coarsen the tallest hierarchy, one level at a
+    // time, down to one level between the value and `*`; then remove the last
+    // quasi-identifiers (in file order) from the output.
+    while (Proposal {
+        columns: columns.clone(),
+    })
+    .lattice()
+        > LATTICE_BUDGET
+    {
+        let tallest = columns
+            .iter_mut()
+            .filter_map(|c| match &mut c.role {
+                Role::QuasiIdentifier { kind, params } if levels(kind, params) > 3 => {
+                    Some((levels(kind, params), kind, params))
+                }
+                _ => None,
+            })
+            .max_by_key(|(l, _, _)| *l);
+        match tallest {
+            Some((_, kind, params)) => coarsen(kind, params),
+            None => {
+                let last = columns
+                    .iter_mut()
+                    .rev()
+                    .find(|c| matches!(c.role, Role::QuasiIdentifier { .. }))
+                    .expect("a lattice above 1 has a quasi-identifier");
+                last.role = Role::Identifier;
+                last.reason = format!(
+                    "removed from the output: more quasi-identifiers than an optimal search \
+                     handles in seconds (the lattice would exceed {LATTICE_BUDGET} \
+                     transformations); move it to <qid> with a hierarchy to keep it, \
+                     generalized ({})",
+                    last.reason
+                );
+            }
+        }
+    }
+    Proposal { columns }
+}
+
+/// Levels (columns of the hierarchy file) a proposed builder gives.
+fn levels(kind: &str, params: &[(String, String)]) -> usize {
+    let get = |n: &str| params.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+    match kind {
+        "intervals" => get("widths").map_or(1, |w| w.split(',').count()) + 2,
+        "dates" => get("levels").map_or(1, |l| l.split(',').count()) + 2,
+        "mask" => {
+            let longest: usize = get("longest").and_then(|l| l.parse().ok()).unwrap_or(1);
+            let step: usize = get("step").and_then(|s| s.parse().ok()).unwrap_or(1);
+            longest.div_ceil(step) + 2
+        }
+        _ => {
+            if get("frequency").is_some() {
+                3
+            } else {
+                2
+            }
+        }
+    }
+}
+
+/// Takes one level off a proposed builder.
+fn coarsen(kind: &mut &'static str, params: &mut Vec<(String, String)>) {
+    let set = |params: &mut Vec<(String, String)>, name: &str, value: String| {
+        if let Some(p) = params.iter_mut().find(|(k, _)| k == name) {
+            p.1 = value;
+        }
+    };
+    let get = |params: &[(String, String)], n: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    match *kind {
+        "intervals" | "dates" => {
+            let name = if *kind == "intervals" {
+                "widths"
+            } else {
+                "levels"
+            };
+            let list = get(params, name);
+            let rest: Vec<&str> = list.split(',').skip(1).collect();
+            if rest.is_empty() {
+                *kind = "categories";
+                params.clear();
+            } else {
+                set(params, name, rest.join(","));
+            }
+        }
+        "mask" => {
+            let longest: usize = get(params, "longest").parse().unwrap_or(1);
+            let step: usize = get(params, "step").parse().unwrap_or(1);
+            let levels = longest.div_ceil(step);
+            if levels <= 1 {
+                *kind = "categories";
+                params.clear();
+            } else {
+                set(params, "step", longest.div_ceil(levels - 1).to_string());
+            }
+        }
+        _ => params.retain(|(k, _)| k != "frequency"),
+    }
+}
+
+fn pairs(p: &[(&str, String)]) -> Vec<(String, String)> {
+    p.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+}
+
+fn percent(part: u64, whole: u64) -> String {
+    format!("{:.1} %", 100.0 * part as f64 / whole.max(1) as f64)
+}
+
+/// The proposal for one column.
+fn column(c: &ColumnProfile, records: u64) -> ColumnProposal {
+    let present = records - c.missing.min(records);
+    let distinct = c.distinct() as u64;
+    let share = distinct as f64 / present.max(1) as f64;
+    let profile = format!(
+        "{}, {}{} distinct, {} missing",
+        c.kind.describe(),
+        if c.overflowed { "more than " } else { "" },
+        distinct,
+        percent(c.missing, records)
+    );
+    let say = |role: Role, why: &str| ColumnProposal {
+        role,
+        reason: format!("{why} ({profile})"),
+    };
+    let near_unique = |threshold: f64| c.overflowed || (present >= 50 && share >= threshold);
+    match &c.kind {
+        Kind::Empty => return say(Role::Insensitive, "insensitive: no values"),
+        Kind::Text => {
+            return say(
+                Role::Insensitive,
+                "insensitive: free text, review it by hand",
+            )
+        }
+        Kind::Code { .. } | Kind::Category if near_unique(0.9) => {
+            return say(Role::Identifier, "identifier: near-unique")
+        }
+        Kind::Integer { .. } if near_unique(0.99) => {
+            return say(Role::Identifier, "identifier: near-unique")
+        }
+        _ if distinct <= 1 && c.missing == 0 => {
+            return say(
+                Role::Insensitive,
+                "insensitive: one value, identifies no one",
+            )
+        }
+        _ => {}
+    }
+    let missing = c.missing > 0;
+    let (kind, params, what): (&'static str, Vec<(String, String)>, String) = match &c.kind {
+        Kind::Integer { min, max } | Kind::Decimal { min, max } if distinct > 5 => {
+            let (widths, start) = widths(*min, *max);
+            let mut p = vec![("widths", widths.join(",")), ("start", start)];
+            if missing {
+                p.push(("missing", "keep".to_string()));
+            }
+            let what = format!("intervals of {}", widths.join(", "));
+            ("intervals", pairs(&p), what)
+        }
+        Kind::Date { format } => {
+            let mut p = vec![
+                ("format", format.to_string()),
+                ("levels", "month,year,decade".to_string()),
+            ];
+            if missing {
+                p.push(("missing", "keep".to_string()));
+            }
+            ("dates", pairs(&p), "month, year, decade".to_string())
+        }
+        Kind::Code { longest } => (
+            "mask",
+            pairs(&[
+                ("step", longest.div_ceil(3).max(1).to_string()),
+                // Not a builder parameter: the level count's input, removed before building.
+                ("longest", longest.to_string()),
+            ]),
+            "masked from the right".to_string(),
+        ),
+        Kind::Category if distinct > 20 => {
+            let min = (records / 1000).max(5);
+            (
+                "categories",
+                pairs(&[("frequency", min.to_string())]),
+                format!("values of fewer than {min} records grouped into Other"),
+            )
+        }
+        _ => ("categories", Vec::new(), "value -> *".to_string()),
+    };
+    say(
+        Role::QuasiIdentifier { kind, params },
+        &format!("quasi-identifier: {what}"),
+    )
+}
+
+/// About 16 intervals over `[min, max]`: the smallest round width (1, 2 or 5 times a power of
+/// ten) at least a sixteenth of the range, doubled twice; the start is a multiple of the widest
+/// at or below `min`. Returns the widths and the start, as decimal strings.
+fn widths(min: Decimal, max: Decimal) -> (Vec<String>, String) {
+    let lo: f64 = min.to_string().parse().unwrap_or(0.0);
+    let hi: f64 = max.to_string().parse().unwrap_or(0.0);
+    let target = ((hi - lo) / 16.0).max(f64::MIN_POSITIVE);
+    let mut exponent = target.log10().floor() as i32;
+    let mut mantissa = 1u32;
+    let pick = |m: u32, e: i32| f64::from(m) * 10f64.powi(e);
+    while pick(mantissa, exponent) < target {
+        mantissa = match mantissa {
+            1 => 2,
+            2 => 5,
+            _ => {
+                exponent += 1;
+                1
+            }
+        };
+    }
+    // Whole numbers need no width below 1.
+    if exponent < 0 && !min.to_string().contains('.') && !max.to_string().contains('.') {
+        (mantissa, exponent) = (1, 0);
+    }
+    let exponent = exponent.clamp(-12, 30);
+    let base = if exponent >= 0 {
+        format!("{mantissa}{}", "0".repeat(exponent as usize))
+    } else {
+        format!("0.{}{mantissa}", "0".repeat((-exponent - 1) as usize))
+    };
+    let base = Decimal::parse(&base).expect("a plain number");
+    let zero = Decimal::int(0);
+    let widths: Vec<Decimal> = [1, 2, 4]
+        .iter()
+        .map(|&k| Decimal::bound(&zero, &base, k).expect("small"))
+        .collect();
+    let widest = widths[2];
+    let start = min
+        .bin(&zero, &widest)
+        .and_then(|n| Decimal::bound(&zero, &widest, n))
+        .unwrap_or(min);
+    (
+        widths.iter().map(Decimal::to_string).collect(),
+        start.to_string(),
+    )
+}
+
+/// The builder of a quasi-identifier proposal (the proposal's own bookkeeping removed).
+pub fn builder(kind: &str, params: &[(String, String)]) -> Result<Builder, String> {
+    let mut p = Params::new(".");
+    for (k, v) in params.iter().filter(|(k, _)| k != "longest") {
+        p.push(k.clone(), v.clone());
+    }
+    Builder::from_params(kind, &p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::parse(s).unwrap()
+    }
+
+    #[test]
+    fn round_widths() {
+        assert_eq!(
+            widths(d("17"), d("90")),
+            (vec!["5".into(), "10".into(), "20".into()], "0".into())
+        );
+        assert_eq!(
+            widths(d("0"), d("1")),
+            (vec!["1".into(), "2".into(), "4".into()], "0".into())
+        );
+        assert_eq!(
+            widths(d("0.1"), d("0.9")),
+            (vec!["0.05".into(), "0.1".into(), "0.2".into()], "0".into())
+        );
+        assert_eq!(
+            widths(d("-250"), d("1000")),
+            (
+                vec!["100".into(), "200".into(), "400".into()],
+                "-400".into()
+            )
+        );
+    }
+}

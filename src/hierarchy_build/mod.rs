@@ -70,7 +70,7 @@ impl Params {
     pub fn path(&self, name: &str) -> Option<PathBuf> {
         self.get(name).map(|f| {
             let p = Path::new(f);
-            if p.is_absolute() {
+            if p.is_absolute() || self.base.as_os_str().is_empty() || self.base == Path::new(".") {
                 p.to_path_buf()
             } else {
                 self.base.join(p)
@@ -113,6 +113,9 @@ impl Params {
     }
 }
 
+/// Builds one kind of builder from its parameters.
+type MakeBuilder = fn(&Params) -> Result<Builder, String>;
+
 /// A validated builder (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Builder {
@@ -129,7 +132,7 @@ impl Builder {
     /// Builds and checks the description of `kind` (errors: a configuration error, the message
     /// names the parameter).
     pub fn from_params(kind: &str, params: &Params) -> Result<Builder, String> {
-        let (known, build): (&[&str], fn(&Params) -> Result<Builder, String>) = match kind {
+        let (known, build): (&[&str], MakeBuilder) = match kind {
             "intervals" => (intervals::PARAMS, |p| {
                 intervals::Intervals::new(p).map(Builder::Intervals)
             }),

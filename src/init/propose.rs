@@ -110,7 +110,7 @@ pub fn propose(profile: &Profile) -> Proposal {
                 last.reason = format!(
                     "removed from the output: more quasi-identifiers than an optimal search \
                      handles in seconds (the lattice would exceed {LATTICE_BUDGET} \
-                     transformations); move it to <qid> with a hierarchy to keep it, \
+                     transformations); declare it a quasi-identifier with a hierarchy to keep it, \
                      generalized ({})",
                     last.reason
                 );

@@ -9,6 +9,8 @@ mod config;
 mod datafly;
 mod delta;
 mod flash;
+mod hierarchy_build;
+mod init;
 mod kcheck;
 mod pipeline;
 mod privacy;

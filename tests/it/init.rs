@@ -1,0 +1,193 @@
+//! `anonbox init`: on every bundled data file, the config it writes runs with Flash at k = 5
+//! and 5 % suppression, and the output passes the independent checker (`kcheck`); roles on a
+//! made-up file; errors and exit codes.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+use crate::common;
+use crate::kcheck;
+
+fn anonbox(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The column indexes of the elements under `<tag>` in a config written by init (read with
+/// plain string matching, not anonbox's parser).
+fn indexes(config: &str, tag: &str) -> Vec<usize> {
+    let Some(start) = config.find(&format!("\n  <{tag}>\n")) else {
+        return Vec::new();
+    };
+    let end = config[start..].find(&format!("\n  </{tag}>")).unwrap() + start;
+    config[start..end]
+        .split("<att index=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].parse().unwrap())
+        .collect()
+}
+
+/// init, then Flash k = 5 with 5 % suppression, then the independent check of the output.
+fn init_then_release(data: &Path, separator: &str, header: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("job");
+    let mut args = vec![
+        "init",
+        data.to_str().unwrap(),
+        "--separator",
+        separator,
+        "--dir",
+        out.to_str().unwrap(),
+    ];
+    if header {
+        args.push("--header");
+    }
+    let o = anonbox(dir.path(), &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("-method Flash -k 5"), "{printed}");
+    let config = std::fs::read_to_string(out.join("config.xml")).unwrap();
+    let qids = indexes(&config, "qid");
+    let ids = indexes(&config, "id");
+    assert!(!qids.is_empty());
+    // One comment per column element, giving the reason and the profile.
+    assert_eq!(
+        config.matches("<!-- ").count(),
+        2 + config.matches("<att ").count() + config.matches("released as it is").count()
+    );
+    let config_path = out.join("config.xml");
+    let report = dir.path().join("report.json");
+    let o = anonbox(
+        dir.path(),
+        &[
+            "-config",
+            config_path.to_str().unwrap(),
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-suppression",
+            "0.05",
+            "-report",
+            report.to_str().unwrap(),
+            "-quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let records = report["records"].as_u64().unwrap() as usize;
+    let output = report["output"].as_str().unwrap();
+    // Output columns: the input's without the identifiers.
+    let qid_columns: Vec<usize> = qids
+        .iter()
+        .map(|&q| q - ids.iter().filter(|&&i| i < q).count())
+        .collect();
+    let top = vec!["*"; qids.len()];
+    let found = kcheck::check(
+        Path::new(output),
+        &kcheck::Spec {
+            separator,
+            header,
+            qid_columns: &qid_columns,
+            top: &top,
+            k: 5,
+            max_suppressed: records * 5 / 100,
+            full_domain: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+    assert_eq!(found.rows, records);
+    assert_eq!(
+        found.suppressed as u64,
+        report["suppressed_records"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn adult_init_runs_and_passes_the_checker() {
+    init_then_release(&common::data("adult/adult.csv"), ";", true);
+}
+
+#[test]
+fn example_init_runs_and_passes_the_checker() {
+    init_then_release(&common::data("example/example.csv"), ";", true);
+}
+
+#[test]
+fn census_1k_init_runs_and_passes_the_checker() {
+    init_then_release(
+        &common::data("census-income-1k/Input/census-income_1K.data"),
+        ",",
+        false,
+    );
+}
+
+#[test]
+fn roles_follow_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("id,age,zip,born,notes,country,constant\n");
+    for i in 0..200 {
+        text.push_str(&format!(
+            "P{i:05},{},{:05},{}-0{}-1{},\"note number {i} about the visit\",{},x\n",
+            20 + i % 50,
+            i % 40 * 997,
+            1950 + i % 40,
+            1 + i % 9,
+            i % 10,
+            ["FR", "NO", "IT"][i % 3]
+        ));
+    }
+    std::fs::write(dir.path().join("p.csv"), text).unwrap();
+    let o = anonbox(dir.path(), &["init", "p.csv", "--header", "--dir", "cfg"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(dir.path().join("cfg/config.xml")).unwrap();
+    assert_eq!(indexes(&config, "id"), [0], "{config}");
+    assert_eq!(indexes(&config, "qid"), [1, 2, 3, 5], "{config}");
+    for expected in [
+        "id: identifier: near-unique (code",
+        "age: quasi-identifier: intervals of 5, 10, 20 (integer 20..69",
+        "zip: quasi-identifier: masked from the right (code (up to 5 characters)",
+        "born: quasi-identifier: month, year, decade (date %Y-%m-%d",
+        "notes (column 4): insensitive: free text",
+        "constant (column 6): insensitive: one value",
+        "<input filename=\"../p.csv\" separator=\",\" header=\"true\"/>",
+    ] {
+        assert!(config.contains(expected), "{expected}\n{config}");
+    }
+    let born = std::fs::read_to_string(dir.path().join("cfg/hierarchy_born.csv")).unwrap();
+    assert!(
+        born.contains("1950-01-10;1950-01;1950;1950-1959;*"),
+        "{born}"
+    );
+
+    // A second init does not replace the (maybe edited) config without --force.
+    let o = anonbox(dir.path(), &["init", "p.csv", "--header", "--dir", "cfg"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    let o = anonbox(
+        dir.path(),
+        &["init", "p.csv", "--header", "--dir", "cfg", "--force"],
+    );
+    assert!(o.status.success());
+}
+
+#[test]
+fn errors_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = anonbox(dir.path(), &["init", "missing.csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = anonbox(dir.path(), &["init", "x.csv", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::write(dir.path().join("bad.csv"), b"a,b\n1,x\n2,\xfe\n").unwrap();
+    let o = anonbox(dir.path(), &["init", "bad.csv", "--header", "--dir", "out"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("anonbox: bad.csv:3: b: value '"), "{err}");
+    assert!(!dir.path().join("out/config.xml").exists());
+}

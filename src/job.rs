@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use crate::hierarchy::Hierarchy;
+use crate::hierarchy_build::Builder;
 use crate::vgh::{CategoryMap, Vgh};
 
 /// Anonymization method (`-method`, case-insensitive on the command line).
@@ -324,6 +325,10 @@ pub enum Generalization {
     Vgh(Vgh),
     /// An ARX hierarchy file, already parsed and validated (the domain is its rows).
     File { path: PathBuf, hierarchy: Hierarchy },
+    /// A hierarchy builder of the config (`<intervals .../>`), checked; it runs on the
+    /// column's distinct values while the data is loaded (`data::load`), so a value it refuses
+    /// is a data error at its line.
+    Built(Box<Builder>),
 }
 
 /// A quasi-identifier, in `<qid>` order.

@@ -20,8 +20,12 @@ pub fn reads(job: &Job) -> Vec<(&'static str, PathBuf)> {
     }
     out.push(("input file", job.input.path.clone()));
     for q in &job.qids {
-        if let Generalization::File { path, .. } = &q.generalization {
-            out.push(("hierarchy file", path.clone()));
+        match &q.generalization {
+            Generalization::File { path, .. } => out.push(("hierarchy file", path.clone())),
+            Generalization::Built(b) => {
+                out.extend(b.reads().map(|p| ("mapping file", p.to_path_buf())))
+            }
+            Generalization::Vgh(_) => {}
         }
     }
     for s in &job.sensitive {

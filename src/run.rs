@@ -18,6 +18,7 @@ use crate::algorithms::{self, FullDomainResult, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
 use crate::job::{Job, Method, OutputFormat};
+use crate::output::report::BuiltHierarchy;
 use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
 use crate::progress::Progress;
 use crate::risk::{self, Risk};
@@ -129,6 +130,7 @@ pub fn run_on_store(
         total: t_total,
     };
     let mut report = Report::new(job, &loaded.summary, &outcome, elapsed);
+    report.built_hierarchies = BuiltHierarchy::of(job, &loaded.encoding);
     if job.method != Method::Anatomy {
         report.risk = Some(Risk::from_sizes(
             store.released_class_sizes()?,
@@ -172,6 +174,7 @@ pub fn run_in_memory(
         total: t_total,
     };
     let mut report = Report::new(job, &summary, &outcome, elapsed);
+    report.built_hierarchies = BuiltHierarchy::of(job, &encoding);
     let risk_of = |levels: &[usize], suppressed: &[bool]| {
         Risk::from_sizes(
             risk::class_sizes(&table, levels, suppressed),

@@ -204,6 +204,20 @@ impl<'a> Builder<'a> {
         for att in qid_elements {
             let (index, name) = resolve(&self, att, "a quasi-identifier")?;
             let generalization = match (&att.hierarchy, &att.vgh) {
+                _ if att.builder.is_some() => {
+                    let (site, builder) = att.builder.as_ref().expect("checked");
+                    if method == Method::Mondrian {
+                        return Err(self.at(
+                            site,
+                            format!(
+                                "Mondrian: quasi-identifier '{name}' has a hierarchy builder; \
+                                 Mondrian splits numbers and mapped categories, so it needs a \
+                                 <vgh> (its root is the starting interval)"
+                            ),
+                        ));
+                    }
+                    Generalization::Built(Box::new(builder.clone()))
+                }
                 (Some(_), _) if method == Method::Mondrian => {
                     return Err(self.at(
                         &att.site,

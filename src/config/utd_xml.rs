@@ -15,6 +15,12 @@
 //!   to find the index when `index` is absent).
 //! - `<att index='1' name='age' hierarchy='adult_hierarchy_age.csv'/>` under `<qid>` or `<sens>`:
 //!   an ARX hierarchy file instead of `<map>` + `<vgh>`.
+//! - a hierarchy builder as the child of a `<qid>` attribute element instead of `<map>` +
+//!   `<vgh>` or a file: `<intervals widths='5,10,20' start='0'/>`, `<mask step='2'/>`,
+//!   `<dates format='%Y-%m-%d' levels='month,year'/>`, `<categories frequency='10'/>` (the
+//!   attributes are the builder's parameters, see [`crate::hierarchy_build`]). The description
+//!   is checked here, so a bad one is a config error (exit 2) before the data is read; the
+//!   builder runs while the data is loaded.
 //! - root attributes `suppression` (a fraction of records, ARX style) and `metric`.
 //! - `<privacy>`: privacy models for the lattice methods (see [`PrivacyKind`]).
 //!
@@ -25,6 +31,7 @@
 use std::path::{Path, PathBuf};
 
 use super::xml::{self, Element};
+use crate::hierarchy_build::{Builder, Params};
 use crate::javafmt::{parse_double, parse_int};
 use crate::job::{Method, MetricKind, OutputFormat, TDistance};
 use crate::vgh::{CategoryMap, Interval, VghNode};
@@ -100,6 +107,9 @@ pub struct AttributeElement {
     pub vgh: Option<VghNode>,
     /// Extension: an ARX hierarchy file, resolved against the config's folder.
     pub hierarchy: Option<PathBuf>,
+    /// Extension: a hierarchy builder (`<intervals widths='5,10,20'/>`, `<mask/>`, `<dates/>`,
+    /// `<categories/>`), checked here, run when the data is loaded.
+    pub builder: Option<(Site, Builder)>,
 }
 
 impl AttributeElement {
@@ -435,6 +445,7 @@ impl Parser<'_> {
             map: None,
             vgh: None,
             hierarchy: el.attr("hierarchy").map(|f| self.resolve(f)),
+            builder: None,
         };
         if role == Role::Id {
             return Ok(att);
@@ -444,6 +455,21 @@ impl Parser<'_> {
             // Case-sensitive, as in the toolbox.
             if child.name == "map" {
                 att.map = Some(self.map(child, role, &label)?);
+            } else if Builder::KINDS.contains(&child.name.as_str()) && role == Role::Qid {
+                if att.builder.is_some() {
+                    return Err(self.err(
+                        child,
+                        &[],
+                        format!("qid attribute {label} has two hierarchy builders"),
+                    ));
+                }
+                let mut params = Params::new(self.dir);
+                for (k, v) in &child.attrs {
+                    params.push(k.clone(), v.clone());
+                }
+                let builder = Builder::from_params(&child.name, &params)
+                    .map_err(|m| self.err(child, &[], m))?;
+                att.builder = Some((site(child, &[]), builder));
             } else if child.name == "vgh" && role == Role::Qid {
                 let vgh = self.vgh(child, &label)?;
                 if let Some(map) = &att.map {
@@ -454,7 +480,25 @@ impl Parser<'_> {
                 att.vgh = Some(vgh);
             }
         }
-        if att.hierarchy.is_some() {
+        if let Some((site, b)) = &att.builder {
+            if let Some(what) = att
+                .hierarchy
+                .as_ref()
+                .map(|_| "a hierarchy file")
+                .or(att.vgh.as_ref().map(|_| "a <vgh>"))
+                .or(att.map.as_ref().map(|_| "a <map>"))
+            {
+                return Err(Error::at(
+                    self.path,
+                    site.line,
+                    Some(site.tag.clone()),
+                    format!(
+                        "qid attribute {label} has {what}; it cannot also have <{}>",
+                        b.kind()
+                    ),
+                ));
+            }
+        } else if att.hierarchy.is_some() {
             if let Some(child) = el
                 .children
                 .iter()
@@ -476,7 +520,8 @@ impl Parser<'_> {
                 shown,
                 format!(
                     "Cannot parse the VGH of qid-attribute at {label}: no <vgh> element \
-                     (or hierarchy='FILE')"
+                     (or hierarchy='FILE', or a builder: <intervals/>, <mask/>, <dates/>, \
+                     <categories/>)"
                 ),
             ));
         }

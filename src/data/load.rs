@@ -14,6 +14,10 @@
 //!   number), labelled as the toolbox prints it ([`point_label`], `[73.0]`); codes follow first
 //!   appearance. A new point must lie in some leaf ([`Vgh::path`]). After the load the hierarchy
 //!   is built from the dictionary's points ([`Encoding`]).
+//! - quasi-identifier with a hierarchy builder (`<intervals/>` in the config): the trimmed
+//!   field, codes in order of first appearance, each new value checked by the builder (a
+//!   non-number for intervals is a data error at its line); the records per code are counted.
+//!   After the load the builder builds the hierarchy over the dictionary's values.
 //! - sensitive attribute with a category map: the trimmed category, which must be mapped.
 //! - other sensitive attribute: a number, labelled as Java prints it (`73.0`).
 //!
@@ -28,6 +32,7 @@ use rustc_hash::FxHashMap;
 use super::subset::SubsetReader;
 use super::{Dictionary, EncodedTable, SensitiveColumn};
 use crate::hierarchy::Hierarchy;
+use crate::hierarchy_build::Builder;
 use crate::io::{self, Format, ReadStats};
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
@@ -105,6 +110,13 @@ enum Column<'a> {
         cache: FxHashMap<Box<[u8]>, u32>,
         points: Vec<f64>,
     },
+    /// Hierarchy builder: codes follow first appearance, each new value checked by the
+    /// builder; records per code, for builders that balance counts.
+    Built {
+        builder: &'a Builder,
+        cache: FxHashMap<Box<[u8]>, u32>,
+        counts: Vec<u64>,
+    },
     /// Sensitive with a category map.
     Map { map: &'a CategoryMap },
     /// Sensitive number: raw bytes -> code cache; the value of each code.
@@ -137,6 +149,14 @@ impl<'a> RowEncoder<'a> {
                 Generalization::File { path, hierarchy } => (
                     Dictionary::seeded(hierarchy.labels(0).iter().cloned()),
                     Column::File { path },
+                ),
+                Generalization::Built(builder) => (
+                    Dictionary::new(),
+                    Column::Built {
+                        builder,
+                        cache: FxHashMap::default(),
+                        counts: Vec::new(),
+                    },
                 ),
                 Generalization::Vgh(vgh) => (
                     Dictionary::new(),
@@ -237,6 +257,18 @@ impl<'a> RowEncoder<'a> {
                         vgh_hierarchy(&q.name, vgh, points),
                         vgh.root_label().to_string(),
                     ),
+                    (Generalization::Built(builder), Column::Built { counts, .. }) => {
+                        let values: Vec<(&str, u64)> = c
+                            .dictionary
+                            .values()
+                            .iter()
+                            .map(String::as_str)
+                            .zip(counts.iter().copied())
+                            .collect();
+                        let h = Hierarchy::from_label_rows(&q.name, &builder.rows(&values));
+                        let top = top_label(&h);
+                        (h, top)
+                    }
                     _ => unreachable!("quasi-identifier columns match their generalization"),
                 };
                 qids.push(QidEncoding {
@@ -300,6 +332,22 @@ impl ColumnEncoder<'_> {
                     points.push(x);
                 }
                 cache.insert(raw.into(), code);
+                Ok(code)
+            }
+            Column::Built {
+                builder,
+                cache,
+                counts,
+            } => {
+                if let Some(&c) = cache.get(raw) {
+                    counts[c as usize] += 1;
+                    return Ok(c);
+                }
+                let v = utf8(raw)?;
+                builder.check(v)?;
+                let (code, _) = self.dictionary.intern(v);
+                cache.insert(raw.into(), code);
+                counts.push(1);
                 Ok(code)
             }
             Column::Map { map } => {

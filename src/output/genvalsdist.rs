@@ -83,10 +83,10 @@ impl Summary {
                         }
                     }
                 }
-                Generalization::File { hierarchy, .. } => Ok(match qid_points(e) {
+                Generalization::File { .. } | Generalization::Built(_) => Ok(match qid_points(e) {
                     Some(points) => Summary::Numeric { points },
                     None => Summary::Categorical {
-                        m: hierarchy.leaves(),
+                        m: e.hierarchy.leaves(),
                         slot: (0..e.dictionary.len()).collect(),
                     },
                 }),

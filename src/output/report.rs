@@ -10,9 +10,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::algorithms::Outcome;
+use crate::data::load::Encoding;
 use crate::data::load::LoadSummary;
 use crate::io::write_atomic;
-use crate::job::Job;
+use crate::job::{Generalization, Job};
 use crate::risk::Risk;
 use crate::{Error, Result};
 
@@ -63,6 +64,9 @@ pub struct Report {
     pub risk: Option<Risk>,
     /// The same figures for the input before anonymization (full-domain lattice methods).
     pub risk_input: Option<Risk>,
+    /// The hierarchies the config's builders built (`<intervals/>`, ...), so that a release
+    /// can be reproduced and read: `null` when no builder ran.
+    pub built_hierarchies: Option<Vec<BuiltHierarchy>>,
     /// Method-specific details.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -98,6 +102,7 @@ impl Report {
             },
             risk: None,
             risk_input: None,
+            built_hierarchies: None,
             extra: outcome.extra.clone(),
         }
     }
@@ -115,6 +120,46 @@ impl Report {
             Error::Io { source, .. } => Error::io(path, source),
             other => other,
         })
+    }
+}
+
+/// One hierarchy built at load time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BuiltHierarchy {
+    pub attribute: String,
+    /// The builder's description, e.g. `intervals widths=5,10,20 start=0`.
+    pub builder: String,
+    /// ARX rows: the value, then its label at each level up to `*`, in dictionary order.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl BuiltHierarchy {
+    /// The built hierarchies of a job's quasi-identifiers, from the load's encoding (`None`
+    /// when the config has no builder).
+    pub fn of(job: &Job, encoding: &Encoding) -> Option<Vec<BuiltHierarchy>> {
+        let built: Vec<BuiltHierarchy> = job
+            .qids
+            .iter()
+            .zip(&encoding.qids)
+            .filter_map(|(q, e)| match &q.generalization {
+                Generalization::Built(b) => Some(BuiltHierarchy {
+                    attribute: q.name.clone(),
+                    builder: b.describe(),
+                    rows: (0..e.hierarchy.leaves() as u32)
+                        .map(|code| {
+                            e.hierarchy
+                                .row(code)
+                                .iter()
+                                .enumerate()
+                                .map(|(level, &id)| e.hierarchy.label(level, id).to_string())
+                                .collect()
+                        })
+                        .collect(),
+                }),
+                _ => None,
+            })
+            .collect();
+        (!built.is_empty()).then_some(built)
     }
 }
 

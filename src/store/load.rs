@@ -171,6 +171,9 @@ impl Store {
                     Generalization::File { path, .. } => {
                         ("hierarchy", Some(path.display().to_string()))
                     }
+                    // The built hierarchy is in HierarchyMap/HierarchyLabel like any other;
+                    // the description says how it was built.
+                    Generalization::Built(b) => ("builder", Some(b.describe())),
                 };
                 attr.execute(params![
                     id as i64,

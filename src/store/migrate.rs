@@ -8,10 +8,16 @@ use super::SqlContext;
 use crate::{Error, Result};
 
 /// Every migration, in order; `user_version` = how many are applied.
-pub const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_catalogue",
-    include_str!("../../migrations/0001_catalogue.sql"),
-)];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_catalogue",
+        include_str!("../../migrations/0001_catalogue.sql"),
+    ),
+    (
+        "0002_builder_source",
+        include_str!("../../migrations/0002_builder_source.sql"),
+    ),
+];
 
 /// The schema version this anonbox writes.
 pub fn latest() -> i64 {
@@ -79,6 +85,41 @@ mod tests {
         }
         // Idempotent: a second open applies nothing.
         migrate(&mut conn, Path::new(":memory:")).unwrap();
+    }
+
+    #[test]
+    fn a_version_1_database_keeps_its_rows_and_takes_builders() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0].1).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute_batch(
+            "INSERT INTO Attribute VALUES (0, 1, 'age', 'qid', 'hierarchy', 'h.csv', 5, '*', \
+             'ATT_1'); INSERT INTO Dictionary VALUES (0, 0, '34');",
+        )
+        .unwrap();
+        migrate(&mut conn, Path::new("old.db")).unwrap();
+        let name: String = conn
+            .query_row("SELECT Name FROM Attribute WHERE InputIndex = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(name, "age");
+        conn.execute(
+            "INSERT INTO Attribute VALUES (1, 2, 'zip', 'qid', 'builder', 'mask', 6, '*', \
+             'ATT_2')",
+            [],
+        )
+        .unwrap();
+        assert!(conn
+            .execute(
+                "INSERT INTO Attribute VALUES (2, 3, 'x', 'qid', 'other', NULL, 2, '*', 'ATT_3')",
+                [],
+            )
+            .is_err());
+        let rows: i64 = conn
+            .query_row("SELECT COUNT(*) FROM HierarchyView", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 0);
     }
 
     #[test]

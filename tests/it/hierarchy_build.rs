@@ -500,3 +500,201 @@ fn categories_mapping_file_covers_the_data() {
         .collect();
     validate(&rows, &distinct).unwrap();
 }
+
+/// A config whose quasi-identifiers are built at load time by `<intervals/>`, `<mask/>`,
+/// `<dates/>` and `<categories/>`.
+fn builder_config(dir: &Path, age: &str) -> std::path::PathBuf {
+    let mut data = String::from("name;age;zip;visit;sex\n");
+    for i in 0..60 {
+        data.push_str(&format!(
+            "p{i};{};{:05};{}-{:02}-{:02};{}\n",
+            18 + i % 47,
+            81000 + i % 7 * 13,
+            2001 + i % 9,
+            1 + i % 12,
+            1 + i % 28,
+            ["f", "m"][i % 2]
+        ));
+    }
+    std::fs::write(dir.join("d.csv"), data).unwrap();
+    let config = format!(
+        "<config method='Flash' k='5' suppression='0.05'>\n\
+         <input filename='d.csv' separator=';' header='true'/>\n\
+         <output filename='out.csv'/>\n\
+         <id><att name='name'/></id>\n\
+         <qid>\n\
+         <att index='1' name='age'>{age}</att>\n\
+         <att name='zip'><mask step='2'/></att>\n\
+         <att name='visit'><dates format='%Y-%m-%d' levels='month,year'/></att>\n\
+         <att name='sex'><categories/></att>\n\
+         </qid>\n</config>\n"
+    );
+    let path = dir.join("c.xml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+#[test]
+fn config_builders_run_at_load_and_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    builder_config(dir.path(), "<intervals widths='5,10,20' start='0'/>");
+    let o = anonbox(
+        dir.path(),
+        &["-config", "c.xml", "-report", "r.json", "-quiet"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let built = report["built_hierarchies"].as_array().unwrap();
+    assert_eq!(built.len(), 4);
+    let data = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
+    for (b, column) in built.iter().zip([1usize, 2, 3, 4]) {
+        let rows: Vec<Vec<String>> = b["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect();
+        let distinct: BTreeSet<String> = data
+            .lines()
+            .skip(1)
+            .map(|l| l.split(';').nth(column).unwrap().to_string())
+            .collect();
+        validate(&rows, &distinct).unwrap_or_else(|e| panic!("{}: {e}", b["attribute"]));
+    }
+    assert_eq!(built[0]["builder"], "intervals widths=5,10,20 start=0");
+    assert_eq!(
+        built[2]["builder"],
+        "dates format=%Y-%m-%d levels=month,year"
+    );
+    // The same builder as a command gives the same rows (the command sorts them).
+    let o = anonbox(
+        dir.path(),
+        &[
+            "hierarchy",
+            "intervals",
+            "--input",
+            "d.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--column",
+            "age",
+            "--widths",
+            "5,10,20",
+            "--output",
+            "age.csv",
+        ],
+    );
+    assert!(o.status.success());
+    let from_command: BTreeSet<Vec<String>> =
+        read_rows(&dir.path().join("age.csv")).into_iter().collect();
+    let from_report: BTreeSet<Vec<String>> = built[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_value(r.clone()).unwrap())
+        .collect();
+    assert_eq!(from_command, from_report);
+    // The release is 5-anonymous over the four quasi-identifiers (name removed).
+    let records = report["records"].as_u64().unwrap() as usize;
+    crate::kcheck::check(
+        &dir.path().join("out.csv"),
+        &crate::kcheck::Spec {
+            separator: ";",
+            header: true,
+            qid_columns: &[0, 1, 2, 3],
+            top: &["*"; 4],
+            k: 5,
+            max_suppressed: records * 5 / 100,
+            full_domain: true,
+        },
+    )
+    .unwrap();
+}
+
+#[test]
+fn config_builder_errors_are_config_errors_and_data_errors_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // A bad builder attribute: exit 2, naming the config's element, though the data is bad too
+    // (it is never read).
+    builder_config(dir.path(), "<intervals widths='5,12'/>");
+    let data = dir.path().join("d.csv");
+    let mut text = std::fs::read_to_string(&data).unwrap();
+    text.push_str("q;old;81000;2001-01-01;f\n");
+    std::fs::write(&data, &text).unwrap();
+    let o = anonbox(dir.path(), &["-config", "c.xml", "-quiet"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("c.xml:6: <intervals>: widths: 12 is not a whole multiple of 5"),
+        "{err}"
+    );
+    for bad in [
+        "<intervals widths='5' color='red'/>",
+        "<dates format='%Y'/>",
+        "<mask from='middle'/>",
+        "<categories map='missing.csv'/>",
+        "<intervals widths='5'/><mask/>",
+    ] {
+        builder_config(dir.path(), bad);
+        std::fs::write(&data, &text).unwrap();
+        let o = anonbox(dir.path(), &["-config", "c.xml", "-quiet"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+    // A good description and a non-number in the data: exit 1 at the line, nothing written.
+    builder_config(dir.path(), "<intervals widths='5,10'/>");
+    std::fs::write(&data, &text).unwrap();
+    let o = anonbox(dir.path(), &["-config", "c.xml", "-quiet"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("d.csv:62: age: 'old' is not a number"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out.csv").exists());
+    // Mondrian needs a VGH.
+    builder_config(dir.path(), "<intervals widths='5,10'/>");
+    let o = anonbox(dir.path(), &["-config", "c.xml", "-method", "Mondrian"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn config_builders_are_stored_with_db() {
+    let dir = tempfile::tempdir().unwrap();
+    builder_config(dir.path(), "<intervals widths='5,10,20'/>");
+    let o = anonbox(
+        dir.path(),
+        &[
+            "-config", "c.xml", "-method", "Datafly", "-k", "5", "-db", "w.db", "-quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let db = rusqlite::Connection::open(dir.path().join("w.db")).unwrap();
+    let (source, file, levels): (String, String, i64) = db
+        .query_row(
+            "SELECT Source, HierarchyFile, Levels FROM Attribute WHERE Name = 'age'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (source.as_str(), file.as_str(), levels),
+        ("builder", "intervals widths=5,10,20", 5)
+    );
+    let label: String = db
+        .query_row(
+            "SELECT Label FROM HierarchyView WHERE Attribute = 'age' AND Value = '34' AND \
+             Level = 3",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(label, "[20, 40[");
+}

@@ -32,6 +32,18 @@ pub fn version(conn: &Connection, db: &std::path::Path) -> Result<i64> {
 
 /// Brings the database to [`latest`]; refuses a database from a newer anonbox.
 pub fn migrate(conn: &mut Connection, db: &std::path::Path) -> Result<()> {
+    // Migrations rebuild tables (SQLite's way to change a constraint), which foreign key
+    // enforcement would refuse; the pragma is a no-op inside a transaction, so set it here.
+    let fk: bool = conn
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .ctx(db)?;
+    conn.pragma_update(None, "foreign_keys", false).ctx(db)?;
+    let result = apply(conn, db);
+    conn.pragma_update(None, "foreign_keys", fk).ctx(db)?;
+    result
+}
+
+fn apply(conn: &mut Connection, db: &std::path::Path) -> Result<()> {
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Exclusive)
         .ctx(db)?;

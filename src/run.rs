@@ -3,9 +3,14 @@
 //! [`run`] checks the paths, then dispatches on the method to a backend runner:
 //! [`run_on_store`] (SQLite: open, load, method, genVals from the store) for the toolbox's
 //! methods; [`run_in_memory`] (an [`EncodedTable`] from [`load_table`], a method returning levels
-//! and suppressed rows) for the in-memory engine (Flash, OLA). Either way the writers take a
-//! [`LabelSource`], and the report is assembled from the load
+//! and suppressed rows) for the in-memory engine (Flash, OLA, BFS, Optimal). Either way the
+//! writers take a [`LabelSource`], and the report is assembled from the load
 //! summary, the method's [`Outcome`] and the timings.
+//!
+//! `-db` works for both: the in-memory runner keeps its fast path (no SQLite at all without
+//! `-db`); with it, the result is written into the same self-describing store after the search
+//! ([`Store::load_table`] from the encoded table, then the classes of the chosen levels), so a
+//! kept database reads the same whichever method wrote it.
 //!
 //! Outputs are written atomically, or not at all: the output and the report go to temporary
 //! files renamed when complete, and the temporary database is removed when the run ends, on
@@ -141,7 +146,8 @@ pub fn run_on_store(
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and
-/// suppressed rows. The in-memory counterpart of [`run_on_store`] (Flash, OLA).
+/// suppressed rows. The in-memory counterpart of [`run_on_store`] (Flash, OLA, BFS, Optimal);
+/// with `-db` it also fills a kept database ([`keep_full_domain`]).
 pub fn run_in_memory(
     job: &Job,
     progress: &Progress,
@@ -149,12 +155,25 @@ pub fn run_in_memory(
     method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
 ) -> Result<(Report, Option<Store>)> {
     check_output_format(job)?;
+    // A kept database is opened (and refused, if it is not one of ours) before the input is
+    // read, as on the store path; it is filled after the search.
+    let mut store = match &job.db {
+        Some(db) => {
+            let store = Store::open(Some(db))?;
+            store.record_run(job)?;
+            Some(store)
+        }
+        None => None,
+    };
     let (table, encoding, summary) = load_table(job, progress)?;
     warn_skipped(job, &summary);
     check_records(job, summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
     let (outcome, chosen) = method(&table, &encoding, progress)?;
+    if let Some(store) = &mut store {
+        keep_full_domain(job, store, &table, &encoding, &summary, &chosen)?;
+    }
     let t_search = started.elapsed().as_secs_f64();
 
     let suppression_labels: Vec<String> =
@@ -183,7 +202,45 @@ pub fn run_in_memory(
     };
     report.risk = Some(risk_of(&chosen.levels, &chosen.suppressed));
     report.risk_input = Some(risk_of(&vec![0; chosen.levels.len()], &[]));
-    Ok((report, None))
+    Ok((report, store))
+}
+
+/// Writes an in-memory full-domain result into a kept database (`-db`), so that it reads like
+/// the store methods' ones: the records and catalogue ([`Store::load_table`]), then the classes
+/// of the chosen levels, the suppressed ones named by the generalized ids of their rows, and
+/// every record's class.
+fn keep_full_domain(
+    job: &Job,
+    store: &mut Store,
+    table: &EncodedTable,
+    encoding: &Encoding,
+    summary: &LoadSummary,
+    chosen: &FullDomainResult,
+) -> Result<()> {
+    store.load_table(job, table, encoding, summary)?;
+    let mut bad: rustc_hash::FxHashSet<Vec<u32>> = Default::default();
+    for r in (0..table.rows()).filter(|&r| chosen.suppressed.get(r) == Some(&true)) {
+        let key = table
+            .row(r)
+            .iter()
+            .zip(&table.hierarchies)
+            .zip(&chosen.levels)
+            .map(|((&code, h), &level)| h.get(code, level))
+            .collect();
+        bad.insert(key);
+    }
+    let mut bad: Vec<Vec<u32>> = bad.into_iter().collect();
+    bad.sort_unstable();
+    store.assign_full_domain(encoding, &chosen.levels, &bad)?;
+    store.check_classes(table.records() as u64)?;
+    let suppressed = chosen.suppressed.iter().filter(|&&s| s).count() as u64;
+    let (_, in_store) = store.class_summary()?;
+    if in_store != suppressed {
+        return Err(Error::Invalid(format!(
+            "internal error: the database suppresses {in_store} records, the search {suppressed}"
+        )));
+    }
+    store.assign_records()
 }
 
 /// Writes the job's output, if any, from `labels`.

@@ -53,7 +53,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
-use super::tuples::{self, finish_transaction, Backend, Tuples};
+use super::tuples::{self, Backend, Tuples};
 use super::Outcome;
 use crate::data::load::Encoding;
 use crate::hierarchy::Hierarchy;
@@ -596,7 +596,7 @@ pub fn run(
         ));
     };
     bar.set_message(format!("{}: writing classes", job.method.name()));
-    assign(store, encoding, &node, &bad)?;
+    store.assign_full_domain(encoding, &node, &bad)?;
     bar.finish();
 
     let (kept, suppressed_records) = store.class_summary()?;
@@ -727,7 +727,7 @@ impl<'a> SqlSource<'a> {
             "SELECT {}, {sens}, SUM(t.Count) FROM {} t {} GROUP BY {group} ORDER BY {group}",
             ids.join(", "),
             self.source,
-            hierarchy_joins(cols, node, "t"),
+            crate::store::hierarchy_joins(cols, node, "t"),
         );
         let db = self.store.path();
         let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
@@ -766,92 +766,6 @@ impl<'a> SqlSource<'a> {
     fn drop_tables(&self) -> Result<()> {
         self.store.exec("DROP TABLE IF EXISTS temp.IncognitoSens")
     }
-}
-
-/// `JOIN HierarchyMap h<q> ON ...` for every quasi-identifier at the node's levels.
-fn hierarchy_joins(cols: &[String], node: &[usize], t: &str) -> String {
-    cols.iter()
-        .zip(node)
-        .enumerate()
-        .map(|(q, (c, l))| {
-            format!(
-                "JOIN HierarchyMap h{q} ON h{q}.AttributeID = {q} AND h{q}.Level = {l} \
-                 AND h{q}.Code = {t}.{c} "
-            )
-        })
-        .collect()
-}
-
-/// Writes the selected node's classes: numbered by first record, the `bad` classes (keys) into
-/// the suppression class (the next number, with the suppression labels).
-fn assign(store: &Store, encoding: &Encoding, node: &[usize], bad: &[Vec<u32>]) -> Result<()> {
-    let cols = store.layout().qids.clone();
-    let nq = cols.len();
-    let g: Vec<String> = (0..nq).map(|q| format!("G{q}")).collect();
-    let gs = g.join(", ");
-    let ids: Vec<String> = (0..nq).map(|q| format!("h{q}.Id AS G{q}")).collect();
-    store.exec(&format!(
-        "DROP TABLE IF EXISTS temp.IncognitoClass;\n\
-         CREATE TEMP TABLE IncognitoClass AS SELECT {}, SUM(t.Count) AS Size, \
-         ROW_NUMBER() OVER (ORDER BY MIN(t.FirstRecord)) AS EquivalenceID, 1 AS Ok \
-         FROM QidTuple t {} GROUP BY {};\n\
-         CREATE UNIQUE INDEX temp.IncognitoClassKey ON IncognitoClass ({gs});",
-        ids.join(", "),
-        hierarchy_joins(&cols, node, "t"),
-        (0..nq)
-            .map(|q| format!("h{q}.Id"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    ))?;
-    let db = store.path();
-    store.exec("BEGIN")?;
-    let result = (|| {
-        let mut stmt = store
-            .conn()
-            .prepare(&format!(
-                "UPDATE temp.IncognitoClass SET Ok = 0 WHERE {}",
-                (0..nq)
-                    .map(|q| format!("G{q} = ?{}", q + 1))
-                    .collect::<Vec<_>>()
-                    .join(" AND ")
-            ))
-            .ctx(db)?;
-        for key in bad {
-            stmt.execute(rusqlite::params_from_iter(key.iter().map(|&k| k as i64)))
-                .ctx(db)?;
-        }
-        let classes: i64 = store.value("SELECT COUNT(*) FROM temp.IncognitoClass", [])?;
-        let suppression_id = classes + 1;
-        let labels = crate::store::level_labels_sql(node, "c");
-        let on = cols
-            .iter()
-            .enumerate()
-            .map(|(q, c)| {
-                format!(
-                    "c.G{q} = (SELECT Id FROM HierarchyMap WHERE AttributeID = {q} AND Level = {} \
-                     AND Code = QidTuple.{c})",
-                    node[q]
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        store.exec(&format!(
-            "INSERT INTO EquivalenceTable (EquivalenceID, {atts}, Size, Suppressed) \
-             SELECT c.EquivalenceID, {labels}, c.Size, 0 FROM temp.IncognitoClass c \
-             WHERE c.Ok ORDER BY c.EquivalenceID;\n\
-             UPDATE QidTuple SET EquivalenceID = (SELECT CASE WHEN c.Ok THEN c.EquivalenceID \
-             ELSE {suppression_id} END FROM temp.IncognitoClass c WHERE {on});",
-            atts = cols.join(", "),
-        ))?;
-        let suppressed: i64 = store.value(
-            "SELECT COALESCE(SUM(Size), 0) FROM temp.IncognitoClass WHERE NOT Ok",
-            [],
-        )?;
-        store.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
-        Ok(())
-    })();
-    finish_transaction(store, result)?;
-    store.exec("DROP TABLE temp.IncognitoClass")
 }
 
 #[cfg(test)]

@@ -120,13 +120,7 @@ impl Tuples {
 
 /// Commits if `result` is Ok, else rolls back and returns the error.
 pub fn finish_transaction(store: &Store, result: Result<()>) -> Result<()> {
-    match result {
-        Ok(()) => store.exec("COMMIT"),
-        Err(e) => {
-            let _ = store.exec("ROLLBACK");
-            Err(e)
-        }
-    }
+    store.end_transaction(result)
 }
 
 /// Number of distinct tuples.

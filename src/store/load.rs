@@ -23,6 +23,7 @@ use std::hash::BuildHasher;
 use super::schema::Layout;
 use super::{SqlContext, Store};
 use crate::data::load::{read_encoded, Encoding, LoadSummary};
+use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
@@ -65,12 +66,41 @@ pub struct LoadTimings {
 impl Store {
     /// Creates the data tables and loads `job`'s input (see the module docs).
     pub fn load(&mut self, job: &Job, progress: &Progress) -> Result<Loaded> {
+        self.load_with(job, |store, counter| {
+            store.insert_records(job, progress, counter)
+        })
+    }
+
+    /// Fills the store from a table the in-memory loader already read (the lattice searches
+    /// with `-db`): the same tables, catalogue and tuples as [`Store::load`], without reading
+    /// the input again. With a research subset only the released (subset) records are stored,
+    /// under their input record numbers.
+    pub fn load_table(
+        &mut self,
+        job: &Job,
+        table: &EncodedTable,
+        encoding: &Encoding,
+        summary: &LoadSummary,
+    ) -> Result<Loaded> {
+        self.load_with(job, |store, counter| {
+            store.insert_table(job, table, counter)?;
+            Ok((encoding.clone(), summary.clone()))
+        })
+    }
+
+    /// Creates the data tables, inserts the records with `insert` (which counts their tuples),
+    /// then writes the catalogue, the views, `QidTuple` and the run's row counts.
+    fn load_with(
+        &mut self,
+        job: &Job,
+        insert: impl FnOnce(&Store, &mut TupleCounter) -> Result<(Encoding, LoadSummary)>,
+    ) -> Result<Loaded> {
         let started = Instant::now();
         let layout = Layout::new(job);
         self.exec(&format!("BEGIN;\n{}COMMIT;", layout.create_tables()))?;
         self.layout = Some(layout);
         let mut counter = TupleCounter::new(job.qids.len(), self.tuple_memory);
-        let (encoding, summary) = self.insert_records(job, progress, &mut counter)?;
+        let (encoding, summary) = insert(self, &mut counter)?;
         let inserted = started.elapsed().as_secs_f64();
         self.write_catalogue(job, &encoding)?;
         let l = self.layout();
@@ -144,6 +174,43 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// Inserts the released records of an in-memory table (see [`Store::load_table`]).
+    fn insert_table(
+        &self,
+        job: &Job,
+        table: &EncodedTable,
+        counter: &mut TupleCounter,
+    ) -> Result<()> {
+        let nq = job.qids.len();
+        let ns = job.sensitive.len();
+        let l = self.layout();
+        let cols: Vec<&str> = std::iter::once("RecordID")
+            .chain(l.all().map(String::as_str))
+            .collect();
+        self.exec("BEGIN")?;
+        let result = (|| {
+            let mut rows = Bulk::new(self, "AnonRecordTable", &cols)?;
+            let mut codes = vec![0u32; nq + ns];
+            for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+                let n = r as u64 + 1;
+                codes[..nq].copy_from_slice(table.row(r));
+                for (slot, s) in codes[nq..].iter_mut().zip(&table.sensitive) {
+                    *slot = s.codes[r];
+                }
+                rows.push(
+                    self,
+                    std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
+                )?;
+                counter.add(&codes[..nq], n, self)?;
+                if n.is_multiple_of(BATCH) {
+                    self.exec("COMMIT; BEGIN")?;
+                }
+            }
+            rows.flush(self)
+        })();
+        self.end_transaction(result)
     }
 
     fn write_catalogue(&self, job: &Job, enc: &Encoding) -> Result<()> {

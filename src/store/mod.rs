@@ -16,8 +16,11 @@
 //! sets pragmas (a throwaway database: `journal_mode=OFF`, `synchronous=OFF`; a kept one: WAL),
 //! migrates, and clears a kept database's previous run. [`Store::load`] streams the input in
 //! large transactions through one cached statement, then writes the catalogue and groups the
-//! tuples (indexes after the data). A method fills `EquivalenceTable` and
-//! `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own); [`Store::labels`] streams
+//! tuples (indexes after the data); [`Store::load_table`] does the same from a table the in-memory
+//! engine already read (the lattice searches with `-db`), and [`Store::assign_full_domain`]
+//! writes the classes of a full-domain result (Incognito, and those searches). A method fills
+//! `EquivalenceTable` and `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own,
+//! or [`Store::assign_full_domain`]); [`Store::labels`] streams
 //! the generalized labels in record order for the writers, each record through its tuple. A
 //! kept database also gets `AnonRecordTable.EquivalenceID` ([`Store::assign_records`]), so that
 //! it reads like the toolbox's tables; a throwaway one skips that pass over the records.
@@ -26,6 +29,7 @@
 //! name): SQLite unlinks its file as soon as it is created, so no signal, crash or kill can
 //! leave the raw data behind in the temporary folder.
 
+mod classes;
 mod load;
 mod migrate;
 pub mod schema;
@@ -34,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use classes::hierarchy_joins;
 pub use load::{LoadTimings, Loaded, BATCH, TUPLE_MEMORY};
 pub use migrate::{latest as schema_version, MIGRATIONS};
 pub use schema::Layout;

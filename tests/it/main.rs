@@ -12,6 +12,7 @@ mod flash;
 mod hierarchy_build;
 mod init;
 mod kcheck;
+mod kept_db;
 mod pipeline;
 mod privacy;
 mod regression;

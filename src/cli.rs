@@ -14,8 +14,9 @@
 //! 3. [`RunArgs::from_raw`] types and checks each value, naming the flag in errors.
 //!
 //! The merge with the XML config and all validation that needs the config or the input happen
-//! in `config::build_job`. Subcommands: a first argument `audit` hands the remaining arguments
-//! to the audit parser ([`Command::Audit`]); anything else is a run.
+//! in `config::build_job`. Subcommands: a first argument `audit`, `hierarchy` or `init` hands
+//! the remaining arguments to that subcommand's parser ([`Command::Audit`], ...); `plan` takes a
+//! run's flags ([`Command::Plan`]); anything else is a run.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -37,6 +38,10 @@ Flash, OLA, BFS, Optimal (globally optimal lattice searches with -metric, <priva
 Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
 
 Subcommands:
+  anonbox plan [FLAGS]               the resolved plan of a run with these flags (attributes,
+                                     lattice, method and why, models, outputs): reads the config
+                                     and the input's first rows only, writes nothing
+                                     (anonbox plan --help)
   anonbox init DATA [--separator S] [--header] [--dir DIR]
                                      profile a file, propose roles, write DIR/config.xml and a
                                      hierarchy per quasi-identifier (anonbox init --help)
@@ -45,7 +50,7 @@ Subcommands:
                                      (anonbox hierarchy --help)
   anonbox audit FILE --qi COLS ...   print a file's privacy figures and risk, check thresholds
                                      (anonbox audit --help)
-  anonbox help [audit|hierarchy|init]  this help, or a subcommand's
+  anonbox help [plan|audit|hierarchy|init]  this help, or a subcommand's
 
 Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
 I/O, database), 2 bad flags or configuration (nothing was written).";
@@ -127,11 +132,30 @@ pub struct RawArgs {
     pub verbose: bool,
 }
 
+/// `anonbox plan --help`.
+const PLAN_HELP: &str = "\
+Print the resolved plan of a run without running it
+
+Usage: anonbox plan [FLAGS]
+
+Takes exactly the flags of a run (anonbox --help) and prints what that run would do: the
+config and input, each attribute with its role, hierarchy and height and an example from the
+input's first rows, the size of the generalization lattice, the method and why (for the lattice
+searches, what -method Optimal would pick), the privacy models, the suppression budget, the
+metric and limits, and each output with whether it exists already.
+
+Only the config, its hierarchy files and the first rows of the input are read; nothing is
+written. Exit status: 0 the plan was printed, 1 the input's first rows cannot be read, 2 bad
+flags or configuration (as for a run).
+";
+
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Anonymize (the default).
     Run(Box<RunArgs>),
+    /// `anonbox plan ...`: print what a run with these flags would do.
+    Plan(Box<RunArgs>),
     /// `anonbox audit ...`: the arguments after `audit`, for the audit parser.
     Audit(Vec<String>),
     /// `anonbox hierarchy ...`: the arguments after `hierarchy` ([`crate::hierarchy_cmd`]).
@@ -180,21 +204,35 @@ where
         Some("audit") => return Ok(Command::Audit(args[1..].to_vec())),
         Some("hierarchy") => return Ok(Command::Hierarchy(args[1..].to_vec())),
         Some("init") => return Ok(Command::Init(args[1..].to_vec())),
+        Some("plan") => {
+            return Ok(match parse_run(&args[1..])? {
+                Command::Run(a) => Command::Plan(a),
+                Command::Help(_) => Command::Help(PLAN_HELP.to_string()),
+                other => other,
+            })
+        }
         Some("help") if args.len() > 1 => {
             let help = vec!["--help".to_string()];
             return match args[1].as_str() {
                 "audit" => Ok(Command::Audit(help)),
                 "hierarchy" => Ok(Command::Hierarchy(help)),
                 "init" => Ok(Command::Init(help)),
+                "plan" => Ok(Command::Help(PLAN_HELP.to_string())),
                 other => Err(Error::Usage(format!(
-                    "help: no subcommand '{other}'; accepted: audit, hierarchy, init"
+                    "help: no subcommand '{other}'; accepted: plan, audit, hierarchy, init"
                 ))),
             };
         }
         Some("help") => return Ok(Command::Help(help_text())),
+        }
         _ => {}
     }
-    let normalized = match normalize(&args)? {
+    parse_run(&args)
+}
+
+/// Parses the flags of a run (also those of `anonbox plan`).
+fn parse_run(args: &[String]) -> Result<Command> {
+    let normalized = match normalize(args)? {
         Normalized::Args(a) => a,
         Normalized::Help => return Ok(Command::Help(help_text())),
         Normalized::Version => {

@@ -25,6 +25,7 @@ pub mod lattice;
 pub mod metrics;
 pub mod output;
 pub mod paths;
+pub mod plan;
 pub mod privacy;
 pub mod progress;
 pub mod risk;

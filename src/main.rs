@@ -34,6 +34,18 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => fail(&e, 2),
         },
+        // Plan: 0 printed, 1 the input's first rows cannot be read, 2 bad flags or config.
+        Command::Plan(args) => {
+            let (job, warnings) = match anonbox::config::build_job_with_warnings(&args) {
+                Ok(built) => built,
+                Err(e) => return fail(&e, 2),
+            };
+            match anonbox::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e @ Error::Usage(_)) => fail(&e, 2),
+                Err(e) => fail(&e, 1),
+            }
+        }
         // Subcommands that write files: 2 for flags found before the data is read, 1 after.
         Command::Hierarchy(args) => match anonbox::hierarchy_cmd::plan(&args) {
             Err(e) => fail(&e, 2),

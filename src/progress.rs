@@ -3,11 +3,19 @@
 //! Shown only when stderr is a terminal and the job is not `-quiet`; otherwise every call is a
 //! no-op, so callers never branch on it. Hot loops call [`Bar::tick`] with their counters; it
 //! redraws at most every [`TICK_ROWS`] rows, so the cost per row is one comparison.
+//!
+//! A lattice search is followed by a [`SearchBar`], an observer of the search
+//! ([`crate::algorithms::observe`]): the search hands it plain figures and knows nothing of
+//! terminals; the bar shows checks out of the lattice size (checked + queued for BFS), the best
+//! loss so far, the current lower bound and an ETA where one can be estimated
+//! ([`search_message`]).
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::algorithms::observe::{Phase, SearchObserver, SearchStatus};
 
 /// Rows between two updates of a bar.
 pub const TICK_ROWS: u64 = 1 << 16;
@@ -77,6 +85,17 @@ impl Progress {
                 "{phase:>6} [{{bar:30}}] {{human_pos}}/{{human_len}} rows, {{msg}} ({{elapsed}})"
             ),
         )
+    }
+
+    /// The bar of a lattice search, as the search's observer; `None` when bars are off (then
+    /// the search has no observer and no cost).
+    pub fn search(&self) -> Option<SearchBar> {
+        let mut bar = self.make(
+            Kind::Spinner,
+            Some(1),
+            "search [{bar:20}] {msg} ({elapsed})",
+        );
+        bar.bar.take().map(|bar| SearchBar { bar })
     }
 
     /// A spinner with a message (phases without a known length).
@@ -160,5 +179,116 @@ impl Bar {
 impl Drop for Bar {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// A lattice search's bar (see [`Progress::search`]). Cleared when dropped.
+pub struct SearchBar {
+    bar: ProgressBar,
+}
+
+impl SearchObserver for SearchBar {
+    fn update(&mut self, status: &SearchStatus) {
+        let (pos, len) = match status.queued {
+            Some(q) => (status.checks, status.checks + q),
+            None => (status.checks, status.lattice_size),
+        };
+        self.bar.set_length(len.max(1));
+        self.bar.set_position(pos);
+        self.bar.set_message(search_message(status));
+    }
+}
+
+impl Drop for SearchBar {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The text of a search's bar: checks out of the lattice size (BFS: and its queue), the
+/// final phase's candidates, the best loss so far, the lower bound, the ETA where known.
+pub fn search_message(s: &SearchStatus) -> String {
+    let mut parts = vec![match s.queued {
+        Some(q) => format!(
+            "{} checks, {} queued",
+            indicatif::HumanCount(s.checks),
+            indicatif::HumanCount(q)
+        ),
+        None => format!(
+            "{}/{} checks",
+            indicatif::HumanCount(s.checks),
+            indicatif::HumanCount(s.lattice_size)
+        ),
+    }];
+    if let (Phase::Final, Some((done, total))) = (s.phase, s.work) {
+        parts.push(format!(
+            "final phase {}/{}",
+            indicatif::HumanCount(done),
+            indicatif::HumanCount(total)
+        ));
+    }
+    parts.push(match s.best_loss {
+        Some(loss) => format!("best {}", short(loss)),
+        None => "nothing valid yet".into(),
+    });
+    if let Some(bound) = s.lower_bound {
+        parts.push(format!("bound {}", short(bound)));
+    }
+    if let Some(eta) = s.eta().filter(|_| !s.finished) {
+        parts.push(format!("ETA {}", indicatif::HumanDuration(eta)));
+    }
+    parts.join(", ")
+}
+
+/// A loss in a few digits.
+fn short(x: f64) -> String {
+    if x.abs() >= 1e4 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_message_shows_checks_best_bound_and_eta() {
+        let mut s = SearchStatus {
+            phase: Phase::Classify,
+            checks: 1234,
+            lattice_size: 4320,
+            queued: None,
+            best_loss: None,
+            lower_bound: None,
+            work: None,
+            elapsed: Duration::from_secs(3),
+            phase_elapsed: Duration::from_secs(3),
+            time_left: None,
+            finished: false,
+        };
+        assert_eq!(search_message(&s), "1,234/4,320 checks, nothing valid yet");
+        s.best_loss = Some(0.31371);
+        s.phase = Phase::Final;
+        s.work = Some((10, 40));
+        s.lower_bound = Some(0.3);
+        assert_eq!(
+            search_message(&s),
+            "1,234/4,320 checks, final phase 10/40, best 0.3137, bound 0.3000, ETA 9 seconds"
+        );
+        s = SearchStatus {
+            phase: Phase::BestFirst,
+            queued: Some(56),
+            work: None,
+            best_loss: Some(123456.0),
+            lower_bound: Some(120000.0),
+            time_left: Some(Duration::from_secs(2)),
+            ..s
+        };
+        assert_eq!(
+            search_message(&s),
+            "1,234 checks, 56 queued, best 123456, bound 120000, ETA 2 seconds"
+        );
     }
 }

@@ -87,8 +87,11 @@ fn run_staged(job: &Job) -> Result<RunResult> {
             )
         })?,
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
-            run_in_memory(job, &progress, started, |table, _encoding, _p| {
-                let (outcome, chosen) = algorithms::run_lattice(job, table)?;
+            run_in_memory(job, &progress, started, |table, _encoding, p| {
+                let bar = p
+                    .search()
+                    .map(|b| Box::new(b) as Box<dyn algorithms::SearchObserver>);
+                let (outcome, chosen) = algorithms::run_lattice(job, table, bar)?;
                 warn_unproven(job, &outcome);
                 Ok((outcome, chosen))
             })?
@@ -327,8 +330,11 @@ fn check_output_format(job: &Job) -> Result<()> {
     }
 }
 
-/// Warns (stderr) about skipped rows and blank lines.
+/// Warns (stderr) about skipped rows and blank lines (not with `-quiet`).
 pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
+    if job.quiet {
+        return;
+    }
     let s = summary.stats;
     let input = job.input.path.display();
     if s.blank_lines > 0 {
@@ -345,9 +351,10 @@ pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
     }
 }
 
-/// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound.
+/// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound
+/// (not with `-quiet`: the report says it too).
 fn warn_unproven(job: &Job, outcome: &Outcome) {
-    if outcome.extra.get("proven_optimal") != Some(&serde_json::Value::Bool(false)) {
+    if job.quiet || outcome.extra.get("proven_optimal") != Some(&serde_json::Value::Bool(false)) {
         return;
     }
     let loss = outcome.information_loss.unwrap_or(f64::NAN);

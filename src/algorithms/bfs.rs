@@ -38,6 +38,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
+use super::observe::Phase;
 use super::search::Search;
 use crate::check::Classification;
 use crate::lattice::{prop, NodeId, PropertyStore};
@@ -78,6 +79,7 @@ pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
     if !exact_monotonic {
         search.expect_generalizations_of_valid();
     }
+    search.enter_phase(Phase::BestFirst);
     seed(search);
     improve(search);
     let dims = search.space().dims();
@@ -90,6 +92,7 @@ pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
         id: bottom,
     }));
     while let Some(&Reverse(head)) = queue.peek() {
+        search.report_frontier(head.bound, Some(queue.len() as u64));
         if search.beaten(head.bound) {
             break; // proven: nothing queued or below can beat the best
         }

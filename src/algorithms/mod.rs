@@ -15,6 +15,7 @@ pub mod exhaustive;
 pub mod flash;
 pub mod incognito;
 pub mod mondrian;
+pub mod observe;
 pub mod ola;
 pub mod search;
 pub mod tuples;
@@ -26,6 +27,7 @@ use crate::lattice::PropertyStore;
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::Result;
+pub use observe::{SearchObserver, SearchStatus};
 pub use search::{Limit, Optimum, Search, SearchOutcome};
 
 /// What a method reports about its result.
@@ -181,15 +183,33 @@ pub fn execute(
     plan: Plan,
     rows: bool,
 ) -> Result<(SearchOutcome, Option<Vec<bool>>)> {
-    fn go<S: PropertyStore>(
-        mut search: Search<'_, S>,
+    execute_observed(table, criteria, metric, budget, plan, rows, None)
+}
+
+/// [`execute`], telling `observer` how the search progresses ([`observe`]).
+pub fn execute_observed<'a>(
+    table: &'a EncodedTable,
+    criteria: Vec<Box<dyn PrivacyCriterion>>,
+    metric: Box<dyn Metric>,
+    budget: u64,
+    plan: Plan,
+    rows: bool,
+    observer: Option<Box<dyn SearchObserver + 'a>>,
+) -> Result<(SearchOutcome, Option<Vec<bool>>)> {
+    fn go<'a, S: PropertyStore>(
+        mut search: Search<'a, S>,
         plan: Plan,
         rows: bool,
+        observer: Option<Box<dyn SearchObserver + 'a>>,
     ) -> (SearchOutcome, Option<Vec<bool>>) {
         search.set_limit(plan.limit);
         search.set_threads(plan.threads);
+        if let Some(o) = observer {
+            search.set_observer(o);
+        }
         run_search(&mut search, plan.algorithm);
         let out = search.outcome();
+        search.finish_observing(&out);
         let suppressed = match (&out.optimum, rows) {
             (Some(opt), true) => Some(search.outlier_rows(&opt.levels)),
             _ => None,
@@ -202,11 +222,13 @@ pub fn execute(
             Search::new(table, criteria, metric, budget, config)?,
             plan,
             rows,
+            observer,
         ),
         StoreKind::Antichain => go::<crate::lattice::Antichain>(
             Search::new(table, criteria, metric, budget, config)?,
             plan,
             rows,
+            observer,
         ),
     })
 }
@@ -222,10 +244,14 @@ fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAl
     search.optimize_remaining();
 }
 
-/// Runs a lattice method (Flash, OLA) for the pipeline: the report's outcome and the chosen
-/// levels with the rows they suppress. Fails if no transformation satisfies the privacy models
-/// within the suppression budget.
-pub fn run_lattice(job: &Job, table: &EncodedTable) -> Result<(Outcome, FullDomainResult)> {
+/// Runs a lattice method (Flash, OLA, BFS, Optimal) for the pipeline: the report's outcome and
+/// the chosen levels with the rows they suppress; `observer` follows the search. Fails if no
+/// transformation satisfies the privacy models within the suppression budget.
+pub fn run_lattice<'a>(
+    job: &Job,
+    table: &'a EncodedTable,
+    observer: Option<Box<dyn SearchObserver + 'a>>,
+) -> Result<(Outcome, FullDomainResult)> {
     let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
     let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
     let metric = crate::metrics::build(job.metric, table);
@@ -252,7 +278,8 @@ pub fn run_lattice(job: &Job, table: &EncodedTable) -> Result<(Outcome, FullDoma
         },
         threads: job.threads(),
     };
-    let (out, suppressed) = execute(table, criteria, metric, budget, plan, true)?;
+    let (out, suppressed) =
+        execute_observed(table, criteria, metric, budget, plan, true, observer)?;
     let Some(opt) = out.optimum else {
         if !out.proven_optimal {
             return Err(crate::Error::Invalid(format!(

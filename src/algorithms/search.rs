@@ -51,6 +51,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::observe::{Phase, SearchObserver, SearchStatus, Throttle};
 use crate::check::{CheckResult, Checker, CheckerConfig, CheckerStats, Classification};
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
@@ -144,6 +145,16 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     /// The final phase's pool and its extra checkers (forks of `checker`), built on first use.
     pool: Option<rayon::ThreadPool>,
     workers: Vec<Checker<'a>>,
+    /// Who hears about the search's progress ([`super::observe`]), and when it last did.
+    observer: Option<Box<dyn SearchObserver + 'a>>,
+    throttle: Throttle,
+    phase: Phase,
+    phase_started: std::time::Instant,
+    /// The current phase's work known in advance (done, total).
+    work: Option<(u64, u64)>,
+    /// The strategy's lower bound of what is unexplored, and BFS's queue length.
+    frontier: Option<f64>,
+    queued: Option<u64>,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -203,7 +214,98 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             threads: 1,
             pool: None,
             workers: Vec::new(),
+            observer: None,
+            throttle: Throttle::new(),
+            phase: Phase::Classify,
+            phase_started: std::time::Instant::now(),
+            work: None,
+            frontier: None,
+            queued: None,
         })
+    }
+
+    /// Lets `observer` follow the search ([`super::observe`]).
+    pub fn set_observer(&mut self, observer: Box<dyn SearchObserver + 'a>) {
+        self.observer = Some(observer);
+    }
+
+    /// The search's progress now.
+    pub fn status(&self) -> SearchStatus {
+        let now = std::time::Instant::now();
+        let best = self.best.map(|(_, loss)| loss);
+        SearchStatus {
+            phase: self.phase,
+            checks: self.checks(),
+            lattice_size: self.space.size(),
+            queued: self.queued,
+            best_loss: best,
+            lower_bound: self.frontier.map(|f| best.map_or(f, |b| b.min(f))),
+            work: self.work,
+            elapsed: now.duration_since(self.started),
+            phase_elapsed: now.duration_since(self.phase_started),
+            time_left: self
+                .limit
+                .deadline
+                .map(|d| d.saturating_duration_since(now)),
+            finished: false,
+        }
+    }
+
+    /// Starts a phase of the search (for the observer).
+    pub fn enter_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+        self.phase_started = std::time::Instant::now();
+        self.work = None;
+        self.frontier = None;
+        self.queued = None;
+        self.notify(true);
+    }
+
+    /// The strategy's smallest bound of what it left unexplored, and (BFS) its queue length,
+    /// for the observer.
+    pub fn report_frontier(&mut self, bound: f64, queued: Option<u64>) {
+        if self.observer.is_some() {
+            self.frontier = Some(bound);
+            self.queued = queued;
+            self.notify(false);
+        }
+    }
+
+    /// Work of the current phase: `done` of `total` steps, for the observer.
+    pub fn report_work(&mut self, done: u64, total: u64) {
+        if self.observer.is_some() {
+            self.work = Some((done, total));
+            self.notify(false);
+        }
+    }
+
+    /// Tells the observer the final status: `out`'s figures (the last notice).
+    pub fn finish_observing(&mut self, out: &SearchOutcome) {
+        if self.observer.is_none() {
+            return;
+        }
+        let mut status = SearchStatus {
+            finished: true,
+            lower_bound: out.lower_bound,
+            ..self.status()
+        };
+        if out.proven_optimal {
+            status.queued = status.queued.map(|_| 0);
+        }
+        if let Some(o) = &mut self.observer {
+            o.update(&status);
+        }
+    }
+
+    /// Tells the observer the status if a notice is due (see [`super::observe::Throttle`]).
+    fn notify(&mut self, force: bool) {
+        if self.observer.is_none() || !self.throttle.due(force) {
+            return;
+        }
+        let status = self.status();
+        if let Some(o) = &mut self.observer {
+            o.update(&status);
+        }
     }
 
     /// Lets the final phase ([`Search::optimize_remaining`]) check on `threads` threads (at
@@ -426,6 +528,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 self.prune_above(id);
             }
         }
+        self.notify(false);
     }
 
     /// The cached result of `id`, if checked.
@@ -449,6 +552,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             return;
         }
         self.expect_generalizations_of_valid();
+        self.enter_phase(Phase::Final);
         self.finished = Finished {
             bits: prop::NOT_ANONYMOUS | prop::PRUNED,
             checked: true,
@@ -561,6 +665,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 stop = i;
                 break;
             }
+            // Candidates come in bound order: none left loses less than this one's bound.
+            self.report_frontier(bound, None);
+            self.report_work(i as u64, cand.len() as u64);
             if self.out_of_time() {
                 return;
             }
@@ -594,6 +701,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 .fold(f64::NEG_INFINITY, f64::max)
         };
         for (i, &id) in order.iter().enumerate() {
+            self.report_work(i as u64, order.len() as u64);
             if self.threads > 1 && i >= upto {
                 // A batch within one level: its bounds come from lower levels, all final.
                 let level = self.space.level(id);

@@ -41,11 +41,14 @@ pub const DEFAULT_CONFIG: &str = "config.xml";
 /// The toolbox's `java.util.Random` seed for Anatomy.
 pub const DEFAULT_SEED: u64 = 3345;
 
-/// Builds the job from the flags and the config they name; warnings go to stderr.
+/// Builds the job from the flags and the config they name; warnings go to stderr (not with
+/// `-quiet`).
 pub fn build_job(args: &RunArgs) -> Result<Job> {
     let (job, warnings) = build_job_with_warnings(args)?;
-    for w in warnings {
-        eprintln!("{}", crate::error::one_line(&w));
+    if !args.quiet {
+        for w in warnings {
+            eprintln!("{}", crate::error::one_line(&w));
+        }
     }
     Ok(job)
 }

@@ -48,6 +48,8 @@ pub struct LoadSummary {
     pub header: Option<ByteRecord>,
     /// Fields per row.
     pub width: usize,
+    /// Bytes of the input consumed.
+    pub bytes_read: u64,
 }
 
 impl LoadSummary {
@@ -417,6 +419,17 @@ pub fn read_encoded(
 pub fn read_rows(
     job: &Job,
     progress: &Progress,
+    sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
+) -> Result<(Encoding, LoadSummary)> {
+    read_prefix(job, progress, u64::MAX, sink)
+}
+
+/// [`read_rows`] over the first `max_records` records only: the rest of the input is never
+/// read (`anonbox plan`). The summary counts what was read.
+pub fn read_prefix(
+    job: &Job,
+    progress: &Progress,
+    max_records: u64,
     mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
     let path = &job.input.path;
@@ -431,7 +444,7 @@ pub fn read_rows(
         encoder.check_width(h.len(), 1)?;
     }
     let mut n = 0u64;
-    while reader.next_row(&mut rec)? {
+    while n < max_records && reader.next_row(&mut rec)? {
         if n == 0 && reader.header().is_none() {
             encoder.check_width(rec.len(), reader.line())?;
         }
@@ -445,6 +458,7 @@ pub fn read_rows(
         stats: reader.stats(),
         header: reader.header().cloned(),
         width: reader.width().unwrap_or(0),
+        bytes_read: reader.bytes_read(),
     };
     Ok((encoder.finish(), summary))
 }

@@ -10,3 +10,17 @@ pub fn data(rel: &str) -> PathBuf {
         .join("tests/data")
         .join(rel)
 }
+
+/// ADULT's columns (`tests/data/adult/adult.csv`), in file order; each has a hierarchy file
+/// `adult_hierarchy_<name>.csv`.
+pub const ADULT_ATTRIBUTES: [&str; 9] = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+];

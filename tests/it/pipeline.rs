@@ -57,7 +57,7 @@ impl Dir {
 
 /// VGH config: age (column 0, leaves of width 25) and sex (column 1, mapped); column 2 is an
 /// identifier; `extra` goes into the root (e.g. a `<sens>`).
-fn vgh_config(separator: &str, header: bool, extra: &str) -> String {
+pub fn vgh_config(separator: &str, header: bool, extra: &str) -> String {
     format!(
         "<config k='2' method='Datafly'>\n\
          <input filename='in.csv' separator='{separator}' header='{header}'/>\n\

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-use crate::common::data;
+use crate::common::{data, ADULT_ATTRIBUTES};
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
@@ -75,17 +75,7 @@ fn with_commas(n: u64) -> String {
 #[test]
 fn plan_on_the_bundled_configs() {
     let tmp = tempfile::tempdir().unwrap();
-    let all = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "occupation",
-        "salary-class",
-    ];
+    let all = ADULT_ATTRIBUTES;
     let no_occupation: Vec<&str> = all.iter().copied().filter(|&a| a != "occupation").collect();
     // (config, extra flags, what the plan must say)
     let cases: Vec<(&str, Vec<&str>, Vec<String>)> = vec![
@@ -304,23 +294,20 @@ fn plan_errors_exit_as_a_run_does() {
 
 #[test]
 fn plan_is_in_the_help() {
-    for args in [&["help"][..], &["--help"]] {
+    let cases: [(&[&str], &str); 4] = [
+        (&["help"], "anonbox plan [FLAGS]"),
+        (&["--help"], "anonbox plan [FLAGS]"),
+        (&["help", "plan"], "Usage: anonbox plan [FLAGS]"),
+        (&["plan", "--help"], "Usage: anonbox plan [FLAGS]"),
+    ];
+    for (args, want) in cases {
         let o = Command::cargo_bin("anonbox")
             .unwrap()
             .args(args)
             .output()
             .unwrap();
-        assert!(o.status.success());
-        assert!(String::from_utf8_lossy(&o.stdout).contains("anonbox plan [FLAGS]"));
-    }
-    for args in [&["help", "plan"][..], &["plan", "--help"]] {
-        let o = Command::cargo_bin("anonbox")
-            .unwrap()
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success());
+        assert!(o.status.success(), "{args:?}");
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.contains("Usage: anonbox plan [FLAGS]"), "{out}");
+        assert!(out.contains(want), "{args:?}: {out}");
     }
 }

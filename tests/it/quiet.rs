@@ -4,41 +4,17 @@
 
 use assert_cmd::Command;
 
-use crate::kcheck;
+use anonbox::job::Method;
 
-const METHODS: &[&str] = &[
-    "Datafly",
-    "Mondrian",
-    "Incognito_K",
-    "Incognito_L",
-    "Incognito_T",
-    "Anatomy",
-    "Flash",
-    "OLA",
-    "BFS",
-    "Optimal",
-];
+use crate::kcheck;
+use crate::pipeline::vgh_config;
 
 /// 40 records over age (VGH), sex (map) and a sensitive attribute with four even values; an
 /// identifier; a row with '?' and a blank line, both skipped with a warning.
 fn setup(dir: &std::path::Path) {
-    std::fs::write(
-        dir.join("c.xml"),
-        "<config k='2' method='Datafly'>\n\
-         <input filename='in.csv' separator=','/>\n\
-         <output filename='out.csv' format='genVals'/>\n\
-         <id><att index='2'/></id>\n\
-         <qid>\n\
-         <att index='0'><vgh value='[0:100)'><node value='[0:50)'><node value='[0:25)'/>\
-         <node value='[25:50)'/></node><node value='[50:100)'><node value='[50:75)'/>\
-         <node value='[75:100)'/></node></vgh></att>\n\
-         <att index='1'><map><e cat='F' int='0'/><e cat='M' int='1'/></map><vgh value='[0:1]'/></att>\n\
-         </qid>\n\
-         <sens><att index='3'><map><e cat='a' int='0'/><e cat='b' int='1'/><e cat='c' int='2'/>\
-         <e cat='d' int='3'/></map></att></sens>\n\
-         </config>\n",
-    )
-    .unwrap();
+    let sens = "<sens><att index='3'><map><e cat='a' int='0'/><e cat='b' int='1'/>\
+                <e cat='c' int='2'/><e cat='d' int='3'/></map></att></sens>";
+    std::fs::write(dir.join("c.xml"), vgh_config(",", false, sens)).unwrap();
     let mut rows = String::new();
     for i in 0..40 {
         let age = 10 + (i * 7) % 80;
@@ -59,7 +35,8 @@ fn quiet_silences_everything_but_errors_for_every_method() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     setup(d);
-    for method in METHODS {
+    // Every method there is (Method::NAMES also lists any added later).
+    for method in Method::NAMES {
         let run = |extra: &[&str]| {
             Command::cargo_bin("anonbox")
                 .unwrap()

@@ -224,7 +224,6 @@ where
             };
         }
         Some("help") => return Ok(Command::Help(help_text())),
-        }
         _ => {}
     }
     parse_run(&args)

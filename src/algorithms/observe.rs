@@ -2,7 +2,8 @@
 //!
 //! The strategies know nothing of terminals: a [`Search`](super::Search) given an observer
 //! ([`Search::set_observer`](super::Search::set_observer)) hands it a [`SearchStatus`] after
-//! checks and frontier moves, at most every [`NOTICE_INTERVAL`], and once more at the end.
+//! checks and frontier moves, at most every [`SearchObserver::interval`] ([`NOTICE_INTERVAL`]
+//! by default; a [`Recorder`] takes every one), and once more at the end.
 //! A status is a snapshot of plain figures: checks done out of the lattice size, BFS's queue,
 //! the best loss so far, the current lower bound of what is unexplored (BFS's queue head, or the
 //! final phase's candidate bound), the work of the current phase where it is known in advance,
@@ -84,9 +85,14 @@ impl SearchStatus {
 /// Receives a search's statuses (see the module docs).
 pub trait SearchObserver {
     fn update(&mut self, status: &SearchStatus);
+
+    /// The shortest time between two notices this observer wants.
+    fn interval(&self) -> Duration {
+        NOTICE_INTERVAL
+    }
 }
 
-/// An observer that keeps every status (tests, benchmarks).
+/// An observer that keeps every status, unthrottled (tests, benchmarks).
 #[derive(Debug, Default, Clone)]
 pub struct Recorder {
     pub statuses: Vec<SearchStatus>,
@@ -96,11 +102,19 @@ impl SearchObserver for Recorder {
     fn update(&mut self, status: &SearchStatus) {
         self.statuses.push(*status);
     }
+
+    fn interval(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 impl<T: SearchObserver + ?Sized> SearchObserver for &mut T {
     fn update(&mut self, status: &SearchStatus) {
         (**self).update(status);
+    }
+
+    fn interval(&self) -> Duration {
+        (**self).interval()
     }
 }
 
@@ -115,14 +129,10 @@ impl Throttle {
         Throttle { last: None }
     }
 
-    /// True if a notice is due now (and records it).
-    pub(crate) fn due(&mut self, force: bool) -> bool {
+    /// True if a notice is due now, at most one per `interval` (and records it).
+    pub(crate) fn due(&mut self, force: bool, interval: Duration) -> bool {
         let now = Instant::now();
-        if force
-            || self
-                .last
-                .is_none_or(|t| now.duration_since(t) >= NOTICE_INTERVAL)
-        {
+        if force || self.last.is_none_or(|t| now.duration_since(t) >= interval) {
             self.last = Some(now);
             return true;
         }
@@ -169,8 +179,9 @@ mod tests {
     #[test]
     fn throttle_lets_the_first_and_forced_notices_through() {
         let mut t = Throttle::new();
-        assert!(t.due(false));
-        assert!(!t.due(false));
-        assert!(t.due(true));
+        assert!(t.due(false, NOTICE_INTERVAL));
+        assert!(!t.due(false, NOTICE_INTERVAL));
+        assert!(t.due(true, NOTICE_INTERVAL));
+        assert!(t.due(false, Duration::ZERO));
     }
 }

@@ -299,7 +299,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
 
     /// Tells the observer the status if a notice is due (see [`super::observe::Throttle`]).
     fn notify(&mut self, force: bool) {
-        if self.observer.is_none() || !self.throttle.due(force) {
+        let Some(interval) = self.observer.as_ref().map(|o| o.interval()) else {
+            return;
+        };
+        if !self.throttle.due(force, interval) {
             return;
         }
         let status = self.status();

@@ -81,7 +81,7 @@ fn render(
     {
         row(if i == 0 { "attributes" } else { "" }, line);
     }
-    let lattice = lattice_size(job);
+    let lattice = lattice_size(job, encoding);
     if let Some(line) = lattice.as_ref().map(|l| l.describe()) {
         row("lattice", line);
     }
@@ -162,9 +162,16 @@ fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec
         let (source, height) = match &qid.generalization {
             Generalization::File { path, hierarchy } => (
                 format!("hierarchy {}", file_name(path)),
-                hierarchy.max_level(),
+                hierarchy.max_level().to_string(),
             ),
-            Generalization::Vgh(vgh) => ("<vgh>".to_string(), vgh.levels().saturating_sub(1)),
+            Generalization::Vgh(vgh) => (
+                "<vgh>".to_string(),
+                vgh.levels().saturating_sub(1).to_string(),
+            ),
+            Generalization::Built(b) => (
+                format!("builder {}", b.describe()),
+                format!("{} (built from the first rows)", enc.hierarchy.max_level()),
+            ),
         };
         let example = first.map_or(String::new(), |codes| {
             let h = &enc.hierarchy;
@@ -259,17 +266,20 @@ impl Lattice {
     }
 }
 
-/// The lattice of a full-domain method (`None` for Mondrian and Anatomy).
-fn lattice_size(job: &Job) -> Option<Lattice> {
+/// The lattice of a full-domain method (`None` for Mondrian and Anatomy). A builder's
+/// hierarchy counts with the levels it built from the first rows.
+fn lattice_size(job: &Job, encoding: &Encoding) -> Option<Lattice> {
     if !job.method.is_full_domain() {
         return None;
     }
     let levels = job
         .qids
         .iter()
-        .map(|q| match &q.generalization {
+        .zip(&encoding.qids)
+        .map(|(q, enc)| match &q.generalization {
             Generalization::File { hierarchy, .. } => hierarchy.levels() as u128,
             Generalization::Vgh(vgh) => vgh.levels() as u128,
+            Generalization::Built(_) => enc.hierarchy.levels() as u128,
         })
         .collect();
     Some(Lattice { levels })

@@ -486,17 +486,7 @@ fn subset_errors_name_the_file_and_line() {
 // ---------------------------------------------------------------------------------------------
 // End to end on ADULT.
 
-const QIS: [&str; 9] = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-];
+const QIS: [&str; 9] = crate::common::ADULT_ATTRIBUTES;
 
 /// ADULT as a population with a 0/1 `in-study` column (about 30% of the rows, pseudo-random),
 /// and the same subset as a file of its rows in reverse order. Returns (population, subset

@@ -17,17 +17,7 @@ fn bin() -> Command {
 fn adult_config(dir: &Path, input: Option<&Path>, root: &str, privacy: &str) -> PathBuf {
     let adult = data("adult");
     let input = input.map_or(adult.join("adult.csv"), Path::to_path_buf);
-    let names = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "occupation",
-        "salary-class",
-    ];
+    let names = crate::common::ADULT_ATTRIBUTES;
     let atts: String = names
         .iter()
         .enumerate()

@@ -18,6 +18,7 @@ mod pipeline;
 mod plan;
 mod privacy;
 mod quiet;
+mod readme;
 mod regression;
 mod summary;
 mod utd_methods;

@@ -62,6 +62,7 @@ fn steps(readme: &str) -> (Vec<Step>, Vec<String>) {
             match block.last_mut() {
                 Some((_, prev)) if prev.ends_with('\\') => {
                     prev.pop();
+                    prev.truncate(prev.trim_end().len());
                     prev.push(' ');
                     prev.push_str(line.trim());
                 }
@@ -163,7 +164,10 @@ fn readme_commands_run_as_written() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let (steps, skipped) = steps(&readme);
     // The README's own test command and install step are the documented skips.
-    assert!(skipped.iter().any(|l| l.starts_with("cargo test")), "{skipped:?}");
+    assert!(
+        skipped.iter().any(|l| l.starts_with("cargo test")),
+        "{skipped:?}"
+    );
     assert!(
         steps
             .iter()
@@ -206,7 +210,10 @@ fn readme_commands_run_as_written() {
                 );
             }
             Step::Sqlite(n, line, statements) => {
-                assert!(!statements.is_empty(), "README.md:{n}: `{line}` without statements");
+                assert!(
+                    !statements.is_empty(),
+                    "README.md:{n}: `{line}` without statements"
+                );
                 let db = work.join(sqlite_file(line));
                 assert!(db.is_file(), "README.md:{n}: no database {}", db.display());
                 let conn = rusqlite::Connection::open(&db).unwrap();
@@ -237,7 +244,11 @@ fn readme_blocks_are_read_by_the_conventions() {
         steps,
         vec![
             Step::Shell(3, "anonbox -k 2 -k 3".into(), 0),
-            Step::Sqlite(7, "sqlite3 -header w.db".into(), vec!["SELECT 1;  -- why".into()]),
+            Step::Sqlite(
+                7,
+                "sqlite3 -header w.db".into(),
+                vec!["SELECT 1;  -- why".into()]
+            ),
             Step::Shell(16, "anonbox -nosuch".into(), 2),
             Step::Shell(22, "anonbox -k 5".into(), 0),
         ]

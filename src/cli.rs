@@ -118,9 +118,14 @@ pub struct RawArgs {
     /// Keep the SQLite working database in FILE [default: a temporary file]
     #[arg(long, value_name = "FILE")]
     pub db: Option<String>,
-    /// Write a JSON report of the run to FILE [default: none]
+    /// Write a report of the run to FILE: HTML if FILE ends in .html or .htm, else JSON
+    /// [default: none]
     #[arg(long, value_name = "FILE")]
     pub report: Option<String>,
+    /// Prosecutor risk (1 / class size) above which a record counts as at risk in the report's
+    /// risk figures, 0..1 [default: 0.2]
+    #[arg(long = "riskThreshold", value_name = "RISK")]
+    pub risk_threshold: Option<String>,
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
@@ -188,6 +193,7 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    pub risk_threshold: Option<f64>,
     pub seed: Option<u64>,
     pub quiet: bool,
     pub verbose: bool,
@@ -494,6 +500,15 @@ impl RunArgs {
                 )));
             }
         }
+        let risk_threshold = double(&raw.risk_threshold, "-riskThreshold")?;
+        if let Some(r) = risk_threshold {
+            if !(0.0..=1.0).contains(&r) {
+                return Err(Error::Usage(format!(
+                    "-riskThreshold: {} is not a risk in [0, 1]",
+                    raw.risk_threshold.as_deref().unwrap_or("")
+                )));
+            }
+        }
         if raw.separator.as_deref() == Some("") {
             return Err(Error::Usage("-separator: empty separator".to_string()));
         }
@@ -515,6 +530,7 @@ impl RunArgs {
             threads,
             db: path(&raw.db, "-db")?,
             report: path(&raw.report, "-report")?,
+            risk_threshold,
             seed,
             quiet: raw.quiet,
             verbose: raw.verbose,

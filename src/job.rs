@@ -407,4 +407,6 @@ pub struct Job {
     pub time_limit: Option<std::time::Duration>,
     /// Threads of the lattice searches (`-threads`); `None`: all cores.
     pub threads: Option<usize>,
+    /// Risk above which a record counts as at risk in the report (`-riskThreshold`).
+    pub risk_threshold: f64,
 }

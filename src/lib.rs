@@ -28,6 +28,7 @@ pub mod paths;
 pub mod plan;
 pub mod privacy;
 pub mod progress;
+pub mod release;
 pub mod risk;
 pub mod run;
 pub mod store;

@@ -4,13 +4,10 @@
 //! the share of records whose risk exceeds a threshold. Suppressed records are left out (they
 //! are released without quasi-identifiers), as the JSON report and `anonbox audit` say.
 //!
-//! This module sees class sizes only; [`class_sizes`] derives them from an encoded table and a
-//! full-domain transformation (the input itself is the transformation of level 0 everywhere).
+//! This module sees class sizes only; [`crate::release`] derives them from a run's result (the
+//! input's classes are its distinct quasi-identifier tuples).
 
-use rustc_hash::FxHashMap;
 use serde::Serialize;
-
-use crate::data::EncodedTable;
 
 /// The threshold of [`Risk::records_at_risk`] when none is given (ARX's default highlight).
 pub const DEFAULT_THRESHOLD: f64 = 0.2;
@@ -60,24 +57,6 @@ impl Risk {
             threshold,
         }
     }
-}
-
-/// Class sizes of `table` generalized to `levels`, released records only, `suppressed` rows
-/// (`suppressed[row]`; shorter or empty: none) left out.
-pub fn class_sizes(table: &EncodedTable, levels: &[usize], suppressed: &[bool]) -> Vec<u64> {
-    let mut classes: FxHashMap<Vec<u32>, u64> = FxHashMap::default();
-    let mut key = Vec::with_capacity(levels.len());
-    for r in 0..table.rows() {
-        if !table.is_released(r) || suppressed.get(r).copied().unwrap_or(false) {
-            continue;
-        }
-        key.clear();
-        for ((&code, h), &level) in table.row(r).iter().zip(&table.hierarchies).zip(levels) {
-            key.push(h.get(code, level));
-        }
-        *classes.entry(key.clone()).or_insert(0) += 1;
-    }
-    classes.into_values().collect()
 }
 
 #[cfg(test)]

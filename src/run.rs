@@ -19,14 +19,14 @@
 use std::time::Instant;
 
 use crate::algorithms::tuples::Backend;
-use crate::algorithms::{self, FullDomainResult, Outcome};
+use crate::algorithms::{self, CheckedSample, FullDomainResult, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
 use crate::job::{Job, Method, OutputFormat};
 use crate::output::report::BuiltHierarchy;
 use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
 use crate::progress::Progress;
-use crate::risk::{self, Risk};
+use crate::release::Release;
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
 
@@ -34,6 +34,16 @@ use crate::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct RunResult {
     pub report: Report,
+}
+
+/// What a backend runner hands back: the report, the figures of the release it was built from,
+/// the transformations a lattice search checked, and the store of a store-backed method (for
+/// the run record).
+pub struct Ran {
+    pub report: Report,
+    pub release: Release,
+    pub checked: Option<CheckedSample>,
+    pub store: Option<Store>,
 }
 
 /// Runs a validated job to completion: outputs are written atomically, or not at all.
@@ -55,7 +65,7 @@ fn run_staged(job: &Job) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
     let progress = Progress::new(job.quiet);
-    let (report, store) = match job.method {
+    let ran = match job.method {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
         })?,
@@ -97,21 +107,20 @@ fn run_staged(job: &Job) -> Result<RunResult> {
             })?
         }
     };
-    finish(job, &report, store.as_ref())?;
+    finish(job, &ran)?;
     if !job.quiet {
-        eprint!("{}", output::summary::render(&report));
+        eprint!("{}", output::summary::render(&ran.report));
     }
-    Ok(RunResult { report })
+    Ok(RunResult { report: ran.report })
 }
 
-/// Load into a store, run `method`, write the output from the store. Returns the report and
-/// the store (for the run record).
+/// Load into a store, run `method`, write the output from the store.
 pub fn run_on_store(
     job: &Job,
     progress: &Progress,
     started: Instant,
     method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
-) -> Result<(Report, Option<Store>)> {
+) -> Result<Ran> {
     let mut store = Store::open(job.db.as_deref())?;
     store.record_run(job)?;
     let loaded = store.load(job, progress)?;
@@ -119,7 +128,7 @@ pub fn run_on_store(
     check_records(job, loaded.summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
-    let outcome = method(&store, &loaded, progress)?;
+    let mut outcome = method(&store, &loaded, progress)?;
     // Anatomy groups records, not tuples: it fills `AnonRecordTable.EquivalenceID` itself.
     if job.method != Method::Anatomy {
         store.check_classes(loaded.summary.records())?;
@@ -127,6 +136,12 @@ pub fn run_on_store(
             store.assign_records()?;
         }
     }
+    let release = Release::of_store(
+        job,
+        &store,
+        &loaded.encoding,
+        outcome.transformation.as_deref(),
+    )?;
     let t_search = started.elapsed().as_secs_f64();
 
     write_store_output(job, &store, &loaded, progress)?;
@@ -137,15 +152,14 @@ pub fn run_on_store(
         write: t_total - t_search,
         total: t_total,
     };
-    let mut report = Report::new(job, &loaded.summary, &outcome, elapsed);
+    let mut report = Report::new(job, &loaded.summary, &outcome, &release, elapsed);
     report.built_hierarchies = BuiltHierarchy::of(job, &loaded.encoding);
-    if job.method != Method::Anatomy {
-        report.risk = Some(Risk::from_sizes(
-            store.released_class_sizes()?,
-            risk::DEFAULT_THRESHOLD,
-        ));
-    }
-    Ok((report, Some(store)))
+    Ok(Ran {
+        report,
+        release,
+        checked: outcome.checked.take(),
+        store: Some(store),
+    })
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and
@@ -156,7 +170,7 @@ pub fn run_in_memory(
     progress: &Progress,
     started: Instant,
     method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
-) -> Result<(Report, Option<Store>)> {
+) -> Result<Ran> {
     check_output_format(job)?;
     // A kept database is opened (and refused, if it is not one of ours) before the input is
     // read, as on the store path; it is filled after the search.
@@ -173,7 +187,8 @@ pub fn run_in_memory(
     check_records(job, summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
-    let (outcome, chosen) = method(&table, &encoding, progress)?;
+    let (mut outcome, chosen) = method(&table, &encoding, progress)?;
+    let release = Release::of_table(job, &table, &chosen.levels, &chosen.suppressed);
     let t_search = started.elapsed().as_secs_f64();
     // Filling a kept database counts as writing.
     if let Some(store) = &mut store {
@@ -196,17 +211,14 @@ pub fn run_in_memory(
         write: t_total - t_search,
         total: t_total,
     };
-    let mut report = Report::new(job, &summary, &outcome, elapsed);
+    let mut report = Report::new(job, &summary, &outcome, &release, elapsed);
     report.built_hierarchies = BuiltHierarchy::of(job, &encoding);
-    let risk_of = |levels: &[usize], suppressed: &[bool]| {
-        Risk::from_sizes(
-            risk::class_sizes(&table, levels, suppressed),
-            risk::DEFAULT_THRESHOLD,
-        )
-    };
-    report.risk = Some(risk_of(&chosen.levels, &chosen.suppressed));
-    report.risk_input = Some(risk_of(&vec![0; chosen.levels.len()], &[]));
-    Ok((report, store))
+    Ok(Ran {
+        report,
+        release,
+        checked: outcome.checked.take(),
+        store,
+    })
 }
 
 /// Writes an in-memory full-domain result into a kept database (`-db`), so that it reads like
@@ -371,13 +383,17 @@ fn warn_unproven(job: &Job, outcome: &Outcome) {
     );
 }
 
-/// Report file and run record.
-fn finish(job: &Job, report: &Report, store: Option<&Store>) -> Result<()> {
-    if let Some(store) = store {
-        store.finish_run(&report.to_json())?;
+/// Report file (HTML or JSON, by the file's extension) and run record.
+fn finish(job: &Job, ran: &Ran) -> Result<()> {
+    if let Some(store) = &ran.store {
+        store.finish_run(&ran.report.to_json())?;
     }
     if let Some(path) = &job.report {
-        report.write(path)?;
+        if output::html::is_html(path) {
+            output::html::write(path, job, &ran.report, &ran.release, ran.checked.as_ref())?;
+        } else {
+            ran.report.write(path)?;
+        }
     }
     Ok(())
 }

@@ -185,5 +185,6 @@ pub fn run(
         equivalence_classes: kept,
         transformations_checked: None,
         extra,
+        checked: None,
     })
 }

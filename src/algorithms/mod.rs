@@ -28,7 +28,9 @@ use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
 use crate::Result;
 pub use observe::{SearchObserver, SearchStatus};
-pub use search::{Limit, Optimum, Search, SearchOutcome};
+pub use search::{
+    CheckedSample, CheckedTransformation, Limit, Optimum, Search, SearchOutcome, CHECKED_CAP,
+};
 
 /// What a method reports about its result.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,6 +49,8 @@ pub struct Outcome {
     pub transformations_checked: Option<u64>,
     /// Method-specific report fields.
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Lattice searches: the transformations checked, for the HTML report's chart.
+    pub checked: Option<CheckedSample>,
 }
 
 /// What an in-memory full-domain method chose: one level per quasi-identifier and the rows it
@@ -355,6 +359,7 @@ pub fn run_lattice<'a>(
         equivalence_classes: opt.classes,
         transformations_checked: Some(out.checks),
         extra,
+        checked: Some(out.checked),
     };
     Ok((
         outcome,

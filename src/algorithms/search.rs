@@ -93,6 +93,33 @@ pub struct SearchOutcome {
     /// Seconds from the search's start to its first valid transformation, and to the best.
     pub first_valid_seconds: Option<f64>,
     pub best_seconds: Option<f64>,
+    /// The transformations the search checked (all, or a sample of [`CHECKED_CAP`]).
+    pub checked: CheckedSample,
+}
+
+/// At most this many checked transformations are kept for the report's chart; above, an even
+/// sample (every n-th in transformation order, the optimum always included).
+pub const CHECKED_CAP: usize = 20_000;
+
+/// One checked transformation, as the report's chart shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedTransformation {
+    pub levels: Vec<usize>,
+    /// Satisfies the privacy models within the suppression budget.
+    pub valid: bool,
+    /// Information loss (valid ones); for an invalid one the metric's lower bound of its loss
+    /// (from its levels and classes), what it would at least lose.
+    pub loss: f64,
+}
+
+/// The checked transformations of a search, all of them or an even sample.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckedSample {
+    /// Transformations checked.
+    pub total: u64,
+    /// Every `stride`-th of them in transformation order (1: all), and the optimum.
+    pub stride: u64,
+    pub items: Vec<CheckedTransformation>,
 }
 
 /// When a search must stop: a wall-clock deadline, a number of checks (for tests), or both.
@@ -806,6 +833,42 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             stats: self.stats(),
             store: self.store.name(),
             store_sizes: self.store.sizes(),
+            checked: self.checked_sample(),
+        }
+    }
+
+    /// The checked transformations, sampled down to [`CHECKED_CAP`].
+    fn checked_sample(&self) -> CheckedSample {
+        let mut ids: Vec<NodeId> = self.results.keys().copied().collect();
+        ids.sort_unstable();
+        let total = ids.len() as u64;
+        let stride = total.div_ceil(CHECKED_CAP as u64).max(1);
+        let best = self.best.map(|(id, _)| id);
+        let metric = self.checker.metric();
+        let items = ids
+            .iter()
+            .enumerate()
+            .filter(|&(i, &id)| (i as u64).is_multiple_of(stride) || Some(id) == best)
+            .map(|(_, &id)| {
+                let r = &self.results[&id];
+                let levels = self.space.levels(id);
+                let loss = match r.loss {
+                    Some(loss) if r.anonymous => loss,
+                    _ => metric
+                        .level_bound(&levels)
+                        .max(r.class_bound.unwrap_or(0.0)),
+                };
+                CheckedTransformation {
+                    valid: r.anonymous,
+                    loss,
+                    levels,
+                }
+            })
+            .collect();
+        CheckedSample {
+            total,
+            stride,
+            items,
         }
     }
 }

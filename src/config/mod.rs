@@ -340,6 +340,9 @@ impl<'a> Builder<'a> {
                 .or(cfg.time_limit)
                 .map(std::time::Duration::from_secs_f64),
             threads: args.threads,
+            risk_threshold: args
+                .risk_threshold
+                .unwrap_or(crate::risk::DEFAULT_THRESHOLD),
         };
         crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))

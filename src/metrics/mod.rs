@@ -24,8 +24,13 @@
 //!   every generalization of it (DM*, DM: DM*, since a suppressed class costs `n|E| >= |E|^2` and
 //!   merging classes only increases the sum of squares; AECS: records / all classes).
 
+pub mod utility;
+
 use crate::data::EncodedTable;
+use crate::hierarchy::Hierarchy;
 use crate::job::MetricKind;
+
+pub use utility::{FullDomainClasses, Utility};
 
 /// Class statistics of one checked transformation, as the checker hands them to a metric.
 #[derive(Debug, Clone, Copy)]
@@ -98,13 +103,37 @@ pub fn build(kind: MetricKind, table: &EncodedTable) -> Box<dyn Metric> {
     }
 }
 
+/// Builds the metric `kind` for records whose leaf codes are counted in `counts`
+/// (`counts[column][code]`, as [`leaf_counts`] counts a table's released records): for tables
+/// kept elsewhere, e.g. the distinct tuples of the SQLite store with their counts.
+pub fn build_from_counts(
+    kind: MetricKind,
+    hierarchies: &[Hierarchy],
+    counts: &[Vec<u64>],
+) -> Box<dyn Metric> {
+    match kind {
+        MetricKind::Precision => Box::new(Precision::with_rows(hierarchies, records_of(counts))),
+        MetricKind::Loss => Box::new(Loss::from_counts(hierarchies, counts)),
+        MetricKind::Entropy => Box::new(Entropy::from_counts(hierarchies, counts)),
+        MetricKind::DmStar => Box::new(DmStar),
+        MetricKind::Dm => Box::new(Dm),
+        MetricKind::Height => Box::new(Height),
+        MetricKind::Aecs => Box::new(Aecs),
+    }
+}
+
+/// Records counted by leaf counts (those of the first column; 0 without columns).
+fn records_of(counts: &[Vec<u64>]) -> u64 {
+    counts.first().map_or(0, |c| c.iter().sum())
+}
+
 /// Truncation to 10 decimals, as ARX rounds Loss and Entropy per attribute.
 fn truncate10(v: f64) -> f64 {
     (v * 1e10).floor() / 1e10
 }
 
 /// Released records per leaf code of every quasi-identifier column.
-fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
+pub fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
     let d = table.width();
     let mut counts: Vec<Vec<u64>> = table
         .hierarchies
@@ -221,9 +250,14 @@ pub struct Precision {
 
 impl Precision {
     pub fn new(table: &EncodedTable) -> Precision {
+        Precision::with_rows(&table.hierarchies, table.records() as u64)
+    }
+
+    /// Precision of `rows` records generalized by `hierarchies`.
+    pub fn with_rows(hierarchies: &[Hierarchy], rows: u64) -> Precision {
         Precision {
-            rows: table.records() as u64,
-            max: table.hierarchies.iter().map(|h| h.max_level()).collect(),
+            rows,
+            max: hierarchies.iter().map(|h| h.max_level()).collect(),
         }
     }
 
@@ -274,10 +308,14 @@ pub struct Loss {
 
 impl Loss {
     pub fn new(table: &EncodedTable) -> Loss {
-        let counts = leaf_counts(table);
+        Loss::from_counts(&table.hierarchies, &leaf_counts(table))
+    }
+
+    /// Loss of the records counted in `counts` (see [`build_from_counts`]).
+    pub fn from_counts(hierarchies: &[Hierarchy], counts: &[Vec<u64>]) -> Loss {
         let mut group = Vec::new();
         let mut all = Vec::new();
-        for (h, cnt) in table.hierarchies.iter().zip(&counts) {
+        for (h, cnt) in hierarchies.iter().zip(counts) {
             let mut gj = Vec::new();
             let mut aj = Vec::new();
             for l in 0..h.levels() {
@@ -296,8 +334,8 @@ impl Loss {
             all.push(aj);
         }
         Loss {
-            rows: table.records() as u64,
-            dom: table.hierarchies.iter().map(|h| h.lines()).collect(),
+            rows: records_of(counts),
+            dom: hierarchies.iter().map(|h| h.lines()).collect(),
             group,
             all,
         }
@@ -368,11 +406,14 @@ pub struct Entropy {
 
 impl Entropy {
     pub fn new(table: &EncodedTable) -> Entropy {
-        let counts = leaf_counts(table);
-        let base = table
-            .hierarchies
+        Entropy::from_counts(&table.hierarchies, &leaf_counts(table))
+    }
+
+    /// Entropy of the records counted in `counts` (see [`build_from_counts`]).
+    pub fn from_counts(hierarchies: &[Hierarchy], counts: &[Vec<u64>]) -> Entropy {
+        let base = hierarchies
             .iter()
-            .zip(&counts)
+            .zip(counts)
             .map(|(h, a)| {
                 (0..h.levels())
                     .map(|l| {

@@ -9,6 +9,7 @@
 pub mod anatomy;
 pub mod genvals;
 pub mod genvalsdist;
+pub mod html;
 pub mod report;
 pub mod summary;
 

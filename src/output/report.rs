@@ -14,6 +14,8 @@ use crate::data::load::Encoding;
 use crate::data::load::LoadSummary;
 use crate::io::write_atomic;
 use crate::job::{Generalization, Job};
+use crate::metrics::Utility;
+use crate::release::Release;
 use crate::risk::Risk;
 use crate::{Error, Result};
 
@@ -62,19 +64,36 @@ pub struct Report {
     /// Prosecutor re-identification risk of the released classes (suppressed records left out;
     /// `null` for Anatomy, whose quasi-identifier table is not generalized): [`crate::risk`].
     pub risk: Option<Risk>,
-    /// The same figures for the input before anonymization (full-domain lattice methods).
+    /// The same figures for the input before anonymization (its classes are the distinct
+    /// quasi-identifier tuples).
     pub risk_input: Option<Risk>,
     /// The hierarchies the config's builders built (`<intervals/>`, ...), so that a release
     /// can be reproduced and read: `null` when no builder ran.
     pub built_hierarchies: Option<Vec<BuiltHierarchy>>,
+    /// Utility of the release: [`crate::metrics::utility`].
+    pub utility: Utility,
     /// Method-specific details.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Report {
-    /// Assembles the report of a finished run.
-    pub fn new(job: &Job, load: &LoadSummary, outcome: &Outcome, elapsed: Elapsed) -> Report {
+    /// Assembles the report of a finished run. A full-domain method that optimized no metric
+    /// (Datafly, Incognito) reports the `-metric` of its release as its information loss.
+    pub fn new(
+        job: &Job,
+        load: &LoadSummary,
+        outcome: &Outcome,
+        release: &Release,
+        elapsed: Elapsed,
+    ) -> Report {
+        let (metric, information_loss) = match (outcome.metric, outcome.information_loss) {
+            (Some(m), loss @ Some(_)) => (Some(m), loss),
+            _ => match release.utility.metric(job.metric) {
+                Some(loss) => (Some(job.metric), Some(loss)),
+                None => (outcome.metric, outcome.information_loss),
+            },
+        };
         Report {
             anonbox_version: env!("CARGO_PKG_VERSION"),
             method: job.method.name(),
@@ -89,8 +108,8 @@ impl Report {
             privacy_models: job.enforced_models(),
             suppression_limit: outcome.suppression_limit,
             transformation: outcome.transformation.clone(),
-            metric: outcome.metric.map(|m| m.name()),
-            information_loss: outcome.information_loss,
+            metric: metric.map(|m| m.name()),
+            information_loss,
             suppressed_records: outcome.suppressed_records,
             equivalence_classes: outcome.equivalence_classes,
             transformations_checked: outcome.transformations_checked,
@@ -100,8 +119,9 @@ impl Report {
                 write: micros(elapsed.write),
                 total: micros(elapsed.total),
             },
-            risk: None,
-            risk_input: None,
+            risk: release.risk.clone(),
+            risk_input: release.risk_input.clone(),
+            utility: release.utility.clone(),
             built_hierarchies: None,
             extra: outcome.extra.clone(),
         }

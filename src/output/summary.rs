@@ -11,6 +11,8 @@
 //!          risk  highest 0.2, average 0.0104, 0.00% of records above 0.2
 //!    input risk  highest 1, average 0.413, 50.90% of records above 0.2
 //!          loss  0.0123 (Loss)
+//!       metrics  DM* 1523, DM 1523, Height 3, Precision 0.41, Loss 0.0123, Entropy 12.5, AECS 96.1
+//!       utility  discernibility 1523, average class size 96.1
 //! ```
 
 use std::fmt::Write as _;
@@ -87,5 +89,29 @@ pub fn render(report: &Report) -> String {
             format!("{loss} ({})", report.metric.unwrap_or("information loss")),
         );
     }
+    let u = &report.utility;
+    let metrics: Vec<String> = [
+        ("DM*", u.dm_star),
+        ("DM", u.dm),
+        ("Height", u.height),
+        ("Precision", u.precision),
+        ("Loss", u.loss),
+        ("Entropy", u.entropy),
+        ("AECS", u.aecs),
+    ]
+    .iter()
+    .filter_map(|(name, v)| v.map(|v| format!("{name} {v}")))
+    .collect();
+    if !metrics.is_empty() {
+        row("metrics", metrics.join(", "));
+    }
+    let mut utility = format!(
+        "discernibility {}, average class size {}",
+        u.discernibility, u.average_class_size
+    );
+    if let Some(ncp) = u.ncp {
+        let _ = write!(utility, ", NCP {ncp}");
+    }
+    row("utility", utility);
     s
 }

@@ -321,19 +321,52 @@ impl Store {
         Ok(())
     }
 
-    /// Sizes of the released classes (the suppression class left out), for the risk figures.
-    pub fn released_class_sizes(&self) -> Result<Vec<u64>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT Size FROM EquivalenceTable WHERE Suppressed = 0")
-            .ctx(&self.path)?;
-        let sizes = stmt
-            .query_map([], |r| r.get::<_, i64>(0))
-            .ctx(&self.path)?
-            .map(|s| s.map(|s| s as u64))
-            .collect::<rusqlite::Result<Vec<u64>>>()
-            .ctx(&self.path)?;
-        Ok(sizes)
+    /// Streams `QidTuple`: each distinct tuple's codes, its records and whether its class is
+    /// suppressed (a tuple without a class, as after Anatomy, counts as not suppressed).
+    pub fn for_each_tuple(&self, mut f: impl FnMut(&[u32], u64, bool)) -> Result<()> {
+        let cols = &self.layout().qids;
+        let sql = format!(
+            "SELECT {}, t.Count, COALESCE(e.Suppressed, 0) FROM QidTuple t \
+             LEFT JOIN EquivalenceTable e ON e.EquivalenceID = t.EquivalenceID",
+            cols.iter()
+                .map(|c| format!("t.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let width = cols.len();
+        let mut stmt = self.conn.prepare(&sql).ctx(&self.path)?;
+        let mut rows = stmt.query([]).ctx(&self.path)?;
+        let mut codes = vec![0u32; width];
+        while let Some(r) = rows.next().ctx(&self.path)? {
+            for (i, c) in codes.iter_mut().enumerate() {
+                *c = r.get::<_, i64>(i).ctx(&self.path)? as u32;
+            }
+            let count = r.get::<_, i64>(width).ctx(&self.path)? as u64;
+            let suppressed = r.get::<_, bool>(width + 1).ctx(&self.path)?;
+            f(&codes, count, suppressed);
+        }
+        Ok(())
+    }
+
+    /// Streams the released classes of `EquivalenceTable` (suppressed ones left out): each
+    /// class's labels, in quasi-identifier order, and its size.
+    pub fn for_each_released_class(&self, mut f: impl FnMut(&[String], u64)) -> Result<()> {
+        let cols = &self.layout().qids;
+        let sql = format!(
+            "SELECT {}, Size FROM EquivalenceTable WHERE Suppressed = 0 ORDER BY EquivalenceID",
+            cols.join(", ")
+        );
+        let width = cols.len();
+        let mut stmt = self.conn.prepare(&sql).ctx(&self.path)?;
+        let mut rows = stmt.query([]).ctx(&self.path)?;
+        let mut labels = vec![String::new(); width];
+        while let Some(r) = rows.next().ctx(&self.path)? {
+            for (i, l) in labels.iter_mut().enumerate() {
+                *l = r.get::<_, String>(i).ctx(&self.path)?;
+            }
+            f(&labels, r.get::<_, i64>(width).ctx(&self.path)? as u64);
+        }
+        Ok(())
     }
 
     /// Points every record at its class: `AnonRecordTable.EquivalenceID` from

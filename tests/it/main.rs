@@ -20,5 +20,6 @@ mod privacy;
 mod quiet;
 mod readme;
 mod regression;
+mod report;
 mod summary;
 mod utd_methods;

@@ -572,7 +572,7 @@ fn in_memory_runner_writes_full_domain_results() {
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
     let levels = vec![0usize, 1];
-    let (report, store) = run_in_memory(
+    let ran = run_in_memory(
         &job,
         &anonbox::progress::Progress::hidden(),
         std::time::Instant::now(),
@@ -604,9 +604,9 @@ fn in_memory_runner_writes_full_domain_results() {
     )
     .unwrap();
     anonbox::io::publish().unwrap();
-    assert!(store.is_none());
-    assert_eq!(report.suppressed_records, 7);
-    assert_eq!(report.records, 463);
+    assert!(ran.store.is_none());
+    assert_eq!(ran.report.suppressed_records, 7);
+    assert_eq!(ran.report.records, 463);
     let want = std::fs::read(census.join("reference/Datafly_genVals_k10.data")).unwrap();
     assert!(std::fs::read(&target).unwrap() == want);
 }

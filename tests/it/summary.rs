@@ -138,6 +138,20 @@ fn check_summary(summary: &str, r: &Value) {
     if let Some(loss) = r["information_loss"].as_f64() {
         assert_eq!(figure(summary, "loss", ""), loss);
     }
+    let u = &r["utility"];
+    assert_eq!(
+        figure(summary, "utility", "discernibility "),
+        u["discernibility"].as_f64().unwrap()
+    );
+    assert_eq!(
+        figure(summary, "utility", "average class size "),
+        u["average_class_size"].as_f64().unwrap()
+    );
+    for m in ["Loss", "AECS", "Entropy"] {
+        if let Some(v) = u[m].as_f64() {
+            assert_eq!(figure(summary, "metrics", &format!("{m} ")), v, "{m}");
+        }
+    }
     if let Some(levels) = r["transformation"].as_array() {
         let want: Vec<String> = r["quasi_identifiers"]
             .as_array()
@@ -185,7 +199,8 @@ fn toolbox_methods_summary_and_risk_match_the_output() {
             "{method}"
         );
         check_risk(&r["risk"], &out);
-        assert!(r["risk_input"].is_null());
+        let input = sizes(&dir.path().join("tests/data/adult/adult.csv"), &all);
+        check_risk(&r["risk_input"], &input);
     }
 }
 

@@ -1,0 +1,248 @@
+//! What a run released, measured once after the method: utility ([`Utility`]), risk before and
+//! after ([`Risk`]), the class sizes and, per quasi-identifier, the values before and after. The
+//! JSON report, the summary on stderr and the HTML report all take their figures from one
+//! [`Release`], so they cannot disagree.
+//!
+//! Two sources, one shape:
+//! - a full-domain result (every lattice search, Datafly, Incognito) is measured from its
+//!   classes at the chosen levels ([`FullDomainClasses`]): the in-memory table's released rows,
+//!   or the store's distinct tuples with their counts and suppression;
+//! - a partition of the store that publishes labels of its own (Mondrian's intervals, Anatomy's
+//!   groups) is measured from `EquivalenceTable`, and its input from the tuples.
+
+use serde::Serialize;
+
+use crate::data::load::Encoding;
+use crate::data::EncodedTable;
+use crate::hierarchy::Hierarchy;
+use crate::job::{Generalization, Job, Method};
+use crate::metrics::utility::interval_ncp;
+use crate::metrics::{FullDomainClasses, Utility};
+use crate::risk::Risk;
+use crate::store::Store;
+use crate::vgh::Interval;
+use crate::Result;
+
+/// Example values kept per attribute and side (the most frequent).
+pub const EXAMPLES: usize = 4;
+
+/// The figures of a release.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Release {
+    pub utility: Utility,
+    /// Prosecutor risk of the released classes; `None` for Anatomy (its quasi-identifiers are
+    /// published as they are, linked to groups).
+    pub risk: Option<Risk>,
+    /// The same for the input (its classes are the distinct quasi-identifier tuples).
+    pub risk_input: Option<Risk>,
+    /// Sizes of the released classes (suppressed records left out).
+    pub class_sizes: Vec<u64>,
+    /// Sizes of the input's classes.
+    pub input_class_sizes: Vec<u64>,
+    pub attributes: Vec<AttributeProfile>,
+}
+
+/// One quasi-identifier before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AttributeProfile {
+    pub name: String,
+    /// The level released (full-domain results).
+    pub level: Option<usize>,
+    /// The hierarchy's highest level.
+    pub height: usize,
+    pub before: Values,
+    /// The released records' values (suppressed records left out).
+    pub after: Values,
+}
+
+/// The distinct values of a column and the most frequent ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Values {
+    pub distinct: u64,
+    /// Up to [`EXAMPLES`] `(value, records)`, most records first (ties: first seen).
+    pub examples: Vec<(String, u64)>,
+}
+
+impl Values {
+    /// From `(label, records)` pairs (labels may repeat; zero counts are ignored).
+    fn of<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>) -> Values {
+        let mut order: Vec<(&'a str, u64)> = Vec::new();
+        let mut index: rustc_hash::FxHashMap<&'a str, usize> = Default::default();
+        for (label, n) in pairs.into_iter().filter(|p| p.1 > 0) {
+            match index.get(label) {
+                Some(&i) => order[i].1 += n,
+                None => {
+                    index.insert(label, order.len());
+                    order.push((label, n));
+                }
+            }
+        }
+        let distinct = order.len() as u64;
+        order.sort_by_key(|p| std::cmp::Reverse(p.1));
+        Values {
+            distinct,
+            examples: order
+                .into_iter()
+                .take(EXAMPLES)
+                .map(|(l, n)| (l.to_string(), n))
+                .collect(),
+        }
+    }
+}
+
+impl Release {
+    /// A full-domain result given by its classes; `names` in quasi-identifier order.
+    pub fn full_domain(
+        classes: &FullDomainClasses<'_>,
+        names: &[String],
+        threshold: f64,
+    ) -> Release {
+        let class_sizes = classes.released_sizes();
+        let input_class_sizes = classes.input_sizes();
+        let hierarchies = classes.hierarchies();
+        let attributes = hierarchies
+            .iter()
+            .enumerate()
+            .map(|(j, h)| {
+                let level = classes.levels()[j];
+                let after = Values::of(
+                    classes
+                        .classes()
+                        .iter()
+                        .filter(|(_, c)| !c.suppressed)
+                        .map(|(ids, c)| (h.label(level, ids[j]), c.size)),
+                );
+                AttributeProfile {
+                    name: names.get(j).cloned().unwrap_or_default(),
+                    level: Some(level),
+                    height: h.max_level(),
+                    before: before(h, classes.leaf_counts(j)),
+                    after,
+                }
+            })
+            .collect();
+        Release {
+            utility: classes.utility(),
+            risk: Some(Risk::from_sizes(class_sizes.iter().copied(), threshold)),
+            risk_input: Some(Risk::from_sizes(
+                input_class_sizes.iter().copied(),
+                threshold,
+            )),
+            class_sizes,
+            input_class_sizes,
+            attributes,
+        }
+    }
+
+    /// The release of an in-memory full-domain result.
+    pub fn of_table(
+        job: &Job,
+        table: &EncodedTable,
+        levels: &[usize],
+        suppressed: &[bool],
+    ) -> Release {
+        let classes = FullDomainClasses::of_table(table, levels, suppressed);
+        Release::full_domain(&classes, &names(job), job.risk_threshold)
+    }
+
+    /// The release of a store-backed method, after the method filled `EquivalenceTable` and
+    /// `QidTuple.EquivalenceID`. `levels`: the transformation of a full-domain method.
+    pub fn of_store(
+        job: &Job,
+        store: &Store,
+        encoding: &Encoding,
+        levels: Option<&[usize]>,
+    ) -> Result<Release> {
+        let hierarchies: Vec<Hierarchy> =
+            encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
+        let zeros = vec![0; hierarchies.len()];
+        let mut classes = FullDomainClasses::new(&hierarchies, levels.unwrap_or(&zeros));
+        store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
+        // What was released, as published: the classes of `EquivalenceTable`.
+        let mut published: Vec<(Vec<String>, u64)> = Vec::new();
+        store.for_each_released_class(|labels, n| published.push((labels.to_vec(), n)))?;
+        let class_sizes: Vec<u64> = published.iter().map(|p| p.1).collect();
+        let threshold = job.risk_threshold;
+        if levels.is_some() {
+            let mut r = Release::full_domain(&classes, &names(job), threshold);
+            r.risk = Some(Risk::from_sizes(class_sizes.iter().copied(), threshold));
+            r.class_sizes = class_sizes;
+            return Ok(r);
+        }
+        let suppressed = classes.suppressed_records();
+        let mut utility = Utility::of_classes(class_sizes.iter().copied(), suppressed);
+        let anatomy = job.method == Method::Anatomy;
+        if job.method == Method::Mondrian {
+            utility.ncp = mondrian_ncp(job, &published);
+        }
+        let input_class_sizes = classes.input_sizes();
+        let attributes = hierarchies
+            .iter()
+            .enumerate()
+            .map(|(j, h)| {
+                let before = before(h, classes.leaf_counts(j));
+                AttributeProfile {
+                    name: job.qids[j].name.clone(),
+                    level: None,
+                    height: h.max_level(),
+                    // Anatomy publishes the original values (in its quasi-identifier table).
+                    after: if anatomy {
+                        before.clone()
+                    } else {
+                        Values::of(published.iter().map(|(l, n)| (l[j].as_str(), *n)))
+                    },
+                    before,
+                }
+            })
+            .collect();
+        Ok(Release {
+            utility,
+            risk: (!anatomy).then(|| Risk::from_sizes(class_sizes.iter().copied(), threshold)),
+            risk_input: Some(Risk::from_sizes(
+                input_class_sizes.iter().copied(),
+                threshold,
+            )),
+            class_sizes,
+            input_class_sizes,
+            attributes,
+        })
+    }
+}
+
+/// Quasi-identifier names of a job.
+fn names(job: &Job) -> Vec<String> {
+    job.qids.iter().map(|q| q.name.clone()).collect()
+}
+
+/// The original values of a column: level-0 labels with their records.
+fn before(h: &Hierarchy, leaf: &[u64]) -> Values {
+    Values::of(
+        leaf.iter()
+            .enumerate()
+            .map(|(code, &n)| (h.label(0, h.get(code as u32, 0)), n)),
+    )
+}
+
+/// [`interval_ncp`] of Mondrian's published classes against the VGH roots; `None` if a label
+/// or root is not an interval.
+fn mondrian_ncp(job: &Job, published: &[(Vec<String>, u64)]) -> Option<f64> {
+    let roots: Vec<Interval> = job
+        .qids
+        .iter()
+        .map(|q| match &q.generalization {
+            Generalization::Vgh(v) => Interval::parse(v.root_label()).ok(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let classes: Vec<(Vec<Interval>, u64)> = published
+        .iter()
+        .map(|(labels, n)| {
+            labels
+                .iter()
+                .map(|l| Interval::parse(l).ok())
+                .collect::<Option<Vec<_>>>()
+                .map(|iv| (iv, *n))
+        })
+        .collect::<Option<_>>()?;
+    Some(interval_ncp(&classes, &roots))
+}

@@ -1,0 +1,564 @@
+//! The report's `utility` for every method and the HTML report (`-report run.html`).
+//!
+//! Utility: the figures of the toolbox's full-domain methods (Datafly, Incognito) are recomputed
+//! through the Flash engine's checker for the reported transformation and suppression, and the
+//! class-size figures (DM*, DM, AECS, Height, Precision, discernibility, average class size,
+//! Mondrian's NCP) independently here from the output file. HTML: its structure (charts, no
+//! reference to the network, escaped user data) and its figures against the JSON report of the
+//! same run.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anonbox::check::{Checker, CheckerConfig};
+use anonbox::job::MetricKind;
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A fresh directory with `configs/NAME` and a link to the repository's `tests`.
+fn workdir(config: &str) -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("configs")).unwrap();
+    std::fs::copy(
+        root.join("configs").join(config),
+        dir.path().join("configs").join(config),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
+    dir
+}
+
+/// Runs anonbox in `dir` with `args` and `-report REPORT`; returns stderr.
+fn anonbox(dir: &Path, args: &[&str], report: &str) -> String {
+    let out = Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .args(["-report", report])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Classes as `(labels, records)`.
+type Labelled = Vec<(Vec<String>, u64)>;
+
+/// Class sizes of a delimited output over the columns `cols`: (released sizes, suppressed
+/// records, rows for which `suppressed` holds) and the classes with their labels.
+fn output_classes(
+    path: &Path,
+    sep: char,
+    header: bool,
+    cols: &[usize],
+    suppressed: &dyn Fn(&[&str]) -> bool,
+) -> (Vec<u64>, u64, Labelled) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut classes: HashMap<Vec<String>, u64> = HashMap::new();
+    let mut gone = 0;
+    for line in text.lines().skip(usize::from(header)) {
+        let f: Vec<&str> = line.split(sep).map(str::trim).collect();
+        let key: Vec<&str> = cols.iter().map(|&c| f[c]).collect();
+        if suppressed(&key) {
+            gone += 1;
+            continue;
+        }
+        *classes
+            .entry(key.iter().map(|s| s.to_string()).collect())
+            .or_insert(0) += 1;
+    }
+    let labelled: Labelled = classes.into_iter().collect();
+    (labelled.iter().map(|c| c.1).collect(), gone, labelled)
+}
+
+fn close(got: &Value, want: f64, what: &str) {
+    let g = got
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: not a number: {got}"));
+    assert!(
+        (g - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: report {g}, here {want}"
+    );
+}
+
+/// DM*, DM, AECS, discernibility and the average class size from class sizes, as defined
+/// (suppressed records: one group for AECS, `n` each for DM).
+fn check_class_figures(u: &Value, sizes: &[u64], suppressed: u64, full_domain: bool) {
+    let released: u64 = sizes.iter().sum();
+    let n = released + suppressed;
+    let squares: u64 = sizes.iter().map(|s| s * s).sum();
+    close(
+        &u["average_class_size"],
+        released as f64 / sizes.len() as f64,
+        "average class size",
+    );
+    close(
+        &u["discernibility"],
+        (squares + n * suppressed) as f64,
+        "discernibility",
+    );
+    if full_domain {
+        close(&u["DM"], (squares + n * suppressed) as f64, "DM");
+        // The suppressed records' classes are not visible in the output: DM* >= the released
+        // squares plus each suppressed record alone.
+        assert!(u["DMStar"].as_f64().unwrap() >= (squares + suppressed) as f64);
+        let groups = sizes.len() as u64 + u64::from(suppressed > 0);
+        close(&u["AECS"], n as f64 / groups as f64, "AECS");
+    } else {
+        for m in [
+            "DMStar",
+            "DM",
+            "Height",
+            "Precision",
+            "Loss",
+            "Entropy",
+            "AECS",
+        ] {
+            assert!(u[m].is_null(), "{m}: {}", u[m]);
+        }
+    }
+}
+
+/// For Datafly and Incognito_K on ADULT: every metric of the report equals the Flash engine's
+/// for the reported transformation, k-anonymity and the reported suppression (the checker
+/// re-derives the suppressed classes itself); Height and Precision by hand; the class-size
+/// figures against the output file.
+#[test]
+fn toolbox_full_domain_utility_is_the_engines() {
+    let adult_qis: Vec<usize> = (0..9).collect();
+    for method in ["Datafly", "Incognito_K"] {
+        let dir = workdir("adult.xml");
+        let args = [
+            "-config",
+            "configs/adult.xml",
+            "-method",
+            method,
+            "-k",
+            "5",
+            "-output",
+            "out.csv",
+        ];
+        anonbox(dir.path(), &args, "r.json");
+        let r = json(&dir.path().join("r.json"));
+        let u = &r["utility"];
+        let levels: Vec<usize> = r["transformation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
+        let suppressed = r["suppressed_records"].as_u64().unwrap();
+
+        // The engine, on the same input.
+        let cwd_args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.starts_with("configs/") {
+                    dir.path().join(a).display().to_string()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let run = match anonbox::cli::parse_args(cwd_args).unwrap() {
+            anonbox::cli::Command::Run(r) => *r,
+            other => panic!("{other:?}"),
+        };
+        let job = anonbox::config::build_job(&run).unwrap();
+        let (table, _, _) =
+            anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
+        for kind in [
+            MetricKind::DmStar,
+            MetricKind::Dm,
+            MetricKind::Height,
+            MetricKind::Precision,
+            MetricKind::Loss,
+            MetricKind::Entropy,
+            MetricKind::Aecs,
+        ] {
+            let criteria = anonbox::privacy::build(&[], 5, &table).unwrap();
+            let metric = anonbox::metrics::build(kind, &table);
+            let mut checker = Checker::new(
+                &table,
+                criteria,
+                metric,
+                suppressed,
+                CheckerConfig::default(),
+            )
+            .unwrap();
+            let res = checker.check(&levels, &|_| false);
+            assert!(
+                res.anonymous,
+                "{method}: the engine finds {levels:?} invalid"
+            );
+            assert_eq!(res.suppressed, suppressed, "{method}");
+            let name = kind.name();
+            assert_eq!(
+                u[name].as_f64(),
+                res.loss,
+                "{method} {name}: report {}, engine {:?}",
+                u[name],
+                res.loss
+            );
+        }
+        // The report's information loss is its -metric's (Loss by default).
+        assert_eq!(r["metric"], "Loss");
+        assert_eq!(r["information_loss"], u["Loss"]);
+        // Height: the sum of the levels; Precision: per attribute (kept level / height +
+        // suppressed) / n, averaged (ADULT's hierarchy heights).
+        close(&u["Height"], levels.iter().sum::<usize>() as f64, "Height");
+        let heights = [1usize, 4, 1, 2, 3, 2, 2, 2, 1];
+        let n = r["records"].as_u64().unwrap() as f64;
+        let kept = n - suppressed as f64;
+        let precision: f64 = levels
+            .iter()
+            .zip(heights)
+            .map(|(&l, h)| (kept * l as f64 / h as f64 + suppressed as f64) / n)
+            .sum::<f64>()
+            / 9.0;
+        close(&u["Precision"], precision, "Precision");
+        let (sizes, gone, _) = output_classes(
+            &dir.path().join("out.csv"),
+            ';',
+            true,
+            &adult_qis,
+            &|k: &[&str]| k.iter().all(|v| *v == "*"),
+        );
+        assert_eq!(gone, suppressed, "{method}");
+        check_class_figures(u, &sizes, gone, true);
+        assert!(u["ncp"].is_null());
+    }
+}
+
+/// Flash reports the same utility whatever metric it optimized, and its information loss is that
+/// metric's figure.
+#[test]
+fn flash_utility_contains_its_own_loss() {
+    let dir = workdir("adult.xml");
+    for metric in ["Loss", "Entropy", "AECS"] {
+        let args = [
+            "-config",
+            "configs/adult.xml",
+            "-method",
+            "Flash",
+            "-metric",
+            metric,
+            "-suppression",
+            "0.02",
+            "-output",
+            "out.csv",
+            "-quiet",
+        ];
+        anonbox(dir.path(), &args, "r.json");
+        let r = json(&dir.path().join("r.json"));
+        let name = if metric == "Loss" { "Loss" } else { metric };
+        assert_eq!(r["utility"][name], r["information_loss"], "{metric}");
+        let (sizes, gone, _) = output_classes(
+            &dir.path().join("out.csv"),
+            ';',
+            true,
+            &(0..9).collect::<Vec<_>>(),
+            &|k: &[&str]| k.iter().all(|v| *v == "*"),
+        );
+        assert_eq!(gone, r["suppressed_records"].as_u64().unwrap());
+        check_class_figures(&r["utility"], &sizes, gone, true);
+    }
+}
+
+/// Mondrian: average class size, discernibility and NCP from the published intervals of the
+/// output (census sample: sex in [0:1], age in [0:100)).
+#[test]
+fn mondrian_ncp_from_the_output() {
+    let dir = workdir("census-income-1k.xml");
+    let args = [
+        "-config",
+        "configs/census-income-1k.xml",
+        "-method",
+        "Mondrian",
+        "-k",
+        "10",
+        "-output",
+        "out.data",
+        "-quiet",
+    ];
+    anonbox(dir.path(), &args, "r.json");
+    let r = json(&dir.path().join("r.json"));
+    // Output columns: identifiers 1 and 2 are removed, so column 12 (sex) is the 10th.
+    let (sizes, gone, classes) =
+        output_classes(&dir.path().join("out.data"), ',', false, &[10, 0], &|_| {
+            false
+        });
+    assert_eq!(gone, 0);
+    check_class_figures(&r["utility"], &sizes, 0, false);
+    let width = |label: &str| -> f64 {
+        let inner = &label[1..label.len() - 1];
+        match inner.split_once(':') {
+            Some((a, b)) => b.parse::<f64>().unwrap() - a.parse::<f64>().unwrap(),
+            None => 0.0,
+        }
+    };
+    let records: u64 = sizes.iter().sum();
+    let penalty: f64 = classes
+        .iter()
+        .map(|(labels, n)| *n as f64 * (width(&labels[0]) / 1.0 + width(&labels[1]) / 100.0))
+        .sum();
+    close(
+        &r["utility"]["ncp"],
+        penalty / (2.0 * records as f64),
+        "ncp",
+    );
+}
+
+/// What every HTML report must be: one file, charts inline, nothing from the network, no
+/// script; each figure of its tables equal to the JSON report of the same run.
+fn check_html(html: &str, report: &Value, charts: usize) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(html.matches("<svg").count(), charts, "charts");
+    assert_eq!(html.matches("</svg>").count(), charts);
+    let rest = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!rest.contains("http://") && !rest.contains("https://"));
+    assert!(!rest.to_ascii_lowercase().contains("<script"));
+    assert!(!rest.contains("<link") && !rest.contains("@import") && !rest.contains("url("));
+    // The summary's figures: data-key="a/b" data-value="v" against report["a"]["b"].
+    let mut seen = 0;
+    for part in html.split("data-key=\"").skip(1) {
+        let key = &part[..part.find('"').unwrap()];
+        let value = part
+            .split("data-value=\"")
+            .nth(1)
+            .map(|v| &v[..v.find('"').unwrap()])
+            .unwrap();
+        let want = report
+            .pointer(&format!("/{}", key.replace('.', "/")))
+            .unwrap_or_else(|| panic!("{key} not in the report"));
+        if key.starts_with("elapsed") {
+            continue; // another run
+        }
+        let value = value.replace("&quot;", "\"");
+        match want {
+            Value::Number(n) => {
+                assert_eq!(value.parse::<f64>().unwrap(), n.as_f64().unwrap(), "{key}")
+            }
+            Value::String(s) => assert_eq!(&value, s, "{key}"),
+            other => assert_eq!(value, other.to_string(), "{key}"),
+        }
+        seen += 1;
+    }
+    assert!(seen >= 15, "only {seen} figures");
+    // The summary lines are the stderr summary's.
+    assert!(html.contains(&format!(
+        "anonbox: {} finished in",
+        report["method"].as_str().unwrap()
+    )));
+    for q in report["quasi_identifiers"].as_array().unwrap() {
+        assert!(html.contains(&format!("<td>{}</td>", q.as_str().unwrap())));
+    }
+}
+
+#[test]
+fn html_report_of_flash_on_adult() {
+    let dir = workdir("adult.xml");
+    let args = [
+        "-config",
+        "configs/adult.xml",
+        "-method",
+        "Flash",
+        "-output",
+        "out.csv",
+        "-quiet",
+    ];
+    anonbox(dir.path(), &args, "r.json");
+    anonbox(dir.path(), &args, "run.html");
+    let html = std::fs::read_to_string(dir.path().join("run.html")).unwrap();
+    let r = json(&dir.path().join("r.json"));
+    check_html(&html, &r, 3);
+    for id in ["chart-class-sizes", "chart-risk", "chart-candidates"] {
+        assert!(html.contains(&format!("<figure id=\"{id}\">")), "{id}");
+    }
+    let checked = r["transformations_checked"].as_u64().unwrap();
+    assert!(html.contains(&format!("All {checked} checked transformations are shown")));
+    // An upper-case extension is HTML too; .json stays JSON.
+    anonbox(dir.path(), &args, "RUN.HTM");
+    assert!(std::fs::read_to_string(dir.path().join("RUN.HTM"))
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
+fn html_report_of_datafly_and_mondrian() {
+    for (method, charts) in [("Datafly", 2), ("Mondrian", 2), ("Incognito_K", 2)] {
+        let dir = workdir("census-income-1k.xml");
+        let args = [
+            "-config",
+            "configs/census-income-1k.xml",
+            "-method",
+            method,
+            "-k",
+            "10",
+            "-output",
+            "out.data",
+            "-quiet",
+        ];
+        anonbox(dir.path(), &args, "r.json");
+        anonbox(dir.path(), &args, "run.html");
+        let html = std::fs::read_to_string(dir.path().join("run.html")).unwrap();
+        check_html(&html, &json(&dir.path().join("r.json")), charts);
+    }
+}
+
+/// Names, values and labels are user data: the page shows them escaped.
+#[test]
+fn html_report_escapes_user_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut data = String::from("who<b>;age\n");
+    for i in 0..12 {
+        data.push_str(&format!("<i>&x{}</i>;{}\n", i % 2, 20 + i % 3));
+    }
+    std::fs::write(p.join("in.csv"), data).unwrap();
+    std::fs::write(
+        p.join("h.csv"),
+        "<i>&x0</i>;<script>alert(1)</script>\n<i>&x1</i>;<script>alert(1)</script>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("a.csv"),
+        "20;<script>alert(2)</script>\n21;<script>alert(2)</script>\n22;<script>alert(2)</script>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("c.xml"),
+        r#"<config k="3" method="Flash">
+  <input filename="in.csv" separator=";" header="true"/>
+  <qid>
+    <att index="0" name="who&lt;b&gt;" hierarchy="h.csv"/>
+    <att index="1" name="age" hierarchy="a.csv"/>
+  </qid>
+</config>"#,
+    )
+    .unwrap();
+    anonbox(
+        p,
+        &["-config", "c.xml", "-output", "o.csv", "-quiet"],
+        "r.html",
+    );
+    let html = std::fs::read_to_string(p.join("r.html")).unwrap();
+    assert!(!html.contains("<script"), "unescaped label");
+    assert!(!html.contains("<i>") && !html.contains("who<b>"));
+    assert!(
+        html.contains("&lt;i&gt;&amp;x0"),
+        "the original values are shown escaped"
+    );
+    assert!(
+        html.contains("&lt;script&gt;alert("),
+        "the released labels are shown escaped"
+    );
+    assert!(html.contains("who&lt;b&gt;"));
+}
+
+/// -riskThreshold sets the threshold of the records at risk (report and summary).
+#[test]
+fn risk_threshold_flag() {
+    let dir = workdir("census-income-1k.xml");
+    let stderr = anonbox(
+        dir.path(),
+        &[
+            "-config",
+            "configs/census-income-1k.xml",
+            "-k",
+            "10",
+            "-output",
+            "out.data",
+            "-riskThreshold",
+            "0.05",
+        ],
+        "r.json",
+    );
+    let r = json(&dir.path().join("r.json"));
+    assert_eq!(r["risk"]["threshold"], 0.05);
+    assert_eq!(r["risk_input"]["threshold"], 0.05);
+    let (sizes, _, _) = output_classes(
+        &dir.path().join("out.data"),
+        ',',
+        false,
+        &[10, 0],
+        &|k: &[&str]| k == ["[0:1]", "[0:100)"],
+    );
+    let released: u64 = sizes.iter().sum();
+    let over: u64 = sizes.iter().filter(|&&n| 1.0 / n as f64 > 0.05).sum();
+    close(
+        &r["risk"]["records_at_risk"],
+        over as f64 / released as f64,
+        "records at risk",
+    );
+    assert!(stderr.contains("of records above 0.05"), "{stderr}");
+    Command::cargo_bin("anonbox")
+        .unwrap()
+        .args([
+            "-config",
+            "configs/census-income-1k.xml",
+            "-riskThreshold",
+            "2",
+        ])
+        .assert()
+        .code(2);
+}
+
+/// A search that checks more than `CHECKED_CAP` transformations keeps an even sample of them, in
+/// transformation order, with the optimum; a smaller one keeps them all.
+#[test]
+fn checked_transformations_are_sampled_above_the_cap() {
+    use anonbox::algorithms::{self, LatticeAlgorithm, CHECKED_CAP};
+    use anonbox::data::EncodedTable;
+    use anonbox::hierarchy::Hierarchy;
+    // 15 binary attributes with one level above: 2^15 = 32,768 transformations.
+    let dims = 15;
+    let h = Hierarchy::from_label_rows(
+        "b",
+        &[
+            vec!["0".to_string(), "*".to_string()],
+            vec!["1".to_string(), "*".to_string()],
+        ],
+    );
+    let rows = 24;
+    let codes: Vec<u32> = (0..rows * dims)
+        .map(|i| ((i / dims) >> (i % dims % 5) & 1) as u32)
+        .collect();
+    let table = EncodedTable::new(codes, vec![h; dims], Vec::new());
+    let solve = |algorithm| {
+        algorithms::solve(
+            &table,
+            anonbox::privacy::build(&[], 2, &table).unwrap(),
+            anonbox::metrics::build(MetricKind::Loss, &table),
+            0,
+            algorithm,
+            CheckerConfig::default(),
+        )
+        .unwrap()
+    };
+    let all = solve(LatticeAlgorithm::Exhaustive);
+    let sample = &all.checked;
+    assert_eq!(sample.total, 1 << dims);
+    assert_eq!(sample.total, all.checks);
+    let stride = (1u64 << dims).div_ceil(CHECKED_CAP as u64);
+    assert_eq!(sample.stride, stride);
+    assert!(sample.items.len() <= CHECKED_CAP + 1);
+    assert!(sample.items.len() as u64 >= sample.total / stride);
+    let best = all.optimum.unwrap();
+    let shown = sample
+        .items
+        .iter()
+        .find(|c| c.levels == best.levels)
+        .unwrap();
+    assert!(shown.valid && shown.loss == best.loss);
+    assert!(sample.items.iter().any(|c| !c.valid));
+    let flash = solve(LatticeAlgorithm::Flash);
+    assert_eq!(flash.checked.stride, 1);
+    assert_eq!(flash.checked.items.len() as u64, flash.checks);
+}

@@ -172,6 +172,17 @@ pub enum MetricKind {
 }
 
 impl MetricKind {
+    /// Every metric, in the order of [`MetricKind::NAMES`].
+    pub const ALL: [MetricKind; 7] = [
+        MetricKind::DmStar,
+        MetricKind::Dm,
+        MetricKind::Height,
+        MetricKind::Precision,
+        MetricKind::Loss,
+        MetricKind::Entropy,
+        MetricKind::Aecs,
+    ];
+
     pub const NAMES: &'static [&'static str] = &[
         "DMStar",
         "DM",

@@ -121,8 +121,26 @@ impl Release {
                 }
             })
             .collect();
+        Release::new(
+            classes.utility(),
+            class_sizes,
+            input_class_sizes,
+            attributes,
+            threshold,
+        )
+    }
+
+    /// A release from its figures, with the risk of the release and of the input from the class
+    /// sizes at `threshold`.
+    fn new(
+        utility: Utility,
+        class_sizes: Vec<u64>,
+        input_class_sizes: Vec<u64>,
+        attributes: Vec<AttributeProfile>,
+        threshold: f64,
+    ) -> Release {
         Release {
-            utility: classes.utility(),
+            utility,
             risk: Some(Risk::from_sizes(class_sizes.iter().copied(), threshold)),
             risk_input: Some(Risk::from_sizes(
                 input_class_sizes.iter().copied(),
@@ -195,17 +213,17 @@ impl Release {
                 }
             })
             .collect();
-        Ok(Release {
+        let mut release = Release::new(
             utility,
-            risk: (!anatomy).then(|| Risk::from_sizes(class_sizes.iter().copied(), threshold)),
-            risk_input: Some(Risk::from_sizes(
-                input_class_sizes.iter().copied(),
-                threshold,
-            )),
             class_sizes,
             input_class_sizes,
             attributes,
-        })
+            threshold,
+        );
+        if anatomy {
+            release.risk = None;
+        }
+        Ok(release)
     }
 }
 

@@ -100,17 +100,6 @@ impl Utility {
     }
 }
 
-/// Every metric, in the order of `-metric`'s names.
-pub const ALL_METRICS: [MetricKind; 7] = [
-    MetricKind::DmStar,
-    MetricKind::Dm,
-    MetricKind::Height,
-    MetricKind::Precision,
-    MetricKind::Loss,
-    MetricKind::Entropy,
-    MetricKind::Aecs,
-];
-
 /// One class of a full-domain release.
 #[derive(Debug, Clone)]
 pub struct ReleasedClass {
@@ -286,7 +275,7 @@ impl<'a> FullDomainClasses<'a> {
             sum_sq_raised: sum_sq_all,
             outliers: &outliers,
         };
-        for kind in ALL_METRICS {
+        for kind in MetricKind::ALL {
             let metric = build_from_counts(kind, self.hierarchies, &self.leaf);
             u.set(kind, metric.evaluate(&reps, &self.levels, &stats));
         }

@@ -24,3 +24,18 @@ pub const ADULT_ATTRIBUTES: [&str; 9] = [
     "occupation",
     "salary-class",
 ];
+
+/// A fresh directory holding `configs/NAME` and a link to the repository's `tests` (the
+/// bundled configs name `../tests/data/...`).
+pub fn workdir(config: &str) -> tempfile::TempDir {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("configs")).unwrap();
+    std::fs::copy(
+        root.join("configs").join(config),
+        dir.path().join("configs").join(config),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
+    dir
+}

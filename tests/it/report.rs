@@ -15,19 +15,7 @@ use anonbox::job::MetricKind;
 use assert_cmd::Command;
 use serde_json::Value;
 
-/// A fresh directory with `configs/NAME` and a link to the repository's `tests`.
-fn workdir(config: &str) -> tempfile::TempDir {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("configs")).unwrap();
-    std::fs::copy(
-        root.join("configs").join(config),
-        dir.path().join("configs").join(config),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
-    dir
-}
+use crate::common::workdir;
 
 /// Runs anonbox in `dir` with `args` and `-report REPORT`; returns stderr.
 fn anonbox(dir: &Path, args: &[&str], report: &str) -> String {
@@ -173,15 +161,7 @@ fn toolbox_full_domain_utility_is_the_engines() {
         let job = anonbox::config::build_job(&run).unwrap();
         let (table, _, _) =
             anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
-        for kind in [
-            MetricKind::DmStar,
-            MetricKind::Dm,
-            MetricKind::Height,
-            MetricKind::Precision,
-            MetricKind::Loss,
-            MetricKind::Entropy,
-            MetricKind::Aecs,
-        ] {
+        for kind in MetricKind::ALL {
             let criteria = anonbox::privacy::build(&[], 5, &table).unwrap();
             let metric = anonbox::metrics::build(kind, &table);
             let mut checker = Checker::new(

@@ -7,6 +7,8 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::common::workdir;
+
 const QIS: [&str; 8] = [
     "sex",
     "age",
@@ -17,21 +19,6 @@ const QIS: [&str; 8] = [
     "workclass",
     "salary-class",
 ];
-
-/// A fresh directory holding `configs/NAME` and a link to the repository's `tests` (the
-/// bundled configs name `../tests/data/...`).
-fn workdir(config: &str) -> tempfile::TempDir {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("configs")).unwrap();
-    std::fs::copy(
-        root.join("configs").join(config),
-        dir.path().join("configs").join(config),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
-    dir
-}
 
 /// Class sizes of a ';'-separated file with a header over `qis`, rows whose quasi-identifiers
 /// are all `*` left out.

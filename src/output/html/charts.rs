@@ -5,6 +5,7 @@
 //! font, and plotters only estimates text extents for the layout. Axis labels are numbers and
 //! fixed words; no user data reaches a chart.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -122,6 +123,21 @@ pub fn class_sizes(sizes: &[u64], k: Option<u64>) -> Result<String> {
     })
 }
 
+/// Draws the legend of a chart's labelled series at `position`.
+fn legend<'a, 'b: 'a>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    position: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .border_style(GREY)
+        .background_style(WHITE)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(chart_error)
+}
+
 /// A tick label for whole numbers only (empty between them).
 fn integral(y: f64) -> String {
     if (y - y.round()).abs() < 1e-9 {
@@ -199,14 +215,7 @@ pub fn risk_bands(before: &[u64], after: &[u64], threshold: f64) -> Result<Strin
             .map_err(chart_error)?
             .label("release")
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], BLUE.filled()));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .border_style(GREY)
-            .background_style(WHITE)
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(chart_error)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
@@ -291,14 +300,7 @@ pub fn candidates(
                 .label("optimum")
                 .legend(|(x, y)| Circle::new((x + 6, y), 5, ORANGE.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .border_style(GREY)
-            .background_style(WHITE)
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(chart_error)?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })
 }

@@ -175,8 +175,8 @@ pub fn render(
         let shown = sample.items.len();
         let sampled = if sample.stride > 1 {
             format!(
-                " The search checked {} transformations: every {}th is shown ({shown}), and the \
-                 optimum.",
+                " The search checked {} transformations: one in {} is shown ({shown}, in \
+                 transformation order), and the optimum.",
                 sample.total, sample.stride
             )
         } else {

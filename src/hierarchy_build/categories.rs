@@ -85,15 +85,9 @@ impl Categories {
                 Grouping::Top
             }
         };
-        let mut text = Vec::new();
-        for name in PARAMS {
-            if let Some(v) = p.get(name) {
-                text.push(format!("{name}={v}"));
-            }
-        }
         Ok(Categories {
             grouping,
-            text: text.join(" "),
+            text: p.describe(PARAMS),
         })
     }
 
@@ -149,11 +143,7 @@ mod tests {
     use super::*;
 
     fn build(params: &[(&str, &str)]) -> Result<Categories, String> {
-        let mut p = Params::new(std::env::temp_dir());
-        for (n, v) in params {
-            p.push(*n, *v);
-        }
-        Categories::new(&p)
+        Categories::new(&Params::from_pairs(std::env::temp_dir(), params))
     }
 
     #[test]

@@ -65,11 +65,7 @@ impl Dates {
             }
             levels.push(i);
         }
-        let keep_missing = match p.get("missing").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("error") => false,
-            Some("keep") => true,
-            Some(other) => return Err(format!("missing: '{other}' is not error or keep")),
-        };
+        let keep_missing = p.keep_missing()?;
         Ok(Dates {
             format,
             levels,
@@ -197,11 +193,7 @@ mod tests {
     use super::*;
 
     fn build(params: &[(&str, &str)]) -> Result<Dates, String> {
-        let mut p = Params::new(".");
-        for (n, v) in params {
-            p.push(*n, *v);
-        }
-        Dates::new(&p)
+        Dates::new(&Params::from_pairs(".", params))
     }
 
     #[test]

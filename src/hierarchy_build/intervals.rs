@@ -130,17 +130,7 @@ impl Intervals {
             Some("toolbox") => true,
             Some(other) => return Err(format!("labels: '{other}' is not arx or toolbox")),
         };
-        let keep_missing = match p.get("missing").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("error") => false,
-            Some("keep") => true,
-            Some(other) => return Err(format!("missing: '{other}' is not error or keep")),
-        };
-        let mut text = Vec::new();
-        for name in PARAMS {
-            if let Some(v) = p.get(name) {
-                text.push(format!("{name}={v}"));
-            }
-        }
+        let keep_missing = p.keep_missing()?;
         Ok(Intervals {
             cut,
             start,
@@ -149,7 +139,7 @@ impl Intervals {
             top,
             toolbox,
             keep_missing,
-            text: text.join(" "),
+            text: p.describe(PARAMS),
         })
     }
 
@@ -326,11 +316,7 @@ mod tests {
     use super::*;
 
     fn build(params: &[(&str, &str)]) -> Result<Intervals, String> {
-        let mut p = Params::new(".");
-        for (n, v) in params {
-            p.push(*n, *v);
-        }
-        Intervals::new(&p)
+        Intervals::new(&Params::from_pairs(".", params))
     }
 
     #[test]

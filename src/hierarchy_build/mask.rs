@@ -49,18 +49,12 @@ impl Mask {
         if length.is_some() && pad.is_none() {
             return Err("length is the length values are padded to: give pad too".to_string());
         }
-        let mut text = Vec::new();
-        for name in PARAMS {
-            if let Some(v) = p.get(name) {
-                text.push(format!("{name}={v}"));
-            }
-        }
         Ok(Mask {
             from_left,
             step: p.count("step", 1)?.unwrap_or(1),
             pad,
             length,
-            text: text.join(" "),
+            text: p.describe(PARAMS),
         })
     }
 
@@ -135,11 +129,7 @@ mod tests {
     use super::*;
 
     fn build(params: &[(&str, &str)]) -> Result<Mask, String> {
-        let mut p = Params::new(".");
-        for (n, v) in params {
-            p.push(*n, *v);
-        }
-        Mask::new(&p)
+        Mask::new(&Params::from_pairs(".", params))
     }
 
     #[test]

@@ -53,6 +53,36 @@ impl Params {
         }
     }
 
+    /// Parameters from name/value pairs (relative paths resolve against `base`).
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<str>>(
+        base: impl Into<PathBuf>,
+        pairs: &[(K, V)],
+    ) -> Params {
+        let mut p = Params::new(base);
+        for (k, v) in pairs {
+            p.push(k.as_ref(), v.as_ref());
+        }
+        p
+    }
+
+    /// The given parameters among `names`, as `name=value` words (a builder's description).
+    fn describe(&self, names: &[&str]) -> String {
+        names
+            .iter()
+            .filter_map(|n| self.get(n).map(|v| format!("{n}={v}")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `missing=keep` (empty values stay apart up to `*`) or `missing=error` (the default).
+    fn keep_missing(&self) -> Result<bool, String> {
+        match self.get("missing").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("error") => Ok(false),
+            Some("keep") => Ok(true),
+            Some(other) => Err(format!("missing: '{other}' is not error or keep")),
+        }
+    }
+
     /// Adds one parameter.
     pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
         self.pairs.push((name.into(), value.into()));

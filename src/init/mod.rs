@@ -160,7 +160,7 @@ impl Plan {
                  skipped)",
             ));
         }
-        let mut proposal = propose::propose(&profile);
+        let mut proposal = propose::propose(&profile, &self.separator);
         let built = self.build(&profile, &mut proposal)?;
         if built.is_empty() {
             return Err(Error::in_file(

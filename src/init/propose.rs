@@ -73,12 +73,15 @@ impl Proposal {
     }
 }
 
-/// Proposes a role per column of `profile`.
-pub fn propose(profile: &Profile) -> Proposal {
+/// Proposes a role per column of `profile`, a file whose fields are separated by `separator`
+/// (interval labels avoid it: `[20:25)` rather than `[20, 25[` in a comma-separated file, so
+/// the release needs no quotes).
+pub fn propose(profile: &Profile, separator: &str) -> Proposal {
+    let toolbox_labels = separator.contains(',');
     let mut columns: Vec<ColumnProposal> = profile
         .columns
         .iter()
-        .map(|c| column(c, profile.records))
+        .map(|c| column(c, profile.records, toolbox_labels))
         .collect();
     // Keep the lattice under the budget: first coarsen the tallest hierarchy, one level at a
     // time, down to one level between the value and `*`; then remove the last
@@ -108,10 +111,9 @@ pub fn propose(profile: &Profile) -> Proposal {
                     .expect("a lattice above 1 has a quasi-identifier");
                 last.role = Role::Identifier;
                 last.reason = format!(
-                    "removed from the output: more quasi-identifiers than an optimal search \
-                     handles in seconds (the lattice would exceed {LATTICE_BUDGET} \
-                     transformations); declare it a quasi-identifier with a hierarchy to keep it, \
-                     generalized ({})",
+                    "removed from the output: the lattice would exceed {LATTICE_BUDGET} \
+                     transformations (declare it a quasi-identifier to release it \
+                     generalized); proposed: {}",
                     last.reason
                 );
             }
@@ -195,7 +197,7 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// The proposal for one column.
-fn column(c: &ColumnProfile, records: u64) -> ColumnProposal {
+fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnProposal {
     let present = records - c.missing.min(records);
     let distinct = c.distinct() as u64;
     let share = distinct as f64 / present.max(1) as f64;
@@ -238,6 +240,9 @@ fn column(c: &ColumnProfile, records: u64) -> ColumnProposal {
         Kind::Integer { min, max } | Kind::Decimal { min, max } if distinct > 5 => {
             let (widths, start) = widths(*min, *max);
             let mut p = vec![("widths", widths.join(",")), ("start", start)];
+            if toolbox_labels {
+                p.push(("labels", "toolbox".to_string()));
+            }
             if missing {
                 p.push(("missing", "keep".to_string()));
             }
@@ -328,11 +333,12 @@ fn widths(min: Decimal, max: Decimal) -> (Vec<String>, String) {
 
 /// The builder of a quasi-identifier proposal (the proposal's own bookkeeping removed).
 pub fn builder(kind: &str, params: &[(String, String)]) -> Result<Builder, String> {
-    let mut p = Params::new(".");
-    for (k, v) in params.iter().filter(|(k, _)| k != "longest") {
-        p.push(k.clone(), v.clone());
-    }
-    Builder::from_params(kind, &p)
+    let params: Vec<&(String, String)> = params.iter().filter(|(k, _)| k != "longest").collect();
+    let pairs: Vec<(&str, &str)> = params
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    Builder::from_params(kind, &Params::from_pairs(".", &pairs))
 }
 
 #[cfg(test)]

@@ -39,3 +39,13 @@ pub fn workdir(config: &str) -> tempfile::TempDir {
     std::os::unix::fs::symlink(root.join("tests"), dir.path().join("tests")).unwrap();
     dir
 }
+
+/// Runs the anonbox binary in `dir` with `args`.
+pub fn anonbox(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("anonbox")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}

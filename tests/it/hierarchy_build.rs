@@ -10,11 +10,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use assert_cmd::Command;
 use chrono::{Datelike, NaiveDate};
 use proptest::prelude::*;
 
-use crate::common;
+use crate::common::{self, anonbox};
 
 /// The rows of a hierarchy file, read independently.
 fn read_rows(path: &Path) -> Vec<Vec<String>> {
@@ -95,15 +94,6 @@ fn csv_file(dir: &Path, values: &[String]) -> std::path::PathBuf {
     let path = dir.join("in.csv");
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn anonbox(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("anonbox")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Builds with `kind` and `options` through the library (the same code as the command, with

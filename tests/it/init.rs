@@ -4,19 +4,8 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-use crate::common;
+use crate::common::{self, anonbox};
 use crate::kcheck;
-
-fn anonbox(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("anonbox")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// The column indexes of the elements under `<tag>` in a config written by init (read with
 /// plain string matching, not anonbox's parser).

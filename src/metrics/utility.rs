@@ -107,7 +107,8 @@ pub struct ReleasedClass {
     pub size: u64,
     /// Suppressed (released without quasi-identifiers).
     pub suppressed: bool,
-    /// Leaf codes of the class's first item.
+    /// Leaf codes of one of its items, kept for suppressed classes only (the metrics need them
+    /// for those; empty otherwise).
     pub representative: Vec<u32>,
 }
 
@@ -121,8 +122,10 @@ pub struct FullDomainClasses<'a> {
     /// Generalized ids -> class, and the order classes were first seen.
     classes: FxHashMap<Vec<u32>, usize>,
     list: Vec<(Vec<u32>, ReleasedClass)>,
-    /// Original tuples -> records (the classes of the input).
+    /// Original tuples -> records (the classes of the input); not kept at levels 0, where the
+    /// classes are the input's.
     input: FxHashMap<Vec<u32>, u64>,
+    identity: bool,
     key: Vec<u32>,
 }
 
@@ -136,6 +139,7 @@ impl<'a> FullDomainClasses<'a> {
             classes: FxHashMap::default(),
             list: Vec::new(),
             input: FxHashMap::default(),
+            identity: levels.iter().all(|&l| l == 0),
             key: Vec::with_capacity(levels.len()),
         }
     }
@@ -170,7 +174,10 @@ impl<'a> FullDomainClasses<'a> {
             Some(&i) => {
                 let c = &mut self.list[i].1;
                 c.size += records;
-                c.suppressed |= suppressed;
+                if suppressed && !c.suppressed {
+                    c.suppressed = true;
+                    c.representative = codes.to_vec();
+                }
             }
             None => {
                 self.classes.insert(self.key.clone(), self.list.len());
@@ -179,10 +186,17 @@ impl<'a> FullDomainClasses<'a> {
                     ReleasedClass {
                         size: records,
                         suppressed,
-                        representative: codes.to_vec(),
+                        representative: if suppressed {
+                            codes.to_vec()
+                        } else {
+                            Vec::new()
+                        },
                     },
                 ));
             }
+        }
+        if self.identity {
+            return;
         }
         match self.input.get_mut(codes) {
             Some(n) => *n += records,
@@ -221,6 +235,9 @@ impl<'a> FullDomainClasses<'a> {
 
     /// Sizes of the classes of the input (distinct original tuples).
     pub fn input_sizes(&self) -> Vec<u64> {
+        if self.identity {
+            return self.list.iter().map(|(_, c)| c.size).collect();
+        }
         self.input.values().copied().collect()
     }
 

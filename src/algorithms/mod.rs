@@ -29,7 +29,8 @@ use crate::privacy::PrivacyCriterion;
 use crate::Result;
 pub use observe::{SearchObserver, SearchStatus};
 pub use search::{
-    CheckedSample, CheckedTransformation, Limit, Optimum, Search, SearchOutcome, CHECKED_CAP,
+    CheckedSample, CheckedTransformation, Limit, Optimum, Purpose, PurposeCount, Search,
+    SearchOutcome, CHECKED_CAP,
 };
 
 /// What a method reports about its result.
@@ -339,6 +340,17 @@ pub fn run_lattice<'a>(
             "pruned": out.store_sizes.pruned,
         }),
     );
+    let purposes: serde_json::Map<String, serde_json::Value> = Purpose::ALL
+        .iter()
+        .zip(&out.purposes)
+        .filter(|(_, c)| c.checks > 0)
+        .map(|(p, c)| {
+            let v = serde_json::json!({ "checks": c.checks, "valid": c.valid });
+            (p.name().to_string(), v)
+        })
+        .collect();
+    extra.insert("checks_by_purpose".into(), purposes.into());
+    extra.insert("tag_hits".into(), out.tag_hits.into());
     extra.insert(
         "checker".into(),
         serde_json::json!({

@@ -34,15 +34,17 @@
 //!   generalizations (DM, AECS) are visited bottom-up, each transformation inheriting the largest
 //!   bound of its direct specializations.
 //!
-//! Threads ([`Search::set_threads`], `-threads`). Only the final phase runs in parallel: Flash's
-//! and OLA's path walks and BFS stay sequential, because which transformation they check next
-//! depends on the tags of the previous check. The final phase takes the next batch of
+//! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
+//! threads only evaluate ahead ([`Search::speculate`]) what it will or probably will check next,
+//! and a result is recorded only when the sequential search asks for it. Flash's and OLA's path
+//! walks evaluate nothing ahead; BFS guesses the next points of its binary searches and climbs
+//! (see its module docs). The final phase takes the next batch of
 //! candidates in its sequential order (bound order; bottom-up within one level, whose inherited
 //! bounds come from lower levels and are final) that the current best loss does not exclude,
 //! checks them on a dedicated rayon pool, one checker per thread ([`Checker::fork`]: shared
 //! encoding, own tables and history), and then walks the batch in the sequential order again,
 //! deciding each candidate exactly as one thread would (a bound beaten by a loss found earlier in
-//! the batch is pruned and its early result dropped) and recording the results it keeps. A
+//! the batch is pruned and its early result never recorded) and recording the results it keeps. A
 //! check's result depends only on the transformation, never on the checker's state, and the
 //! best loss, tags, pruning, tie-breaking (first strictly smaller loss in that order) and the
 //! count of checks all come from the sequential walk, so the optimum, the counts and the report
@@ -72,6 +74,44 @@ pub struct Optimum {
     pub classes: u64,
 }
 
+/// Why a strategy checks a transformation; the report counts checks per purpose (`checks_by_purpose`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// A first valid transformation (BFS: binary search on one path).
+    Seed,
+    /// Improving the best by local moves (BFS's iterated local search).
+    LocalSearch,
+    /// Classifying transformations as anonymous or not (Flash's and OLA's walks, BFS's paths).
+    Classification,
+    /// Candidates checked for their loss (BFS's queue, the final phase of Flash and OLA).
+    Candidates,
+}
+
+impl Purpose {
+    pub const ALL: [Purpose; 4] = [
+        Purpose::Seed,
+        Purpose::LocalSearch,
+        Purpose::Classification,
+        Purpose::Candidates,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Purpose::Seed => "seed",
+            Purpose::LocalSearch => "local_search",
+            Purpose::Classification => "classification",
+            Purpose::Candidates => "candidates",
+        }
+    }
+}
+
+/// Checks of one [`Purpose`] and how many of them were valid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PurposeCount {
+    pub checks: u64,
+    pub valid: u64,
+}
+
 /// What a search returns.
 #[derive(Debug, Clone)]
 pub struct SearchOutcome {
@@ -95,6 +135,11 @@ pub struct SearchOutcome {
     pub best_seconds: Option<f64>,
     /// The transformations the search checked (all, or a sample of [`CHECKED_CAP`]).
     pub checked: CheckedSample,
+    /// Checks per [`Purpose`] (in [`Purpose::ALL`]'s order).
+    pub purposes: [PurposeCount; 4],
+    /// Transformations a strategy found resolved by a tag (known invalid, or pruned) when it
+    /// came to them, so that it did not check them.
+    pub tag_hits: u64,
 }
 
 /// At most this many checked transformations are kept for the report's chart; above, an even
@@ -182,6 +227,12 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     /// The strategy's lower bound of what is unexplored, and BFS's queue length.
     frontier: Option<f64>,
     queued: Option<u64>,
+    /// Results evaluated ahead on the pool ([`Search::speculate`]), recorded only when the
+    /// sequential search checks their transformation.
+    ready: FxHashMap<NodeId, CheckResult>,
+    purpose: Purpose,
+    purposes: [PurposeCount; 4],
+    tag_hits: u64,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -248,6 +299,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             work: None,
             frontier: None,
             queued: None,
+            ready: FxHashMap::default(),
+            purpose: Purpose::Classification,
+            purposes: [PurposeCount::default(); 4],
+            tag_hits: 0,
         })
     }
 
@@ -342,6 +397,16 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// least 1). The result does not depend on it (see the module docs).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+    }
+
+    /// Sets the purpose the following checks count for.
+    pub fn set_purpose(&mut self, purpose: Purpose) {
+        self.purpose = purpose;
+    }
+
+    /// Counts a transformation the strategy skipped because a tag resolved it.
+    pub fn count_tag_hit(&mut self) {
+        self.tag_hits += 1;
     }
 
     /// Transformations checked (each once: the result cache holds every accepted check).
@@ -507,6 +572,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         if let Some(r) = self.results.get(&id) {
             return *r;
         }
+        if let Some(r) = self.ready.remove(&id) {
+            self.record(id, r);
+            return r;
+        }
         self.space.levels_into(id, &mut self.levels);
         let (space, store, results) = (&self.space, &self.store, &self.results);
         let (finished, classification) = (self.finished, self.classification);
@@ -530,6 +599,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             (_, false) => self.store.tag_down(id, prop::NOT_ANONYMOUS),
         }
         self.results.insert(id, r);
+        let counter = &mut self.purposes[self.purpose as usize];
+        counter.checks += 1;
+        counter.valid += u64::from(r.loss.is_some());
         let mut improved = false;
         if let Some(loss) = r.loss {
             if self.best.is_none_or(|(_, b)| loss < b) {
@@ -583,6 +655,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
         self.expect_generalizations_of_valid();
         self.enter_phase(Phase::Final);
+        self.set_purpose(Purpose::Candidates);
         self.finished = Finished {
             bits: prop::NOT_ANONYMOUS | prop::PRUNED,
             checked: true,
@@ -637,38 +710,35 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
-    /// With more than one thread: evaluates in parallel the candidates of `batch` that the
-    /// sequential search could still check (not checked, not excluded by `skip`), for
-    /// [`Search::check_or_take`].
-    fn prefetch(&mut self, batch: Vec<NodeId>) -> FxHashMap<NodeId, CheckResult> {
+    /// With more than one thread: evaluates in parallel the transformations of `ids` that are
+    /// neither checked nor evaluated already, and keeps their results for [`Search::check`],
+    /// which records one only when the sequential search asks for it. A strategy passes what
+    /// it will (or likely will) check next; a guess that the search never asks for is work
+    /// wasted on an otherwise idle thread, never a change of the result, the counts or the
+    /// order (see the module docs). Does nothing on one thread.
+    pub fn speculate(&mut self, ids: &[NodeId]) {
         if self.threads <= 1 {
-            return FxHashMap::default();
+            return;
         }
-        let ids: Vec<NodeId> = batch
-            .into_iter()
-            .filter(|&id| !self.results.contains_key(&id))
-            .collect();
-        if ids.len() < 2 {
-            return FxHashMap::default();
+        let mut fresh: Vec<NodeId> = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if !self.results.contains_key(&id)
+                && !self.ready.contains_key(&id)
+                && !fresh.contains(&id)
+            {
+                fresh.push(id);
+            }
         }
-        let rs = self.evaluate(&ids);
-        ids.into_iter().zip(rs).collect()
+        if fresh.len() < 2 {
+            return; // nothing to run beside the search's own next check
+        }
+        let rs = self.evaluate(&fresh);
+        self.ready.extend(fresh.into_iter().zip(rs));
     }
 
-    /// [`Search::check`], taking a result evaluated in advance if there is one.
-    fn check_or_take(
-        &mut self,
-        id: NodeId,
-        ready: &mut FxHashMap<NodeId, CheckResult>,
-    ) -> CheckResult {
-        match (self.results.get(&id), ready.remove(&id)) {
-            (Some(r), _) => *r,
-            (None, Some(r)) => {
-                self.record(id, r);
-                r
-            }
-            (None, None) => self.check(id),
-        }
+    /// Threads the search may use (see [`Search::set_threads`]).
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Candidates evaluated ahead per thread in the final phase: bounds the work wasted when the
@@ -689,7 +759,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         cand.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut stop = cand.len();
         let batch = self.threads * Self::BATCH_PER_THREAD;
-        let (mut ready, mut upto) = (FxHashMap::default(), 0);
+        let mut upto = 0;
         for (i, &(bound, key)) in cand.iter().enumerate() {
             if self.beaten(bound) {
                 stop = i;
@@ -703,14 +773,14 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             }
             if self.threads > 1 && i >= upto {
                 upto = (i + batch).min(cand.len());
-                let next = cand[i..upto]
+                let next: Vec<NodeId> = cand[i..upto]
                     .iter()
                     .filter(|c| !self.beaten(c.0))
                     .map(|c| c.1.id)
                     .collect();
-                ready = self.prefetch(next);
+                self.speculate(&next);
             }
-            self.check_or_take(key.id, &mut ready);
+            self.check(key.id);
         }
         // Bounds are monotonic along generalization: a beaten bound prunes the whole up-set.
         for &(_, key) in &cand[stop..] {
@@ -723,7 +793,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let mut prop_bound = vec![f64::NEG_INFINITY; self.space.size() as usize];
         let mut levels = vec![0; self.space.dims()];
         let batch = self.threads * Self::BATCH_PER_THREAD;
-        let (mut ready, mut upto) = (FxHashMap::default(), 0);
+        let mut upto = 0;
         let inherited = |s: &Self, prop_bound: &[f64], id: NodeId| {
             s.space
                 .predecessors(id)
@@ -739,7 +809,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                     .iter()
                     .take_while(|&&x| self.space.level(x) == level)
                     .count();
-                let next = order[i..upto]
+                let next: Vec<NodeId> = order[i..upto]
                     .iter()
                     .copied()
                     .filter(|&x| {
@@ -752,7 +822,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                         !self.beaten(bound)
                     })
                     .collect();
-                ready = self.prefetch(next);
+                self.speculate(&next);
             }
             let mut p = inherited(self, &prop_bound, id);
             let result = match self.results.get(&id) {
@@ -768,7 +838,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                     } else if self.out_of_time() {
                         return;
                     } else {
-                        Some(self.check_or_take(id, &mut ready))
+                        Some(self.check(id))
                     }
                 }
             };
@@ -834,6 +904,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             store: self.store.name(),
             store_sizes: self.store.sizes(),
             checked: self.checked_sample(),
+            purposes: self.purposes,
+            tag_hits: self.tag_hits,
         }
     }
 

@@ -180,6 +180,12 @@ impl Space {
         (self.level_of(id, dim) < self.max[dim]).then(|| id + self.mult[dim])
     }
 
+    /// The direct specialization of `id` in dimension `dim`, if `dim` is above level 0.
+    #[inline]
+    pub fn predecessor(&self, id: NodeId, dim: usize) -> Option<NodeId> {
+        (self.level_of(id, dim) > 0).then(|| id - self.mult[dim])
+    }
+
     /// Direct specializations of `id`, in dimension order.
     pub fn predecessors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         (0..self.dims())

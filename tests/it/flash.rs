@@ -804,6 +804,15 @@ fn cli_bfs_reproduces_every_reference_row_and_proves_it() {
     assert_eq!(r["proven_optimal"], true);
     assert_eq!(r["lower_bound"], r["information_loss"]);
     assert_eq!(r["property_store"]["kind"], "antichain");
+    // Every check is counted in exactly one phase; the seed and the local search ran.
+    let phases = r["checks_by_purpose"].as_object().unwrap();
+    let sum: u64 = phases.values().map(|p| p["checks"].as_u64().unwrap()).sum();
+    assert_eq!(sum, r["transformations_checked"].as_u64().unwrap());
+    assert!(phases["seed"]["valid"].as_u64().unwrap() >= 1, "{phases:?}");
+    assert!(phases.contains_key("local_search"), "{phases:?}");
+    for p in phases.values() {
+        assert!(p["valid"].as_u64() <= p["checks"].as_u64());
+    }
 }
 
 #[test]

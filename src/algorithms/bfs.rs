@@ -235,43 +235,9 @@ fn probe<S: PropertyStore>(
     if search.out_of_time() {
         return None;
     }
-    if search.threads() > 1 {
-        let mut next = vec![node];
-        next.extend(
-            ahead_of_binary_search(low, high, search.threads() + 1)
-                .into_iter()
-                .filter(|&j| j != i)
-                .map(|j| path[j as usize])
-                .filter(|&x| !search.resolved(x)),
-        );
-        next.truncate(search.threads());
-        search.speculate(&next);
-    }
+    search.speculate_bisection(path, (i, low, high), false);
     let r = search.check(node);
     Some(search.tag_verdict(&r))
-}
-
-/// The first `n` positions a binary search over `low..=high` may check, in the order it most
-/// likely checks them: the middle, then the middle of the upper half (the search goes up when
-/// the middle is invalid, the more frequent verdict on a classification path), then of the
-/// lower half, and so on breadth-first. What [`classify_path`] lets other threads evaluate
-/// ahead ([`Search::speculate`]).
-fn ahead_of_binary_search(low: isize, high: isize, n: usize) -> Vec<isize> {
-    let mut out = Vec::with_capacity(n);
-    let mut ranges = std::collections::VecDeque::from([(low, high)]);
-    while let Some((lo, hi)) = ranges.pop_front() {
-        if out.len() >= n {
-            break;
-        }
-        if lo > hi {
-            continue;
-        }
-        let mid = (lo + hi) / 2;
-        out.push(mid);
-        ranges.push_back((mid + 1, hi));
-        ranges.push_back((lo, mid - 1));
-    }
-    out
 }
 
 /// Climbs from the valid transformation `start` to a local optimum of its neighbourhood: direct
@@ -354,7 +320,8 @@ const STALE_ROUNDS: u32 = 24;
 /// Iterated local search from the best transformation (after the seed): climb to a local
 /// optimum, then repeatedly kick the best with two random swaps (or a raise, when no swap
 /// applies), and climb again from the kicked point if it is valid. Stops after
-/// [`STALE_ROUNDS`] kicks in a row that did not improve the best. A few hundred checks that
+/// [`STALE_ROUNDS`] kicks in a row that did not improve the best, or when it has used half of a
+/// time limit ([`LOCAL_SEARCH_SHARE`]). A few hundred checks that
 /// usually find the optimum or come close (the census benchmark: q=15 within 0.1 s), so the
 /// bounds prune from the start and an interrupted search has a good answer. Seeded, so every
 /// run (and thread count) takes the same steps.
@@ -366,7 +333,9 @@ fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
     let dims = search.space().dims();
     let mut rng = SplitMix(0x5EED_A7B0_C5EA_2C4D);
     let mut stale = 0;
-    while stale < STALE_ROUNDS && !search.out_of_time() {
+    // With a time limit, at least half of it is left to the exact search, whose queue gives
+    // the lower bound of the certificate.
+    while stale < STALE_ROUNDS && !search.past_share(LOCAL_SEARCH_SHARE) && !search.out_of_time() {
         let Some((best, before)) = search.best() else {
             return;
         };
@@ -398,6 +367,9 @@ fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
         }
     }
 }
+
+/// The share of a time limit the local search may use at most.
+const LOCAL_SEARCH_SHARE: f64 = 0.5;
 
 /// A small seeded generator (SplitMix64) for the local search's kicks.
 struct SplitMix(u64);

@@ -492,6 +492,7 @@ pub fn run(
         Backend::Auto => records <= MEMORY_RECORDS,
         Backend::Memory => true,
         Backend::Sql => false,
+        Backend::Hybrid(m) => records <= m,
     };
     let outcome = if in_memory {
         let mut buckets = Vec::with_capacity(records as usize);

@@ -25,8 +25,11 @@ pub enum Backend {
     Auto,
     /// Always in memory.
     Memory,
-    /// Always SQL on the store.
+    /// Always SQL on the store (Mondrian: every cut by passes over the store).
     Sql,
+    /// In memory up to this many distinct tuples, else SQL (Mondrian: classes of at most this
+    /// many tuples are finished in memory); tests force the hybrid paths with a small one.
+    Hybrid(u64),
 }
 
 impl Backend {
@@ -36,6 +39,7 @@ impl Backend {
             Backend::Auto => tuples <= MEMORY_TUPLES,
             Backend::Memory => true,
             Backend::Sql => false,
+            Backend::Hybrid(m) => tuples <= m,
         }
     }
 }

@@ -492,7 +492,7 @@ impl TupleCounter {
 /// Multi-row `INSERT`s of integer rows: [`ROWS_PER_INSERT`] rows per statement execution
 /// (SQLite's per-statement overhead is the larger part of a narrow row's cost), the rest one
 /// by one at [`Bulk::flush`].
-struct Bulk {
+pub(crate) struct Bulk {
     many: String,
     one: String,
     width: usize,
@@ -500,7 +500,7 @@ struct Bulk {
 }
 
 impl Bulk {
-    fn new(store: &Store, table: &str, cols: &[&str]) -> Result<Bulk> {
+    pub(crate) fn new(store: &Store, table: &str, cols: &[&str]) -> Result<Bulk> {
         let width = cols.len();
         let row = format!("({})", vec!["?"; width].join(", "));
         let sql = |rows: usize| {
@@ -522,7 +522,7 @@ impl Bulk {
     }
 
     #[inline]
-    fn push(&mut self, store: &Store, row: impl Iterator<Item = i64>) -> Result<()> {
+    pub(crate) fn push(&mut self, store: &Store, row: impl Iterator<Item = i64>) -> Result<()> {
         self.pending.extend(row);
         if self.pending.len() == ROWS_PER_INSERT * self.width {
             self.run(store, true)?;
@@ -549,7 +549,7 @@ impl Bulk {
     }
 
     /// Inserts the remaining rows.
-    fn flush(&mut self, store: &Store) -> Result<()> {
+    pub(crate) fn flush(&mut self, store: &Store) -> Result<()> {
         if !self.pending.is_empty() {
             self.run(store, false)?;
         }

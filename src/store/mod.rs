@@ -386,6 +386,65 @@ impl Store {
         ))
     }
 
+    /// Sets every tuple's class at once: the `t`-th tuple of `QidTuple` in key order gets
+    /// `classes[t]`. The table is rebuilt (its rows appended in key order to a new table that
+    /// replaces it) rather than updated row by row: an update rewrites each row where it lies,
+    /// several times slower than appending once there are millions.
+    pub fn write_tuple_classes(&self, classes: &[u32]) -> Result<()> {
+        let l = self.layout();
+        let cols = l.qids.join(", ");
+        let db = &self.path;
+        self.exec(&format!(
+            "BEGIN; DROP TABLE IF EXISTS QidTupleNew; {}",
+            l.create_qid_tuple("QidTupleNew")
+        ))?;
+        let result = (|| {
+            let names: Vec<&str> = l
+                .qids
+                .iter()
+                .map(String::as_str)
+                .chain(["Count", "FirstRecord", "EquivalenceID"])
+                .collect();
+            let mut bulk = load::Bulk::new(self, "QidTupleNew", &names)?;
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "SELECT {cols}, Count, FirstRecord FROM QidTuple ORDER BY {cols}"
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let width = l.qids.len() + 2;
+            let mut row: Vec<i64> = Vec::with_capacity(width);
+            let mut t = 0usize;
+            while let Some(r) = rows.next().ctx(db)? {
+                let class = *classes.get(t).ok_or_else(|| {
+                    Error::Invalid("internal error: more tuples than classes".into())
+                })?;
+                row.clear();
+                for i in 0..width {
+                    row.push(r.get::<_, i64>(i).ctx(db)?);
+                }
+                bulk.push(self, row.iter().copied().chain([class as i64]))?;
+                t += 1;
+            }
+            bulk.flush(self)?;
+            if t != classes.len() {
+                return Err(Error::Invalid(
+                    "internal error: fewer tuples than classes".into(),
+                ));
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => self
+                .exec("DROP TABLE QidTuple; ALTER TABLE QidTupleNew RENAME TO QidTuple; COMMIT;"),
+            Err(e) => {
+                let _ = self.exec("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
     /// Kept classes and suppressed records, from `EquivalenceTable`.
     pub fn class_summary(&self) -> Result<(u64, u64)> {
         let (classes, suppressed): (i64, i64) = self

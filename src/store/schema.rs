@@ -50,28 +50,37 @@ impl Layout {
             .all()
             .map(|c| format!("    {c} INTEGER NOT NULL,\n"))
             .collect::<String>();
-        let qid_ints = self
-            .qids
-            .iter()
-            .map(|c| format!("    {c} INTEGER NOT NULL,\n"))
-            .collect::<String>();
         let qid_texts = self
             .qids
             .iter()
             .map(|c| format!("    {c} TEXT NOT NULL,\n"))
             .collect::<String>();
-        let key = self.qids.join(", ");
+        let tuples = self.create_qid_tuple("QidTuple");
         format!(
             "-- Kept input rows in input order; attribute columns hold dictionary codes.\n\
              CREATE TABLE AnonRecordTable (\n    RecordID INTEGER PRIMARY KEY,\n    \
              EquivalenceID INTEGER,\n{attrs}    CHECK (RecordID > 0)\n);\n\
              -- Distinct quasi-identifier tuples (codes) with their records.\n\
-             CREATE TABLE QidTuple (\n{qid_ints}    Count INTEGER NOT NULL,\n    \
-             FirstRecord INTEGER NOT NULL,\n    EquivalenceID INTEGER,\n    \
-             PRIMARY KEY ({key})\n) WITHOUT ROWID;\n\
+             {tuples}\
              -- Final classes, generalizations as printed.\n\
              CREATE TABLE EquivalenceTable (\n    EquivalenceID INTEGER PRIMARY KEY,\n\
              {qid_texts}    Size INTEGER NOT NULL,\n    Suppressed INTEGER NOT NULL DEFAULT 0\n);\n"
+        )
+    }
+
+    /// `QidTuple`'s definition under the name `table` (a rebuild creates its replacement with
+    /// it, see [`super::Store::write_tuple_classes`]).
+    pub fn create_qid_tuple(&self, table: &str) -> String {
+        let qid_ints = self
+            .qids
+            .iter()
+            .map(|c| format!("    {c} INTEGER NOT NULL,\n"))
+            .collect::<String>();
+        format!(
+            "CREATE TABLE {table} (\n{qid_ints}    Count INTEGER NOT NULL,\n    \
+             FirstRecord INTEGER NOT NULL,\n    EquivalenceID INTEGER,\n    \
+             PRIMARY KEY ({})\n) WITHOUT ROWID;\n",
+            self.qids.join(", ")
         )
     }
 

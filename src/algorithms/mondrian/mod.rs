@@ -34,13 +34,15 @@
 
 use std::collections::VecDeque;
 
-use super::tuples::{self, finish_transaction, qid_points, Backend, Tuples};
+pub mod hybrid;
+
+use super::tuples::{finish_transaction, qid_points, Backend};
 use super::Outcome;
 use crate::data::load::Encoding;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
-use crate::store::{SqlContext, Store};
+use crate::store::Store;
 use crate::vgh::Interval;
 use crate::{Error, Result};
 
@@ -209,6 +211,120 @@ pub fn median_count(n: u64) -> u64 {
     n.div_ceil(2).max(1)
 }
 
+/// Where a class sits in the tree of cuts: its depth and the sides taken from the root (bit
+/// `i` of the path, most significant first, is 1 for a right half at depth `i + 1`).
+///
+/// The toolbox's queue is first in, first out, so classes are processed (and final classes
+/// numbered) breadth first: by depth, then by path. `Path`'s order is exactly that order, which
+/// lets the hybrid backend number classes found partition by partition as the toolbox would.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Path {
+    depth: u32,
+    bits: Vec<u64>,
+}
+
+impl Path {
+    /// The path of a half of this class.
+    pub fn child(&self, right: bool) -> Path {
+        let mut bits = self.bits.clone();
+        let at = self.depth as usize;
+        if at / 64 == bits.len() {
+            bits.push(0);
+        }
+        if right {
+            bits[at / 64] |= 1u64 << (63 - at % 64);
+        }
+        Path {
+            depth: self.depth + 1,
+            bits,
+        }
+    }
+}
+
+/// A class waiting to be cut: where it is and what it holds.
+#[derive(Debug, Clone)]
+pub struct Start {
+    /// The toolbox's working id (trace lines only).
+    pub eid: u64,
+    pub size: u64,
+    pub bounds: Vec<Bound>,
+    pub path: Path,
+}
+
+impl Start {
+    /// The class of all `rows` records.
+    pub fn root(dims: &[Dimension], rows: u64) -> Start {
+        Start {
+            eid: 1,
+            size: rows,
+            bounds: vec![Bound::Root; dims.len()],
+            path: Path::default(),
+        }
+    }
+
+    /// The two halves of a cut on `dim` at rank `median`, with `left` records on the left;
+    /// working ids `le` and `le + 1`.
+    pub fn halves(&self, dims: &[Dimension], dim: usize, median: u32, left: u64) -> (Start, Start) {
+        let (lb, rb) = self.bounds[dim].split(&dims[dim], dims[dim].points[median as usize]);
+        let mut lbounds = self.bounds.clone();
+        lbounds[dim] = lb;
+        let mut rbounds = self.bounds.clone();
+        rbounds[dim] = rb;
+        (
+            Start {
+                eid: 0,
+                size: left,
+                bounds: lbounds,
+                path: self.path.child(false),
+            },
+            Start {
+                eid: 0,
+                size: self.size - left,
+                bounds: rbounds,
+                path: self.path.child(true),
+            },
+        )
+    }
+}
+
+/// The toolbox's cut of a class of `size` records with `bounds`: the allowable dimension of the
+/// largest normalized width (ties: `<qid>` order; width 0 never), as `(dim, median, left)`.
+/// `median(d)` gives the median rank on `d` and the records at or below it.
+pub fn choose_cut(
+    dims: &[Dimension],
+    bounds: &[Bound],
+    size: u64,
+    k: u64,
+    mut median: impl FnMut(usize) -> Result<(u32, u64)>,
+) -> Result<Option<(usize, u32, u64)>> {
+    if size < 2 * k {
+        return Ok(None);
+    }
+    let widths: Vec<f64> = bounds
+        .iter()
+        .zip(dims)
+        .map(|(b, d)| b.normalized_width(d))
+        .collect();
+    let mut order: Vec<usize> = (0..dims.len()).collect();
+    order.sort_by(|&a, &b| {
+        widths[b]
+            .partial_cmp(&widths[a])
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    for d in order {
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(widths[d] > 0.0) {
+            break;
+        }
+        let (m, left) = median(d)?;
+        if left >= k && size - left >= k {
+            return Ok(Some((d, m, left)));
+        }
+    }
+    Ok(None)
+}
+
 /// Runs Mondrian over `rows` records with the given dimensions. `trace`, if given, receives the
 /// toolbox's console lines. Returns the final classes in id order.
 pub fn anonymize<P: Partitioner>(
@@ -216,26 +332,50 @@ pub fn anonymize<P: Partitioner>(
     rows: u64,
     k: u64,
     part: &mut P,
-    mut trace: Option<&mut dyn FnMut(&str)>,
+    trace: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Vec<FinalClass>> {
-    struct Pending<C> {
-        eid: u64,
-        size: u64,
-        bounds: Vec<Bound>,
-        class: C,
-    }
-    let mut queue = VecDeque::new();
-    queue.push_back(Pending {
-        eid: 1,
-        size: rows,
-        bounds: vec![Bound::Root; dims.len()],
-        class: part.all()?,
-    });
-    let mut max_eid = 1u64;
     let mut finals = Vec::new();
-    let mut order: Vec<usize> = (0..dims.len()).collect();
-    let mut widths = vec![0.0f64; dims.len()];
-    while let Some(p) = queue.pop_front() {
+    let all = part.all()?;
+    split_from(
+        dims,
+        Start::root(dims, rows),
+        all,
+        k,
+        part,
+        trace,
+        &mut |start, class, part| {
+            let eid = finals.len() as u32 + 1;
+            part.finalize(class, eid)?;
+            finals.push(FinalClass {
+                eid,
+                size: start.size,
+                bounds: start.bounds,
+            });
+            Ok(())
+        },
+    )?;
+    Ok(finals)
+}
+
+/// What [`split_from`] does with a final class (its bounds, rows and partitioner).
+pub type OnFinal<'a, P> = dyn FnMut(Start, <P as Partitioner>::Class, &mut P) -> Result<()> + 'a;
+
+/// Cuts the class `start` (rows `class` of `part`) until no cut is allowable, in the toolbox's
+/// first-in, first-out order; hands each final class to `done` in that order. Fails if a final
+/// class is smaller than k.
+pub fn split_from<P: Partitioner>(
+    dims: &[Dimension],
+    start: Start,
+    class: P::Class,
+    k: u64,
+    part: &mut P,
+    mut trace: Option<&mut dyn FnMut(&str)>,
+    done: &mut OnFinal<'_, P>,
+) -> Result<()> {
+    let mut queue = VecDeque::new();
+    let mut max_eid = start.eid;
+    queue.push_back((start, class));
+    while let Some((p, class)) = queue.pop_front() {
         if let Some(trace) = trace.as_mut() {
             let labels: Vec<String> = p
                 .bounds
@@ -249,77 +389,44 @@ pub fn anonymize<P: Partitioner>(
                 labels.join(",")
             ));
         }
-        // Candidates by normalized width descending, ties in <qid> order; width 0 never cuts.
-        for (d, w) in widths.iter_mut().enumerate() {
-            *w = p.bounds[d].normalized_width(&dims[d]);
-        }
-        order.sort_by(|&a, &b| {
-            widths[b]
-                .partial_cmp(&widths[a])
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.cmp(&b))
-        });
-        let mut cut = None;
-        if p.size >= 2 * k {
-            for &d in &order {
-                #[allow(clippy::neg_cmp_op_on_partial_ord)]
-                if !(widths[d] > 0.0) {
-                    break;
-                }
-                let (median, left) = part.median(&p.class, p.size, d)?;
-                if left >= k && p.size - left >= k {
-                    cut = Some((d, median, left));
-                    break;
-                }
-            }
-        }
+        let cut = choose_cut(dims, &p.bounds, p.size, k, |d| {
+            part.median(&class, p.size, d)
+        })?;
         match cut {
             Some((d, median, left)) => {
-                let (lb, rb) = p.bounds[d].split(&dims[d], dims[d].points[median as usize]);
-                let (lc, rc) = part.split(p.class, d, median, left)?;
-                let (le, re) = (max_eid + 1, max_eid + 2);
+                let (mut l, mut r) = p.halves(dims, d, median, left);
+                let (lc, rc) = part.split(class, d, median, left)?;
+                (l.eid, r.eid) = (max_eid + 1, max_eid + 2);
                 max_eid += 2;
                 if let Some(trace) = trace.as_mut() {
-                    trace(&format!("\tInserted {le} (left) and {re} (right)"));
+                    trace(&format!(
+                        "\tInserted {} (left) and {} (right)",
+                        l.eid, r.eid
+                    ));
                 }
-                let mut lbounds = p.bounds.clone();
-                lbounds[d] = lb;
-                let mut rbounds = p.bounds;
-                rbounds[d] = rb;
-                queue.push_back(Pending {
-                    eid: le,
-                    size: left,
-                    bounds: lbounds,
-                    class: lc,
-                });
-                queue.push_back(Pending {
-                    eid: re,
-                    size: p.size - left,
-                    bounds: rbounds,
-                    class: rc,
-                });
+                queue.push_back((l, lc));
+                queue.push_back((r, rc));
             }
             None => {
                 if let Some(trace) = trace.as_mut() {
                     trace(&format!("\tRemoving {} (no allowable cuts)", p.eid));
                 }
-                if p.size < k {
-                    return Err(Error::Invalid(format!(
-                        "This table cannot be anonymized at k = {k} (it has {} records)",
-                        p.size
-                    )));
-                }
-                let eid = finals.len() as u32 + 1;
-                part.finalize(p.class, eid)?;
-                finals.push(FinalClass {
-                    eid,
-                    size: p.size,
-                    bounds: p.bounds,
-                });
+                check_final_size(p.size, k)?;
+                done(p, class, part)?;
             }
         }
     }
-    Ok(finals)
+    Ok(())
+}
+
+/// A final class smaller than k (only when the table has fewer than k records) fails the run.
+pub fn check_final_size(size: u64, k: u64) -> Result<()> {
+    if size < k {
+        return Err(Error::Invalid(format!(
+            "This table cannot be anonymized at k = {k} (it has {size} records)"
+        )));
+    }
+    Ok(())
 }
 
 /// Mondrian over distinct tuples in memory: `ranks[dim][tuple]`, each tuple's record count, a
@@ -459,9 +566,9 @@ impl Partitioner for MemoryPartitioner {
     }
 }
 
-/// Runs Mondrian on a loaded store: fills `EquivalenceTable`, `QidTuple.EquivalenceID` and
-/// every record's class. `backend` picks the in-memory or the SQL partitioner (see the module
-/// docs; `Backend::Auto` in normal runs).
+/// Runs Mondrian on a loaded store: fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
+/// `backend` sets the largest class finished in memory ([`hybrid::memory_tuples`]; see
+/// [`hybrid`]); every backend gives the same classes, numbered the same way.
 pub fn run(
     store: &Store,
     job: &Job,
@@ -489,201 +596,39 @@ pub fn run(
         rank_of_code.push(points.iter().map(|&x| dim.rank(x)).collect());
         dims.push(dim);
     }
-    let records: i64 = store.value("SELECT COALESCE(SUM(Count), 0) FROM QidTuple", [])?;
-    let records = records as u64;
-    let tuple_count = tuples::count(store)?;
     let bar = progress.spinner("search");
     bar.set_message("Mondrian");
-    let in_memory = backend.in_memory(tuple_count);
-    let finals = if in_memory {
-        let t = Tuples::load(store)?;
-        let ranks: Vec<Vec<u32>> = (0..dims.len())
-            .map(|q| {
-                (0..t.len())
-                    .map(|i| rank_of_code[q][t.tuple(i)[q] as usize])
-                    .collect()
-            })
-            .collect();
-        let mut part = MemoryPartitioner::new(ranks, t.counts.clone());
-        let finals = anonymize(&dims, records, job.k, &mut part, None)?;
-        t.write_classes(store, &part.into_eids())?;
-        finals
-    } else {
-        let mut part = SqlPartitioner::new(store, &rank_of_code)?;
-        store.exec("BEGIN")?;
-        let result = anonymize(&dims, records, job.k, &mut part, None);
-        let finals = match result {
-            Ok(f) => {
-                finish_transaction(store, part.finish())?;
-                f
-            }
-            Err(e) => {
-                let _ = store.exec("ROLLBACK");
-                return Err(e);
-            }
-        };
-        part.drop_tables()?;
-        finals
-    };
+    let memory = hybrid::memory_tuples(backend);
+    let classes = hybrid::partition(store, &dims, &rank_of_code, job.k, memory, &bar)?;
+    bar.set_message("Mondrian: writing classes");
+    store.write_tuple_classes(&classes.tuple_class)?;
     store.exec("BEGIN")?;
-    let result = finals.iter().try_for_each(|c| {
-        let labels: Vec<String> = c
-            .bounds
+    let d = dims.len();
+    let result = classes.sizes.iter().enumerate().try_for_each(|(i, &size)| {
+        let labels: Vec<String> = classes.bounds[i * d..(i + 1) * d]
             .iter()
             .zip(&dims)
-            .map(|(b, d)| b.label(d))
+            .map(|(b, dim)| b.label(dim))
             .collect();
         let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-        store.insert_class(c.eid as i64, &refs, c.size, false)
+        store.insert_class(i as i64 + 1, &refs, size, false)
     });
     finish_transaction(store, result)?;
     bar.finish();
     let mut extra = serde_json::Map::new();
-    extra.insert(
-        "backend".into(),
-        serde_json::json!(if in_memory { "memory" } else { "sql" }),
-    );
+    let name = match (memory, classes.store_passes) {
+        (0, _) => "passes",
+        (_, 0) => "memory",
+        _ => "hybrid",
+    };
+    extra.insert("backend".into(), serde_json::json!(name));
+    extra.insert("passes".into(), serde_json::json!(classes.passes));
     Ok(Outcome {
-        equivalence_classes: finals.len() as u64,
+        equivalence_classes: classes.sizes.len() as u64,
         suppression_limit: Some(0),
         extra,
         ..Outcome::default()
     })
-}
-
-/// Mondrian in SQL over a working copy of `QidTuple` with ranks: `temp.MondrianTuple
-/// (FirstRecord, Class, Count, R0, R1, ...)`, indexed by class. A pending class is a working id
-/// (positive); a final class is stored as `-eid`.
-pub struct SqlPartitioner<'a> {
-    store: &'a Store,
-    dims: usize,
-    next_id: i64,
-}
-
-impl<'a> SqlPartitioner<'a> {
-    /// Creates the working tables (`rank_of_code[q][code]`: the rank of each code).
-    pub fn new(store: &'a Store, rank_of_code: &[Vec<u32>]) -> Result<SqlPartitioner<'a>> {
-        let cols = &store.layout().qids;
-        let db = store.path();
-        let mut sql = String::from("DROP TABLE IF EXISTS temp.MondrianTuple;\n");
-        for q in 0..cols.len() {
-            sql.push_str(&format!(
-                "DROP TABLE IF EXISTS temp.MondrianRank{q};\n\
-                 CREATE TEMP TABLE MondrianRank{q} (Code INTEGER PRIMARY KEY, Rank INTEGER NOT NULL);\n"
-            ));
-        }
-        store.exec(&sql)?;
-        store.exec("BEGIN")?;
-        let result = (|| {
-            for (q, ranks) in rank_of_code.iter().enumerate() {
-                let mut stmt = store
-                    .conn()
-                    .prepare(&format!("INSERT INTO temp.MondrianRank{q} VALUES (?1, ?2)"))
-                    .ctx(db)?;
-                for (code, &rank) in ranks.iter().enumerate() {
-                    stmt.execute([code as i64, rank as i64]).ctx(db)?;
-                }
-            }
-            Ok(())
-        })();
-        finish_transaction(store, result)?;
-        let rcols: Vec<String> = (0..cols.len())
-            .map(|q| format!("R{q} INTEGER NOT NULL"))
-            .collect();
-        let joins: String = cols
-            .iter()
-            .enumerate()
-            .map(|(q, c)| format!(" JOIN temp.MondrianRank{q} r{q} ON r{q}.Code = t.{c}"))
-            .collect();
-        let ranks: Vec<String> = (0..cols.len()).map(|q| format!("r{q}.Rank")).collect();
-        store.exec(&format!(
-            "BEGIN;\n\
-             CREATE TEMP TABLE MondrianTuple (FirstRecord INTEGER PRIMARY KEY, \
-             Class INTEGER NOT NULL, Count INTEGER NOT NULL, {});\n\
-             INSERT INTO temp.MondrianTuple SELECT t.FirstRecord, 1, t.Count, {} \
-             FROM QidTuple t{joins};\n\
-             CREATE INDEX temp.MondrianByClass ON MondrianTuple (Class);\n\
-             COMMIT;",
-            rcols.join(", "),
-            ranks.join(", ")
-        ))?;
-        Ok(SqlPartitioner {
-            store,
-            dims: cols.len(),
-            next_id: 2,
-        })
-    }
-
-    /// Copies the final classes to `QidTuple.EquivalenceID`.
-    fn finish(&self) -> Result<()> {
-        self.store.exec(
-            "UPDATE QidTuple SET EquivalenceID = (SELECT -m.Class FROM temp.MondrianTuple m \
-             WHERE m.FirstRecord = QidTuple.FirstRecord);",
-        )
-    }
-
-    fn drop_tables(&self) -> Result<()> {
-        let mut sql = String::from("DROP TABLE temp.MondrianTuple;");
-        for q in 0..self.dims {
-            sql.push_str(&format!("DROP TABLE temp.MondrianRank{q};"));
-        }
-        self.store.exec(&sql)
-    }
-}
-
-impl Partitioner for SqlPartitioner<'_> {
-    type Class = i64;
-
-    fn all(&mut self) -> Result<i64> {
-        Ok(1)
-    }
-
-    fn median(&mut self, &class: &i64, n: u64, dim: usize) -> Result<(u32, u64)> {
-        let db = self.store.path();
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare_cached(&format!(
-                "SELECT R{dim}, SUM(Count) FROM temp.MondrianTuple WHERE Class = ?1 \
-                 GROUP BY R{dim} ORDER BY R{dim}"
-            ))
-            .ctx(db)?;
-        let mut rows = stmt.query([class]).ctx(db)?;
-        let target = median_count(n);
-        let mut cum = 0u64;
-        while let Some(r) = rows.next().ctx(db)? {
-            cum += r.get::<_, i64>(1).ctx(db)? as u64;
-            if cum >= target {
-                return Ok((r.get::<_, i64>(0).ctx(db)? as u32, cum));
-            }
-        }
-        Err(Error::Invalid(format!(
-            "internal error: Mondrian class {class} holds fewer than {n} records"
-        )))
-    }
-
-    fn split(&mut self, class: i64, dim: usize, median: u32, _left: u64) -> Result<(i64, i64)> {
-        let (l, r) = (self.next_id, self.next_id + 1);
-        self.next_id += 2;
-        self.store
-            .conn()
-            .prepare_cached(&format!(
-                "UPDATE temp.MondrianTuple SET Class = CASE WHEN R{dim} <= ?1 THEN ?2 ELSE ?3 END \
-                 WHERE Class = ?4"
-            ))
-            .and_then(|mut s| s.execute([median as i64, l, r, class]))
-            .ctx(self.store.path())?;
-        Ok((l, r))
-    }
-
-    fn finalize(&mut self, class: i64, eid: u32) -> Result<()> {
-        self.store
-            .conn()
-            .prepare_cached("UPDATE temp.MondrianTuple SET Class = ?1 WHERE Class = ?2")
-            .and_then(|mut s| s.execute([-(eid as i64), class]))
-            .ctx(self.store.path())?;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -67,7 +67,14 @@ fn run_staged(job: &Job) -> Result<RunResult> {
     let progress = Progress::new(job.quiet);
     let ran = match job.method {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
-            algorithms::datafly::run(store, job, &loaded.encoding, loaded.summary.records(), p)
+            algorithms::datafly::run(
+                store,
+                job,
+                &loaded.encoding,
+                loaded.summary.records(),
+                p,
+                Backend::Auto,
+            )
         })?,
         Method::Mondrian => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::mondrian::run(store, job, &loaded.encoding, p, Backend::Auto)

@@ -23,12 +23,19 @@
 //! anonbox keeps stdout clean and shows the step on the search progress bar, and lists the
 //! steps in the report (`generalized`, attribute names in order).
 
+use super::tuples::{self, Backend};
 use super::Outcome;
 use crate::data::load::Encoding;
+use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job};
-use crate::progress::Progress;
+use crate::progress::{Bar, Progress};
 use crate::store::{SqlContext, Store};
 use crate::{Error, Result};
+
+/// Distinct tuples up to which Datafly runs in memory: 32 bytes a tuple at the most (its packed
+/// generalized key, record count and first record, and a sort's pairs), so 24 million tuples
+/// take about 770 MB. Larger tables run in SQL.
+pub const MEMORY_DATAFLY: u64 = 24_000_000;
 
 /// Runs Datafly on a loaded store; fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
 pub fn run(
@@ -37,6 +44,7 @@ pub fn run(
     encoding: &Encoding,
     records: u64,
     progress: &Progress,
+    backend: Backend,
 ) -> Result<Outcome> {
     let k = job.k.max(1);
     for q in &job.qids {
@@ -55,6 +63,21 @@ pub fn run(
         )));
     }
     let threshold = job.suppression.map_or(k, |s| s.budget(records));
+    let tuple_count = tuples::count(store)?;
+    let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
+    let memory = match backend {
+        Backend::Auto => tuple_count <= MEMORY_DATAFLY,
+        b => b.in_memory(tuple_count),
+    };
+    if memory {
+        if let Some(fields) = Fields::new(&hierarchies) {
+            let bar = progress.spinner("search");
+            bar.set_message("Datafly");
+            let result = in_memory(store, job, encoding, &fields, k, threshold, &bar);
+            bar.finish();
+            return result;
+        }
+    }
     let db = store.path();
     let cols = &store.layout().qids;
     let nq = cols.len();
@@ -172,10 +195,21 @@ pub fn run(
     store.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
     store.exec("DROP TABLE temp.DataflyClass; DROP TABLE temp.DataflyTuple;")?;
     bar.finish();
+    outcome(store, levels, steps, threshold, "sql")
+}
 
+/// The report's outcome of a finished run.
+fn outcome(
+    store: &Store,
+    levels: Vec<usize>,
+    steps: Vec<String>,
+    threshold: u64,
+    backend: &str,
+) -> Result<Outcome> {
     let (kept, suppressed_records) = store.class_summary()?;
     let mut extra = serde_json::Map::new();
     extra.insert("generalized".into(), serde_json::json!(steps));
+    extra.insert("backend".into(), serde_json::json!(backend));
     Ok(Outcome {
         transformation: Some(levels),
         metric: None,
@@ -187,4 +221,218 @@ pub fn run(
         extra,
         checked: None,
     })
+}
+
+/// Bit fields of a packed generalized tuple: quasi-identifier `q`'s id at its current level in
+/// `bits[q]` bits from bit `shift[q]`.
+struct Fields {
+    shift: Vec<u32>,
+    mask: Vec<u64>,
+}
+
+impl Fields {
+    /// The fields of the hierarchies' ids, if they fit in 64 bits.
+    fn new(hierarchies: &[&Hierarchy]) -> Option<Fields> {
+        let mut shift = Vec::with_capacity(hierarchies.len());
+        let mut mask = Vec::with_capacity(hierarchies.len());
+        let mut at = 0u32;
+        for h in hierarchies {
+            let widest = (0..h.levels())
+                .map(|l| h.width(l))
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            let bits = u32::BITS - ((widest - 1) as u32).leading_zeros();
+            if at + bits > u64::BITS {
+                return None;
+            }
+            shift.push(at);
+            mask.push(if bits == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - bits)
+            });
+            at += bits;
+        }
+        Some(Fields { shift, mask })
+    }
+
+    #[inline]
+    fn get(&self, key: u64, q: usize) -> u32 {
+        ((key >> self.shift[q]) & self.mask[q]) as u32
+    }
+
+    #[inline]
+    fn set(&self, key: u64, q: usize, id: u32) -> u64 {
+        (key & !(self.mask[q] << self.shift[q])) | (id as u64) << self.shift[q]
+    }
+}
+
+/// Records in classes smaller than `k`: the tuples' keys sorted with their counts, summed per
+/// class (`pairs` is scratch).
+fn small_records(keys: &[u64], counts: &[u32], k: u64, pairs: &mut Vec<(u64, u32)>) -> u64 {
+    pairs.clear();
+    pairs.extend(keys.iter().copied().zip(counts.iter().copied()));
+    pairs.sort_unstable_by_key(|p| p.0);
+    let mut small = 0u64;
+    for class in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let n: u64 = class.iter().map(|p| p.1 as u64).sum();
+        if n < k {
+            small += n;
+        }
+    }
+    small
+}
+
+/// Datafly over the distinct tuples in memory, each a packed key of its generalized ids (see
+/// [`MEMORY_DATAFLY`]); the same steps, classes and numbering as the SQL above.
+fn in_memory(
+    store: &Store,
+    job: &Job,
+    encoding: &Encoding,
+    fields: &Fields,
+    k: u64,
+    threshold: u64,
+    bar: &Bar,
+) -> Result<Outcome> {
+    let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
+    let nq = hierarchies.len();
+    let cols = store.layout().qids.join(", ");
+    let db = store.path();
+    let (mut keys, mut counts, mut firsts) = (Vec::new(), Vec::new(), Vec::new());
+    let mut present: Vec<Vec<bool>> = hierarchies
+        .iter()
+        .map(|h| vec![false; h.leaves()])
+        .collect();
+    {
+        let mut stmt = store
+            .conn()
+            .prepare(&format!(
+                "SELECT {cols}, Count, FirstRecord FROM QidTuple ORDER BY {cols}"
+            ))
+            .ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        while let Some(r) = rows.next().ctx(db)? {
+            let mut key = 0u64;
+            for (q, seen) in present.iter_mut().enumerate() {
+                let code = r.get::<_, i64>(q).ctx(db)? as u32;
+                seen[code as usize] = true;
+                key = fields.set(key, q, code);
+            }
+            keys.push(key);
+            counts.push(u32::try_from(r.get::<_, i64>(nq).ctx(db)?).unwrap_or(u32::MAX));
+            firsts.push(r.get::<_, i64>(nq + 1).ctx(db)? as u64);
+        }
+    }
+    if counts.contains(&u32::MAX) {
+        return Err(Error::Invalid(
+            "Datafly: a tuple repeats more than 4,294,967,294 times".into(),
+        ));
+    }
+    let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
+    let mut levels = vec![0usize; nq];
+    let mut steps: Vec<String> = Vec::new();
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(keys.len());
+    loop {
+        let small = small_records(&keys, &counts, k, &mut pairs);
+        if small <= threshold {
+            break;
+        }
+        // Distinct generalized values of each column: its present codes' ids at the level.
+        let distinct: Vec<usize> = (0..nq)
+            .map(|q| {
+                let h = hierarchies[q];
+                let mut seen = vec![false; h.width(levels[q])];
+                for (c, _) in present[q].iter().enumerate().filter(|p| *p.1) {
+                    seen[h.get(c as u32, levels[q]) as usize] = true;
+                }
+                seen.iter().filter(|&&s| s).count()
+            })
+            .collect();
+        let mut choice: Option<usize> = None;
+        for q in 0..nq {
+            if levels[q] < max[q] && choice.is_none_or(|c| distinct[q] > distinct[c]) {
+                choice = Some(q);
+            }
+        }
+        let Some(q) = choice else {
+            return Err(Error::Invalid(format!(
+                "This input cannot be anonymized at k = {k} with a suppression threshold of \
+                 {threshold} records: {small} records are in classes smaller than k with every \
+                 quasi-identifier at its highest level"
+            )));
+        };
+        let h = hierarchies[q];
+        let mut up = vec![0u32; h.width(levels[q])];
+        for c in 0..h.leaves() as u32 {
+            up[h.get(c, levels[q]) as usize] = h.get(c, levels[q] + 1);
+        }
+        levels[q] += 1;
+        steps.push(job.qids[q].name.clone());
+        bar.set_message(format!(
+            "Datafly: generalizing {} to level {}",
+            job.qids[q].name, levels[q]
+        ));
+        for key in &mut keys {
+            *key = fields.set(*key, q, up[fields.get(*key, q) as usize]);
+        }
+    }
+
+    // Classes numbered by first record; tuples of small classes to the suppression class.
+    let mut by_key: Vec<(u64, u32)> = (0..keys.len() as u32)
+        .map(|t| (keys[t as usize], t))
+        .collect();
+    drop(pairs);
+    by_key.sort_unstable();
+    struct Class {
+        first: u64,
+        size: u64,
+        key: u64,
+        start: usize,
+        end: usize,
+    }
+    let mut classes: Vec<Class> = Vec::new();
+    let mut start = 0;
+    for group in by_key.chunk_by(|a, b| a.0 == b.0) {
+        let members = group.iter().map(|p| p.1 as usize);
+        classes.push(Class {
+            first: members.clone().map(|t| firsts[t]).min().unwrap_or(0),
+            size: members.map(|t| counts[t] as u64).sum(),
+            key: group[0].0,
+            start,
+            end: start + group.len(),
+        });
+        start += group.len();
+    }
+    classes.sort_unstable_by_key(|c| c.first);
+    let suppression_id = classes.len() as u32 + 1;
+    let mut tuple_class = vec![0u32; keys.len()];
+    let mut suppressed = 0u64;
+    for (i, c) in classes.iter().enumerate() {
+        let id = if c.size < k {
+            suppressed += c.size;
+            suppression_id
+        } else {
+            i as u32 + 1
+        };
+        for &(_, t) in &by_key[c.start..c.end] {
+            tuple_class[t as usize] = id;
+        }
+    }
+    drop(by_key);
+    store.write_tuple_classes(&tuple_class)?;
+    store.exec("BEGIN")?;
+    let result = classes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.size >= k)
+        .try_for_each(|(i, c)| {
+            let labels: Vec<&str> = (0..nq)
+                .map(|q| hierarchies[q].label(levels[q], fields.get(c.key, q)))
+                .collect();
+            store.insert_class(i as i64 + 1, &labels, c.size, false)
+        })
+        .and_then(|()| store.insert_suppression_class(suppression_id as i64, encoding, suppressed));
+    tuples::finish_transaction(store, result)?;
+    outcome(store, levels, steps, threshold, "memory")
 }

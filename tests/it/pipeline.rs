@@ -9,6 +9,7 @@ use assert_cmd::Command;
 
 use crate::common;
 use crate::kcheck::{self, Spec};
+use anonbox::algorithms::tuples::Backend;
 
 /// A folder for one test; the binary runs inside it with its own TMPDIR (to see the temporary
 /// database go away).
@@ -491,7 +492,8 @@ fn tuple_counts_spill_in_bounded_memory() {
 }
 
 /// The store's two label paths (tuple -> class in memory, or joined in SQL) write the same
-/// genVals, for VGH and hierarchy-file configs, with and without suppression.
+/// genVals, for VGH and hierarchy-file configs, with and without suppression; Datafly in memory
+/// and in SQL give the same result.
 #[test]
 fn label_paths_write_identical_output() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -518,33 +520,47 @@ fn label_paths_write_identical_output() {
         };
         let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
         let progress = anonbox::progress::Progress::hidden();
-        let mut store = anonbox::store::Store::open(None).unwrap();
-        store.record_run(&job).unwrap();
-        let loaded = store.load(&job, &progress).unwrap();
-        let records = loaded.summary.records();
-        let outcome =
-            anonbox::algorithms::datafly::run(&store, &job, &loaded.encoding, records, &progress)
-                .unwrap();
-        store.check_classes(records).unwrap();
-        assert!(outcome.suppressed_records > 0, "{config}: {outcome:?}");
+        let mut outputs = Vec::new();
+        for backend in [Backend::Memory, Backend::Sql] {
+            let mut store = anonbox::store::Store::open(None).unwrap();
+            store.record_run(&job).unwrap();
+            let loaded = store.load(&job, &progress).unwrap();
+            let records = loaded.summary.records();
+            let mut outcome = anonbox::algorithms::datafly::run(
+                &store,
+                &job,
+                &loaded.encoding,
+                records,
+                &progress,
+                backend,
+            )
+            .unwrap();
+            store.check_classes(records).unwrap();
+            assert!(outcome.suppressed_records > 0, "{config}: {outcome:?}");
+            let name = outcome.extra.remove("backend").unwrap();
+            assert_eq!(name == "memory", backend == Backend::Memory);
 
-        let write = |store: &anonbox::store::Store, name: &str, in_memory: bool| -> Vec<u8> {
-            let mut labels = store.labels();
-            assert_eq!(labels.in_memory().unwrap(), in_memory);
-            let target = dir.path().join(name);
-            anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
-                .unwrap();
-            anonbox::io::publish().unwrap();
-            std::fs::read(target).unwrap()
-        };
-        let by_map = write(&store, "map.out", true);
-        store.set_tuple_memory(0);
-        let by_sql = write(&store, "sql.out", false);
-        assert!(by_map == by_sql, "{config}: the label paths disagree");
-        assert_eq!(
-            by_map.iter().filter(|&&b| b == b'\n').count() as u64,
-            records + u64::from(job.input.header)
-        );
+            let write = |store: &anonbox::store::Store, name: &str, in_memory: bool| -> Vec<u8> {
+                let mut labels = store.labels();
+                assert_eq!(labels.in_memory().unwrap(), in_memory);
+                let target = dir.path().join(name);
+                anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
+                    .unwrap();
+                anonbox::io::publish().unwrap();
+                std::fs::read(target).unwrap()
+            };
+            let by_map = write(&store, "map.out", true);
+            store.set_tuple_memory(0);
+            let by_sql = write(&store, "sql.out", false);
+            assert!(by_map == by_sql, "{config}: the label paths disagree");
+            assert_eq!(
+                by_map.iter().filter(|&&b| b == b'\n').count() as u64,
+                records + u64::from(job.input.header)
+            );
+            outputs.push((outcome, by_map));
+        }
+        // Datafly in memory and in SQL: the same steps, classes and output (issue 14).
+        assert_eq!(outputs[0], outputs[1], "{config}: the backends disagree");
     }
 }
 

@@ -136,6 +136,15 @@ pub fn run_on_store(
     let t_load = started.elapsed().as_secs_f64();
 
     let mut outcome = method(&store, &loaded, progress)?;
+    let t = loaded.timings;
+    outcome.extra.insert(
+        "load_steps".into(),
+        serde_json::json!({
+            "insert": t.insert,
+            "catalogue": t.catalogue,
+            "tuples": t.tuples,
+        }),
+    );
     // Anatomy groups records, not tuples: it fills `AnonRecordTable.EquivalenceID` itself.
     if job.method != Method::Anatomy {
         store.check_classes(loaded.summary.records())?;

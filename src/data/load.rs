@@ -103,13 +103,49 @@ pub fn top_label(h: &Hierarchy) -> String {
     }
 }
 
+/// Raw field bytes -> code. Fields of up to 7 bytes (numbers, codes, short categories: most
+/// fields) are keyed by one `u64` holding their bytes and length, so a lookup hashes a word and
+/// follows no pointer; longer fields by their boxed bytes.
+#[derive(Default)]
+struct FieldCache {
+    short: FxHashMap<u64, u32>,
+    long: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl FieldCache {
+    #[inline]
+    fn short_key(raw: &[u8]) -> Option<u64> {
+        (raw.len() < 8).then(|| {
+            let mut b = [0u8; 8];
+            b[..raw.len()].copy_from_slice(raw);
+            b[7] = raw.len() as u8;
+            u64::from_le_bytes(b)
+        })
+    }
+
+    #[inline]
+    fn get(&self, raw: &[u8]) -> Option<u32> {
+        match Self::short_key(raw) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(raw).copied(),
+        }
+    }
+
+    fn insert(&mut self, raw: &[u8], code: u32) {
+        match Self::short_key(raw) {
+            Some(k) => self.short.insert(k, code),
+            None => self.long.insert(raw.into(), code),
+        };
+    }
+}
+
 enum Column<'a> {
     /// Hierarchy file: the dictionary is the file's leaves.
     File { path: &'a Path },
     /// VGH: raw bytes -> code cache; the point of each code.
     Vgh {
         vgh: &'a Vgh,
-        cache: FxHashMap<Box<[u8]>, u32>,
+        cache: FieldCache,
         points: Vec<f64>,
     },
     /// Hierarchy builder: codes follow first appearance, each new value checked by the
@@ -122,10 +158,7 @@ enum Column<'a> {
     /// Sensitive with a category map.
     Map { map: &'a CategoryMap },
     /// Sensitive number: raw bytes -> code cache; the value of each code.
-    Number {
-        cache: FxHashMap<Box<[u8]>, u32>,
-        values: Vec<f64>,
-    },
+    Number { cache: FieldCache, values: Vec<f64> },
 }
 
 struct ColumnEncoder<'a> {
@@ -164,7 +197,7 @@ impl<'a> RowEncoder<'a> {
                     Dictionary::new(),
                     Column::Vgh {
                         vgh,
-                        cache: FxHashMap::default(),
+                        cache: FieldCache::default(),
                         points: Vec::new(),
                     },
                 ),
@@ -186,7 +219,7 @@ impl<'a> RowEncoder<'a> {
                 (None, None) => (
                     Dictionary::new(),
                     Column::Number {
-                        cache: FxHashMap::default(),
+                        cache: FieldCache::default(),
                         values: Vec::new(),
                     },
                 ),
@@ -314,7 +347,7 @@ impl ColumnEncoder<'_> {
                 })
             }
             Column::Vgh { vgh, cache, points } => {
-                if let Some(&c) = cache.get(raw) {
+                if let Some(c) = cache.get(raw) {
                     return Ok(c);
                 }
                 let v = utf8(raw)?;
@@ -322,7 +355,7 @@ impl ColumnEncoder<'_> {
                 let label = point_label(x);
                 let (code, new) = self.dictionary.intern(&label);
                 if new {
-                    if vgh.path(x).is_none() {
+                    if vgh.leaf_chain(x).is_none() {
                         return Err(match &vgh.map {
                             Some(_) => format!(
                                 "category '{v}' (mapped to {}) is outside every leaf of the VGH",
@@ -333,7 +366,7 @@ impl ColumnEncoder<'_> {
                     }
                     points.push(x);
                 }
-                cache.insert(raw.into(), code);
+                cache.insert(raw, code);
                 Ok(code)
             }
             Column::Built {
@@ -363,7 +396,7 @@ impl ColumnEncoder<'_> {
                 Ok(self.dictionary.intern(v).0)
             }
             Column::Number { cache, values } => {
-                if let Some(&c) = cache.get(raw) {
+                if let Some(c) = cache.get(raw) {
                     return Ok(c);
                 }
                 let v = utf8(raw)?;
@@ -373,7 +406,7 @@ impl ColumnEncoder<'_> {
                 if new {
                     values.push(x);
                 }
-                cache.insert(raw.into(), code);
+                cache.insert(raw, code);
                 Ok(code)
             }
         }

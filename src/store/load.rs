@@ -36,6 +36,10 @@ pub const BATCH: u64 = 100_000;
 /// overhead is the larger part of a narrow row's cost).
 const ROWS_PER_INSERT: usize = 50;
 
+/// Rows per chunk handed from the reading thread to the inserting one, and chunks in flight.
+const CHUNK_ROWS: usize = 4096;
+const CHUNKS_IN_FLIGHT: usize = 8;
+
 /// Memory for counting distinct quasi-identifier tuples during the load, in bytes.
 pub const TUPLE_MEMORY: usize = 256 << 20;
 
@@ -106,7 +110,8 @@ impl Store {
         let l = self.layout();
         self.exec(&format!("BEGIN;\n{}COMMIT;", l.create_views()))?;
         let catalogued = started.elapsed().as_secs_f64();
-        let tuples = counter.finish(self)?;
+        let (tuples, record_tuple) = counter.finish(self)?;
+        self.record_tuple = record_tuple;
         let timings = LoadTimings {
             insert: inserted,
             catalogue: catalogued - inserted,
@@ -145,25 +150,56 @@ impl Store {
             .chain(l.all().map(String::as_str))
             .collect();
         let path = self.path.clone();
+        let width = nq + job.sensitive.len();
         self.exec("BEGIN")?;
-        let result = {
-            let mut rows = Bulk::new(self, "AnonRecordTable", &cols)?;
-            read_encoded(job, progress, |n, codes| {
-                rows.push(
-                    self,
-                    std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
-                )?;
-                counter.add(&codes[..nq], n, self)?;
-                if n % BATCH == 0 {
-                    self.conn.execute_batch("COMMIT; BEGIN").ctx(&path)?;
+        let result = std::thread::scope(|scope| {
+            // Reading and encoding on one thread, SQLite and the tuple counter on this one.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u32>>(CHUNKS_IN_FLIGHT);
+            let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u32>>();
+            let reader = scope.spawn(move || {
+                let mut chunk = Vec::with_capacity(CHUNK_ROWS * width);
+                let read = read_encoded(job, progress, |_, codes| {
+                    chunk.extend_from_slice(codes);
+                    if chunk.len() == CHUNK_ROWS * width {
+                        let next = back_rx
+                            .try_recv()
+                            .unwrap_or_else(|_| Vec::with_capacity(CHUNK_ROWS * width));
+                        // A closed channel: the inserting side failed and says why.
+                        tx.send(std::mem::replace(&mut chunk, next))
+                            .map_err(|_| crate::Error::Invalid("load cancelled".into()))?;
+                    }
+                    Ok(())
+                });
+                if read.is_ok() && !chunk.is_empty() {
+                    let _ = tx.send(chunk);
                 }
-                Ok(())
-            })
-            .and_then(|r| {
-                rows.flush(self)?;
-                Ok(r)
-            })
-        };
+                read
+            });
+            let inserted = (|| {
+                let mut rows = Bulk::new(self, "AnonRecordTable", &cols)?;
+                let mut n = 0u64;
+                for mut chunk in rx.iter() {
+                    for codes in chunk.chunks_exact(width) {
+                        n += 1;
+                        rows.push(
+                            self,
+                            std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
+                        )?;
+                        counter.add(&codes[..nq], n, self)?;
+                        if n.is_multiple_of(BATCH) {
+                            self.conn.execute_batch("COMMIT; BEGIN").ctx(&path)?;
+                        }
+                    }
+                    chunk.clear();
+                    let _ = back_tx.send(chunk);
+                }
+                rows.flush(self)
+            })();
+            // On an insert error the reader stops at its next chunk.
+            drop(rx);
+            let read = reader.join().expect("the reading thread does not panic");
+            inserted.and(read)
+        });
         match result {
             Ok(r) => {
                 self.exec("COMMIT")?;
@@ -340,13 +376,15 @@ struct TupleCounter {
     hasher: FxBuildHasher,
     cap: usize,
     spilled: bool,
+    /// Each record's tuple (its position here), while nothing has spilled.
+    record_tuple: Vec<u32>,
 }
 
 impl TupleCounter {
     fn new(nq: usize, memory: usize) -> TupleCounter {
         // Codes, count, first record, the table's slot and control byte (at 7/8 load), and
-        // the vectors' growth slack.
-        let per_entry = 4 * nq + 16 + 8;
+        // the vectors' growth slack; records' tuples are counted as one entry per tuple.
+        let per_entry = 4 * nq + 16 + 8 + 4;
         TupleCounter {
             width: nq,
             codes: Vec::new(),
@@ -356,6 +394,7 @@ impl TupleCounter {
             hasher: FxBuildHasher,
             cap: (memory / per_entry).max(1),
             spilled: false,
+            record_tuple: Vec::new(),
         }
     }
 
@@ -375,12 +414,18 @@ impl TupleCounter {
             &codes[t as usize * w..(t as usize + 1) * w] == tuple
         }) {
             self.counts[t as usize] += 1;
+            if !self.spilled {
+                self.record_tuple.push(t);
+            }
             return Ok(());
         }
         if self.len() >= self.cap {
             self.spill(store)?;
         }
         let t = self.len() as u32;
+        if !self.spilled {
+            self.record_tuple.push(t);
+        }
         self.codes.extend_from_slice(tuple);
         self.counts.push(1);
         self.firsts.push(record);
@@ -404,6 +449,8 @@ impl TupleCounter {
     fn spill(&mut self, store: &Store) -> Result<()> {
         let cols = store.layout().qids.join(", ");
         if !self.spilled {
+            // Positions no longer name tuples once partial counts leave memory.
+            self.record_tuple = Vec::new();
             store.exec(&format!(
                 "CREATE TEMP TABLE TupleStage AS SELECT {cols}, Count, FirstRecord \
                  FROM QidTuple WHERE 0"
@@ -466,10 +513,12 @@ impl TupleCounter {
         keys.into_iter().map(|(_, t)| t).collect()
     }
 
-    /// Writes `QidTuple`; returns the number of distinct tuples.
-    fn finish(mut self, store: &Store) -> Result<u64> {
+    /// Writes `QidTuple`; returns the number of distinct tuples and, when nothing spilled,
+    /// each record's tuple as its position in `QidTuple`'s key order.
+    fn finish(mut self, store: &Store) -> Result<(u64, Option<Vec<u32>>)> {
         let cols = store.layout().qids.join(", ");
         store.exec("BEGIN")?;
+        let mut record_tuple = None;
         if self.spilled {
             self.spill(store)?;
             store.exec(&format!(
@@ -481,11 +530,20 @@ impl TupleCounter {
             // In key order, so that the rows append to QidTuple's b-tree.
             self.table = HashTable::new();
             let order = self.key_order();
-            self.insert(store, "QidTuple", order.into_iter().map(|t| t as usize))?;
+            self.insert(store, "QidTuple", order.iter().map(|&t| t as usize))?;
+            let mut rank = vec![0u32; order.len()];
+            for (i, &t) in order.iter().enumerate() {
+                rank[t as usize] = i as u32;
+            }
+            let mut records = std::mem::take(&mut self.record_tuple);
+            for t in &mut records {
+                *t = rank[*t as usize];
+            }
+            record_tuple = Some(records);
         }
         store.exec("COMMIT")?;
         let n: i64 = store.value("SELECT COUNT(*) FROM QidTuple", [])?;
-        Ok(n as u64)
+        Ok((n as u64, record_tuple))
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Store {
     layout: Option<Layout>,
     /// Memory for counting tuples during the load ([`load::TUPLE_MEMORY`]).
     tuple_memory: usize,
+    /// Each record's tuple, as its position in `QidTuple`'s key order (when the load counted
+    /// the tuples in memory): the writers' record -> tuple step, 4 bytes a record.
+    record_tuple: Option<Vec<u32>>,
 }
 
 /// SQL expressions, comma-separated, for the labels of a class row `alias` whose columns
@@ -125,6 +128,7 @@ impl Store {
             kept,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
+            record_tuple: None,
         };
         migrate::migrate(&mut store.conn, &store.path)?;
         store.clear()?;
@@ -142,6 +146,7 @@ impl Store {
             kept: false,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
+            record_tuple: None,
         })
     }
 
@@ -505,20 +510,20 @@ fn open_kept(path: &Path) -> Result<Connection> {
 /// [`LabelSource`] over the store: each record (in `RecordID` order) through its tuple in
 /// `QidTuple` to its class in `EquivalenceTable`.
 ///
-/// When the tuples fit the load's tuple budget (the usual case), tuple -> class and the classes'
-/// labels are read into memory and the records are one scan of their codes; otherwise SQL joins
-/// each record to its tuple and class (bounded memory, about three times slower).
+/// When the load counted the tuples in memory (the usual case) it kept each record's tuple as
+/// a position in `QidTuple`'s key order (4 bytes a record): the classes' labels and each tuple's
+/// class (4 bytes a tuple) are read into memory, and a record's labels are two array lookups,
+/// with no pass over `AnonRecordTable`. Otherwise SQL joins each record to its tuple and class
+/// (bounded memory, several times slower).
 pub struct StoreLabels<'a> {
     store: &'a Store,
 }
 
 impl StoreLabels<'_> {
-    /// True if tuple -> class fits in memory.
+    /// True if records find their classes in memory.
     pub fn in_memory(&self) -> Result<bool> {
         let s = self.store;
-        let tuples: i64 = s.value("SELECT COUNT(*) FROM QidTuple", [])?;
-        let per_entry = 8 * s.layout().qids.len() + 160;
-        Ok((tuples as usize).saturating_mul(per_entry) <= s.tuple_memory)
+        Ok(s.record_tuple.is_some() && s.tuple_memory > 0)
     }
 
     fn by_sql(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
@@ -553,7 +558,11 @@ impl StoreLabels<'_> {
         Ok(())
     }
 
-    fn by_map(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+    fn by_array(
+        &self,
+        record_tuple: &[u32],
+        f: &mut dyn FnMut(&LabelRow) -> Result<()>,
+    ) -> Result<()> {
         let s = self.store;
         let l = s.layout();
         let n = l.qids.len();
@@ -578,11 +587,11 @@ impl StoreLabels<'_> {
                 labels.push(row);
             }
         }
-        // Tuples: codes -> class position.
-        let mut tuple_class: rustc_hash::FxHashMap<Box<[u32]>, u32> = Default::default();
-        let mut key = vec![0u32; n];
+        // Tuples in key order: the position of their class in `labels`.
+        let mut tuple_class: Vec<u32> = Vec::new();
         {
-            let sql = format!("SELECT EquivalenceID, {} FROM QidTuple", l.qids.join(", "));
+            let cols = l.qids.join(", ");
+            let sql = format!("SELECT EquivalenceID FROM QidTuple ORDER BY {cols}");
             let mut stmt = s.conn.prepare(&sql).ctx(db)?;
             let mut rows = stmt.query([]).ctx(db)?;
             while let Some(r) = rows.next().ctx(db)? {
@@ -592,27 +601,13 @@ impl StoreLabels<'_> {
                         "internal error: a tuple has no class".to_string(),
                     ));
                 };
-                for (i, k) in key.iter_mut().enumerate() {
-                    *k = r.get::<_, i64>(i + 1).ctx(db)? as u32;
-                }
-                tuple_class.insert(key.as_slice().into(), class);
+                tuple_class.push(class);
             }
         }
-        let sql = format!(
-            "SELECT {} FROM AnonRecordTable ORDER BY RecordID",
-            l.qids.join(", ")
-        );
-        let mut stmt = s.conn.prepare(&sql).ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
-        while let Some(r) = rows.next().ctx(db)? {
-            for (i, k) in key.iter_mut().enumerate() {
-                *k = r.get::<_, i64>(i).ctx(db)? as u32;
-            }
-            let Some(&class) = tuple_class.get(key.as_slice()) else {
-                return Err(Error::Invalid(
-                    "internal error: a record's tuple is missing from QidTuple".to_string(),
-                ));
-            };
+        for &t in record_tuple {
+            let class = *tuple_class.get(t as usize).ok_or_else(|| {
+                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
+            })?;
             f(&labels[class as usize])?;
         }
         Ok(())
@@ -621,10 +616,9 @@ impl StoreLabels<'_> {
 
 impl LabelSource for StoreLabels<'_> {
     fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
-        if self.in_memory()? {
-            self.by_map(f)
-        } else {
-            self.by_sql(f)
+        match &self.store.record_tuple {
+            Some(records) if self.in_memory()? => self.by_array(records, f),
+            _ => self.by_sql(f),
         }
     }
 }

@@ -34,7 +34,8 @@ use crate::{Error, Result};
 
 /// Distinct tuples up to which Datafly runs in memory: 32 bytes a tuple at the most (its packed
 /// generalized key, record count and first record, and a sort's pairs), so 24 million tuples
-/// take about 770 MB. Larger tables run in SQL.
+/// take about 770 MB. Larger tables, tables of more than 2^32 - 1 records and tuples whose ids
+/// do not pack into 64 bits run in SQL.
 pub const MEMORY_DATAFLY: u64 = 24_000_000;
 
 /// Runs Datafly on a loaded store; fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
@@ -66,7 +67,7 @@ pub fn run(
     let tuple_count = tuples::count(store)?;
     let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
     let memory = match backend {
-        Backend::Auto => tuple_count <= MEMORY_DATAFLY,
+        Backend::Auto => tuple_count <= MEMORY_DATAFLY && records < u32::MAX as u64,
         b => b.in_memory(tuple_count),
     };
     if memory {
@@ -321,12 +322,12 @@ fn in_memory(
             }
             keys.push(key);
             counts.push(u32::try_from(r.get::<_, i64>(nq).ctx(db)?).unwrap_or(u32::MAX));
-            firsts.push(r.get::<_, i64>(nq + 1).ctx(db)? as u64);
+            firsts.push(u32::try_from(r.get::<_, i64>(nq + 1).ctx(db)?).unwrap_or(u32::MAX));
         }
     }
-    if counts.contains(&u32::MAX) {
+    if counts.contains(&u32::MAX) || firsts.contains(&u32::MAX) {
         return Err(Error::Invalid(
-            "Datafly: a tuple repeats more than 4,294,967,294 times".into(),
+            "Datafly in memory: more than 4,294,967,294 records".into(),
         ));
     }
     let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
@@ -385,7 +386,7 @@ fn in_memory(
     drop(pairs);
     by_key.sort_unstable();
     struct Class {
-        first: u64,
+        first: u32,
         size: u64,
         key: u64,
         start: usize,

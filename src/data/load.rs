@@ -103,16 +103,40 @@ pub fn top_label(h: &Hierarchy) -> String {
     }
 }
 
-/// Raw field bytes -> code. Fields of up to 7 bytes (numbers, codes, short categories: most
-/// fields) are keyed by one `u64` holding their bytes and length, so a lookup hashes a word and
-/// follows no pointer; longer fields by their boxed bytes.
+/// Raw field bytes -> code. Fields of one to six ASCII digits (most numbers in real data) are
+/// an index into a table by their length and value (4.4 MB, allocated when the first such
+/// field shows up): no hashing, and the zip codes or ages of millions of rows stay in a few
+/// cache-friendly pages. Other fields of up to 7 bytes are keyed by one `u64` holding their
+/// bytes and length, longer ones by their boxed bytes. Keys are the raw bytes either way, so
+/// `007` and `7` stay distinct fields.
 #[derive(Default)]
 struct FieldCache {
+    /// `digits[DIGIT_BASE[len] + value]`: code + 1, 0 = not seen.
+    digits: Vec<u32>,
     short: FxHashMap<u64, u32>,
     long: FxHashMap<Box<[u8]>, u32>,
 }
 
+/// Where the fields of each length start in [`FieldCache::digits`]: the sum of 10^i, i < len.
+const DIGIT_BASE: [usize; 8] = [0, 0, 10, 110, 1_110, 11_110, 111_110, 1_111_110];
+
 impl FieldCache {
+    #[inline]
+    fn digit_index(raw: &[u8]) -> Option<usize> {
+        if raw.is_empty() || raw.len() > 6 {
+            return None;
+        }
+        let mut v = 0usize;
+        for &b in raw {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + d as usize;
+        }
+        Some(DIGIT_BASE[raw.len()] + v)
+    }
+
     #[inline]
     fn short_key(raw: &[u8]) -> Option<u64> {
         (raw.len() < 8).then(|| {
@@ -125,6 +149,9 @@ impl FieldCache {
 
     #[inline]
     fn get(&self, raw: &[u8]) -> Option<u32> {
+        if let Some(i) = Self::digit_index(raw) {
+            return self.digits.get(i).and_then(|&c| c.checked_sub(1));
+        }
         match Self::short_key(raw) {
             Some(k) => self.short.get(&k).copied(),
             None => self.long.get(raw).copied(),
@@ -132,6 +159,13 @@ impl FieldCache {
     }
 
     fn insert(&mut self, raw: &[u8], code: u32) {
+        if let Some(i) = Self::digit_index(raw) {
+            if self.digits.is_empty() {
+                self.digits = vec![0; DIGIT_BASE[7]];
+            }
+            self.digits[i] = code + 1;
+            return;
+        }
         match Self::short_key(raw) {
             Some(k) => self.short.insert(k, code),
             None => self.long.insert(raw.into(), code),
@@ -531,4 +565,34 @@ pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encod
         table = table.with_subset(s.finish()?);
     }
     Ok((table, encoding, summary))
+}
+
+#[cfg(test)]
+mod field_cache_tests {
+    use super::FieldCache;
+
+    /// Every kind of key finds its own code, and equal numbers written differently stay apart.
+    #[test]
+    fn keys_by_raw_bytes() {
+        let mut c = FieldCache::default();
+        let fields: [&[u8]; 9] = [
+            b"7",
+            b"007",
+            b"0",
+            b"999999",
+            b"1000000",
+            b"12a",
+            b"",
+            b"-3",
+            b"a long field",
+        ];
+        for (i, f) in fields.iter().enumerate() {
+            assert_eq!(c.get(f), None);
+            c.insert(f, i as u32);
+        }
+        for (i, f) in fields.iter().enumerate() {
+            assert_eq!(c.get(f), Some(i as u32), "{f:?}");
+        }
+        assert_eq!(c.get(b"07"), None);
+    }
 }

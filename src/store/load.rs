@@ -1,17 +1,22 @@
 //! Streaming the input into the store.
 //!
 //! Rows come from [`crate::data::load::read_encoded`] (the same parsing and encoding as the
-//! in-memory loader) and go into `AnonRecordTable` through one cached `INSERT`, bound
-//! parameter by parameter, committed every [`BATCH`] rows: memory stays bounded by the page
-//! cache and the per-attribute dictionaries, however large the input. After the rows: the
-//! catalogue (attributes, dictionaries, hierarchies) and `QidTuple`.
+//! in-memory loader), read and encoded on a second thread and handed over in chunks of
+//! 4,096 rows, and go into `AnonRecordTable` through multi-row `INSERT`s ([`Bulk`]), committed
+//! every [`BATCH`] rows: memory stays bounded by the page cache and the per-attribute
+//! dictionaries, however large the input. After the rows: the catalogue (attributes,
+//! dictionaries, hierarchies) and `QidTuple`. Issue 14 measured where a narrow row's time went
+//! (perf on 1 M people rows): one statement per row, then hashing every field by its boxed
+//! bytes, then one thread doing both halves; see `BENCHMARKS.md`, "Huge files".
 //!
 //! `QidTuple` (distinct quasi-identifier tuples with counts) is counted while the rows stream
 //! by, in a hash map bounded by [`TUPLE_MEMORY`]: real data has far fewer distinct tuples than
 //! rows (ADULT: 19,502 in 30,162 rows, and as many in any replication of it), so the map usually
 //! holds them all and `QidTuple` is written from it, sorted, with no pass over the rows. When
 //! the map is full its partial counts spill to a staging table, and `QidTuple` is one
-//! `GROUP BY` over the staged partial counts: memory stays bounded either way.
+//! `GROUP BY` over the staged partial counts: memory stays bounded either way. While nothing
+//! has spilled the counter also keeps each record's tuple (4 bytes a record), which the label
+//! writer uses instead of joining every record to its tuple.
 
 use std::time::Instant;
 

@@ -15,13 +15,16 @@
 //! Life cycle: [`Store::open`] creates the file owner-only (0600) before anything is written,
 //! sets pragmas (a throwaway database: `journal_mode=OFF`, `synchronous=OFF`; a kept one: WAL),
 //! migrates, and clears a kept database's previous run. [`Store::load`] streams the input in
-//! large transactions through one cached statement, then writes the catalogue and groups the
+//! large transactions through multi-row inserts, then writes the catalogue and groups the
 //! tuples (indexes after the data); [`Store::load_table`] does the same from a table the in-memory
 //! engine already read (the lattice searches with `-db`), and [`Store::assign_full_domain`]
 //! writes the classes of a full-domain result (Incognito, and those searches). A method fills
 //! `EquivalenceTable` and `QidTuple.EquivalenceID` ([`Store::insert_class`], SQL of its own,
 //! or [`Store::assign_full_domain`]); [`Store::labels`] streams
-//! the generalized labels in record order for the writers, each record through its tuple. A
+//! the generalized labels in record order for the writers, each record through its tuple
+//! (kept by the load as one `u32` a record while the tuples fit its memory). A method that
+//! decides every tuple's class at once writes them with [`Store::write_tuple_classes`], one
+//! rebuild of `QidTuple` instead of millions of row updates. A
 //! kept database also gets `AnonRecordTable.EquivalenceID` ([`Store::assign_records`]), so that
 //! it reads like the toolbox's tables; a throwaway one skips that pass over the records.
 //!

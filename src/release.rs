@@ -173,32 +173,45 @@ impl Release {
     ) -> Result<Release> {
         let hierarchies: Vec<Hierarchy> =
             encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
-        let zeros = vec![0; hierarchies.len()];
-        let mut classes = FullDomainClasses::new(&hierarchies, levels.unwrap_or(&zeros));
-        store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
-        // What was released, as published: the classes of `EquivalenceTable`.
-        let mut published: Vec<(Vec<String>, u64)> = Vec::new();
-        store.for_each_released_class(|labels, n| published.push((labels.to_vec(), n)))?;
-        let class_sizes: Vec<u64> = published.iter().map(|p| p.1).collect();
         let threshold = job.risk_threshold;
-        if levels.is_some() {
+        if let Some(levels) = levels {
+            let mut classes = FullDomainClasses::new(&hierarchies, levels);
+            store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
+            let mut class_sizes = Vec::new();
+            store.for_each_released_class(|_, n| class_sizes.push(n))?;
             let mut r = Release::full_domain(&classes, &names(job), threshold);
             r.risk = Some(Risk::from_sizes(class_sizes.iter().copied(), threshold));
             r.class_sizes = class_sizes;
             return Ok(r);
         }
-        let suppressed = classes.suppressed_records();
+        // A partition (Mondrian, Anatomy): the input's classes are the tuples themselves, so
+        // they stream by with no map of classes (which took some 100 bytes a distinct tuple).
+        let mut leaf: Vec<Vec<u64>> = hierarchies.iter().map(|h| vec![0; h.leaves()]).collect();
+        let mut input_class_sizes = Vec::new();
+        let mut suppressed = 0u64;
+        store.for_each_tuple(|codes, n, s| {
+            for (counts, &c) in leaf.iter_mut().zip(codes) {
+                counts[c as usize] += n;
+            }
+            input_class_sizes.push(n);
+            if s {
+                suppressed += n;
+            }
+        })?;
+        // What was released, as published: the classes of `EquivalenceTable`.
+        let mut published: Vec<(Vec<String>, u64)> = Vec::new();
+        store.for_each_released_class(|labels, n| published.push((labels.to_vec(), n)))?;
+        let class_sizes: Vec<u64> = published.iter().map(|p| p.1).collect();
         let mut utility = Utility::of_classes(class_sizes.iter().copied(), suppressed);
         let anatomy = job.method == Method::Anatomy;
         if job.method == Method::Mondrian {
             utility.ncp = mondrian_ncp(job, &published);
         }
-        let input_class_sizes = classes.input_sizes();
         let attributes = hierarchies
             .iter()
             .enumerate()
             .map(|(j, h)| {
-                let before = before(h, classes.leaf_counts(j));
+                let before = before(h, &leaf[j]);
                 AttributeProfile {
                     name: job.qids[j].name.clone(),
                     level: None,

@@ -175,7 +175,7 @@ impl Release {
             encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
         let threshold = job.risk_threshold;
         if let Some(levels) = levels {
-            let mut classes = FullDomainClasses::new(&hierarchies, levels);
+            let mut classes = FullDomainClasses::over_tuples(&hierarchies, levels);
             store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
             let mut class_sizes = Vec::new();
             store.for_each_released_class(|_, n| class_sizes.push(n))?;

@@ -126,6 +126,9 @@ pub struct FullDomainClasses<'a> {
     /// classes are the input's.
     input: FxHashMap<Vec<u32>, u64>,
     identity: bool,
+    /// The input's classes when every item is a distinct tuple ([`Self::over_tuples`]): one
+    /// size per item, no map.
+    tuple_sizes: Option<Vec<u64>>,
     key: Vec<u32>,
 }
 
@@ -140,8 +143,18 @@ impl<'a> FullDomainClasses<'a> {
             list: Vec::new(),
             input: FxHashMap::default(),
             identity: levels.iter().all(|&l| l == 0),
+            tuple_sizes: None,
             key: Vec::with_capacity(levels.len()),
         }
+    }
+
+    /// [`Self::new`] for items that are distinct tuples (the store's `QidTuple`): each item is
+    /// a class of the input, so the input's classes take 8 bytes an item instead of a map of
+    /// boxed tuples (some 100 bytes a tuple, gigabytes at tens of millions of tuples).
+    pub fn over_tuples(hierarchies: &'a [Hierarchy], levels: &[usize]) -> FullDomainClasses<'a> {
+        let mut c = FullDomainClasses::new(hierarchies, levels);
+        c.tuple_sizes = Some(Vec::new());
+        c
     }
 
     /// The released rows of an in-memory table at `levels`, `suppressed[row]` (shorter or empty:
@@ -195,6 +208,10 @@ impl<'a> FullDomainClasses<'a> {
                 ));
             }
         }
+        if let Some(sizes) = &mut self.tuple_sizes {
+            sizes.push(records);
+            return;
+        }
         if self.identity {
             return;
         }
@@ -235,6 +252,9 @@ impl<'a> FullDomainClasses<'a> {
 
     /// Sizes of the classes of the input (distinct original tuples).
     pub fn input_sizes(&self) -> Vec<u64> {
+        if let Some(sizes) = &self.tuple_sizes {
+            return sizes.clone();
+        }
         if self.identity {
             return self.list.iter().map(|(_, c)| c.size).collect();
         }

@@ -125,6 +125,11 @@ pub struct FullDomainClasses<'a> {
     /// Original tuples -> records (the classes of the input); not kept at levels 0, where the
     /// classes are the input's.
     input: FxHashMap<Vec<u32>, u64>,
+    /// The same, for items of one record whose leaf codes pack into 64 bits (mixed radix,
+    /// `input_radix`): one packed key per record, counted by sorting (8 bytes a record instead
+    /// of some 100 bytes a distinct tuple in the map).
+    input_keys: Vec<u64>,
+    input_radix: Option<Vec<u64>>,
     identity: bool,
     /// The input's classes when every item is a distinct tuple ([`Self::over_tuples`]): one
     /// size per item, no map.
@@ -142,6 +147,16 @@ impl<'a> FullDomainClasses<'a> {
             classes: FxHashMap::default(),
             list: Vec::new(),
             input: FxHashMap::default(),
+            input_keys: Vec::new(),
+            input_radix: {
+                let mut mult = Vec::with_capacity(hierarchies.len());
+                let mut radix: u128 = 1;
+                for h in hierarchies {
+                    mult.push(radix as u64);
+                    radix = radix.saturating_mul(h.leaves().max(1) as u128);
+                }
+                (radix <= u64::MAX as u128).then_some(mult)
+            },
             identity: levels.iter().all(|&l| l == 0),
             tuple_sizes: None,
             key: Vec::with_capacity(levels.len()),
@@ -215,6 +230,11 @@ impl<'a> FullDomainClasses<'a> {
         if self.identity {
             return;
         }
+        if let (Some(mult), 1) = (&self.input_radix, records) {
+            let key = codes.iter().zip(mult).map(|(&c, &m)| c as u64 * m).sum();
+            self.input_keys.push(key);
+            return;
+        }
         match self.input.get_mut(codes) {
             Some(n) => *n += records,
             None => {
@@ -258,7 +278,28 @@ impl<'a> FullDomainClasses<'a> {
         if self.identity {
             return self.list.iter().map(|(_, c)| c.size).collect();
         }
-        self.input.values().copied().collect()
+        let mut keys = self.input_keys.clone();
+        keys.sort_unstable();
+        // A tuple may have come both ways (packed one record at a time, and in the map).
+        let mut sizes: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut out: Vec<u64> = Vec::new();
+        let mult = self.input_radix.as_deref().unwrap_or(&[]);
+        for (codes, &n) in &self.input {
+            if mult.is_empty() {
+                out.push(n);
+            } else {
+                let key = codes.iter().zip(mult).map(|(&c, &m)| c as u64 * m).sum();
+                *sizes.entry(key).or_insert(0) += n;
+            }
+        }
+        for run in keys.chunk_by(|a, b| a == b) {
+            match sizes.remove(&run[0]) {
+                Some(n) => out.push(n + run.len() as u64),
+                None => out.push(run.len() as u64),
+            }
+        }
+        out.extend(sizes.into_values());
+        out
     }
 
     /// Records in suppressed classes.

@@ -776,7 +776,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             }
             next.push(x);
         }
-        next.truncate(self.threads);
+        // Deeper guesses are rarely used: at most three points ahead, whatever the threads.
+        next.truncate(self.threads.min(Self::BISECTION_AHEAD + 1));
         self.speculate(&next);
     }
 
@@ -784,6 +785,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     pub fn threads(&self) -> usize {
         self.threads
     }
+
+    /// Points of a binary search evaluated ahead besides the one it checks now.
+    const BISECTION_AHEAD: usize = 3;
 
     /// Candidates evaluated ahead per thread in the final phase: bounds the work wasted when the
     /// best loss improves within a batch.

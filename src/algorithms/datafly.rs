@@ -132,20 +132,7 @@ pub fn run(
                 (0..nq).map(|i| r.get::<_, i64>(i)).collect()
             })
             .ctx(db)?;
-        // The most distinct values among the attributes that can still climb; ties: first.
-        let mut choice: Option<usize> = None;
-        for q in 0..nq {
-            if levels[q] < max[q] && choice.is_none_or(|c| distinct[q] > distinct[c]) {
-                choice = Some(q);
-            }
-        }
-        let Some(q) = choice else {
-            return Err(Error::Invalid(format!(
-                "This input cannot be anonymized at k = {k} with a suppression threshold of \
-                 {threshold} records: {small} records are in classes smaller than k with every \
-                 quasi-identifier at its highest level"
-            )));
-        };
+        let q = attribute_to_climb(&levels, &max, &distinct, (k, threshold, small as u64))?;
         levels[q] += 1;
         steps.push(job.qids[q].name.clone());
         bar.set_message(format!(
@@ -271,6 +258,30 @@ impl Fields {
 
 /// Records in classes smaller than `k`: the tuples' keys sorted with their counts, summed per
 /// class (`pairs` is scratch).
+/// Datafly's step, on either backend: the attribute with the most distinct values among those
+/// below their highest level (ties: the first). Fails when none can climb although `small`
+/// records are still in classes smaller than `k` (more than `threshold`).
+fn attribute_to_climb<D: PartialOrd>(
+    levels: &[usize],
+    max: &[usize],
+    distinct: &[D],
+    (k, threshold, small): (u64, u64, u64),
+) -> Result<usize> {
+    let mut choice: Option<usize> = None;
+    for q in 0..levels.len() {
+        if levels[q] < max[q] && choice.is_none_or(|c| distinct[q] > distinct[c]) {
+            choice = Some(q);
+        }
+    }
+    choice.ok_or_else(|| {
+        Error::Invalid(format!(
+            "This input cannot be anonymized at k = {k} with a suppression threshold of \
+             {threshold} records: {small} records are in classes smaller than k with every \
+             quasi-identifier at its highest level"
+        ))
+    })
+}
+
 fn small_records(keys: &[u64], counts: &[u32], k: u64, pairs: &mut Vec<(u64, u32)>) -> u64 {
     pairs.clear();
     pairs.extend(keys.iter().copied().zip(counts.iter().copied()));
@@ -350,19 +361,7 @@ fn in_memory(
                 seen.iter().filter(|&&s| s).count()
             })
             .collect();
-        let mut choice: Option<usize> = None;
-        for q in 0..nq {
-            if levels[q] < max[q] && choice.is_none_or(|c| distinct[q] > distinct[c]) {
-                choice = Some(q);
-            }
-        }
-        let Some(q) = choice else {
-            return Err(Error::Invalid(format!(
-                "This input cannot be anonymized at k = {k} with a suppression threshold of \
-                 {threshold} records: {small} records are in classes smaller than k with every \
-                 quasi-identifier at its highest level"
-            )));
-        };
+        let q = attribute_to_climb(&levels, &max, &distinct, (k, threshold, small))?;
         let h = hierarchies[q];
         let mut up = vec![0u32; h.width(levels[q])];
         for c in 0..h.leaves() as u32 {

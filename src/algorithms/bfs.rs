@@ -31,7 +31,7 @@
 //! (when those can lose less) and swaps (one attribute up, another down), kicked by seeded
 //! random double swaps until a few dozen kicks in a row find nothing better. A few hundred checks
 //! that usually reach the optimum or come close (census benchmark, q=15: Lightning's 30-second
-//! result in a tenth of a second), so the bounds prune from the start and an interrupted search
+//! result in about a second), so the bounds prune from the start and an interrupted search
 //! has a good answer.
 //!
 //! **Threads.** The strategy is sequential: which transformation it checks next depends on the
@@ -201,16 +201,11 @@ fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
             None => break,
         }
     }
-    let last = path.len() as isize - 1;
-    bisect(search, &path, 0, last);
-}
-
-/// Binary search for the border (lowest anonymous or pruned) on `path[low..=high]`.
-fn bisect<S: PropertyStore>(search: &mut Search<'_, S>, path: &[NodeId], low: isize, high: isize) {
-    let (mut low, mut high) = (low, high);
+    // Binary search for the border (the lowest anonymous or pruned transformation).
+    let (mut low, mut high) = (0, path.len() as isize - 1);
     while low <= high {
         let mid = (low + high) / 2;
-        match probe(search, path, mid, low, high) {
+        match probe(search, &path, mid, low, high) {
             None => return,
             Some(true) => high = mid - 1,
             Some(false) => low = mid + 1,
@@ -285,7 +280,7 @@ fn climb<S: PropertyStore>(search: &mut Search<'_, S>, start: NodeId) -> NodeId 
             if search.out_of_time() {
                 return current;
             }
-            if search.is_checked(id) || search.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
+            if settled(search, id) {
                 continue;
             }
             if search.threads() > 1 {
@@ -294,9 +289,7 @@ fn climb<S: PropertyStore>(search: &mut Search<'_, S>, start: NodeId) -> NodeId 
                     .iter()
                     .take_while(|c| c.0 < here && !search.beaten(c.0))
                     .map(|c| c.1)
-                    .filter(|&x| {
-                        !search.is_checked(x) && !search.has(x, prop::NOT_ANONYMOUS | prop::PRUNED)
-                    })
+                    .filter(|&x| !settled(search, x))
                     .take(search.threads())
                     .collect();
                 search.speculate(&next);
@@ -313,6 +306,12 @@ fn climb<S: PropertyStore>(search: &mut Search<'_, S>, start: NodeId) -> NodeId 
     }
 }
 
+/// True if the local search has nothing to learn from checking `id`: checked already, or known
+/// invalid or pruned.
+fn settled<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> bool {
+    search.is_checked(id) || search.has(id, prop::NOT_ANONYMOUS | prop::PRUNED)
+}
+
 /// Rounds of perturbation without a better transformation before the local search hands over
 /// to the exact search.
 const STALE_ROUNDS: u32 = 24;
@@ -322,7 +321,7 @@ const STALE_ROUNDS: u32 = 24;
 /// applies), and climb again from the kicked point if it is valid. Stops after
 /// [`STALE_ROUNDS`] kicks in a row that did not improve the best, or when it has used 80 % of a
 /// time limit ([`LOCAL_SEARCH_SHARE`]). A few hundred checks that
-/// usually find the optimum or come close (the census benchmark: q=15 within 0.1 s), so the
+/// usually find the optimum or come close (the census benchmark: q=15 in about a second), so the
 /// bounds prune from the start and an interrupted search has a good answer. Seeded, so every
 /// run (and thread count) takes the same steps.
 fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
@@ -353,10 +352,7 @@ fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
             }
         }
         stale += 1;
-        if kicked == best
-            || search.is_checked(kicked)
-            || search.has(kicked, prop::NOT_ANONYMOUS | prop::PRUNED)
-        {
+        if kicked == best || settled(search, kicked) {
             continue;
         }
         if search.check(kicked).loss.is_some() {

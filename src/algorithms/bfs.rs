@@ -85,6 +85,7 @@ impl Ord for Entry {
 /// Runs best-first branch and bound on `search` to the proof of optimality, or to its limit.
 pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
     search.enable_pruning();
+    search.scatter_checks();
     let exact_monotonic =
         search.classification() == Classification::Exact && search.metric_monotonic();
     if !exact_monotonic {

@@ -359,6 +359,7 @@ pub fn run_lattice<'a>(
             "snapshots": out.stats.snapshots,
             "items_grouped": out.stats.items,
             "snapshots_stored": out.stats.snapshots_stored,
+            "hubs": out.stats.hubs,
             "history_peak_bytes": out.stats.history_peak_bytes,
         }),
     );

@@ -233,6 +233,8 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     purpose: Purpose,
     purposes: [PurposeCount; 4],
     tag_hits: u64,
+    /// The strategy's checks are scattered over the lattice ([`Search::scatter_checks`]).
+    scattered: bool,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -303,6 +305,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             purpose: Purpose::Classification,
             purposes: [PurposeCount::default(); 4],
             tag_hits: 0,
+            scattered: false,
         })
     }
 
@@ -656,6 +659,16 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.checker.scale_history(5);
     }
 
+    /// For strategies whose checks jump around the lattice instead of walking up paths (BFS):
+    /// the checkers keep their snapshots accordingly ([`Checker::set_scattered`]).
+    pub fn scatter_checks(&mut self) {
+        self.scattered = true;
+        self.checker.set_scattered();
+        for w in &mut self.workers {
+            w.set_scattered();
+        }
+    }
+
     /// After a classification phase: makes the best transformation globally optimal when the
     /// metric is not monotonic (or tagging was not allowed). See the module docs.
     pub fn optimize_remaining(&mut self) {
@@ -691,6 +704,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             // The final phase's history settings (see `optimize_remaining`).
             w.set_store_anonymous(true);
             w.scale_history(5);
+            if self.scattered {
+                w.set_scattered();
+            }
             self.workers.push(w);
         }
         let (space, store, results) = (&self.space, &self.store, &self.results);
@@ -915,6 +931,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             t.items += s.items;
             t.cells += s.cells;
             t.snapshots_stored += s.snapshots_stored;
+            t.hubs += s.hubs;
             t.history_peak_bytes += s.history_peak_bytes;
         }
         t.checks = self.checks();

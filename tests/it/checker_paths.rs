@@ -76,6 +76,8 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
             },
         ),
         ("all", CheckerConfig::default()),
+        // Hubs: a scattered search's checks from scratch go through a snapshot of a meet.
+        ("all, scattered", CheckerConfig::default()),
         (
             "all, tiny history",
             CheckerConfig {
@@ -125,13 +127,13 @@ fn grouping(checker: &Checker<'_>) -> Vec<Class> {
 }
 
 /// Runs every configuration over the same walk and compares them step by step; returns how
-/// often each source was used, per configuration.
+/// often each source was used, and the hubs grouped, per configuration.
 fn compare(
     table: &EncodedTable,
     walk: &[Vec<usize>],
     with_dist: bool,
     budget: u64,
-) -> Vec<[u64; 3]> {
+) -> Vec<[u64; 4]> {
     let mut checkers: Vec<(&str, Checker<'_>)> = configs()
         .into_iter()
         .map(|(name, config)| {
@@ -144,10 +146,13 @@ fn compare(
             )
             .unwrap();
             c.set_store_anonymous(true);
+            if name.contains("scattered") {
+                c.set_scattered();
+            }
             (name, c)
         })
         .collect();
-    let mut used = vec![[0u64; 3]; checkers.len()];
+    let mut used = vec![[0u64; 4]; checkers.len()];
     for levels in walk {
         let mut reference: Option<(CheckResult, Vec<Class>)> = None;
         for (i, (name, checker)) in checkers.iter_mut().enumerate() {
@@ -170,13 +175,21 @@ fn compare(
             }
         }
     }
+    for (u, (_, checker)) in used.iter_mut().zip(&checkers) {
+        u[3] = checker.stats().hubs;
+    }
     used
 }
 
-fn assert_paths_exercised(used: &[[u64; 3]]) {
+fn assert_paths_exercised(used: &[[u64; 4]]) {
     let names: Vec<&str> = configs().iter().map(|c| c.0).collect();
     for (name, u) in names.iter().zip(used) {
-        let [plain, rollup, snapshot] = *u;
+        let [plain, rollup, snapshot, hubs] = *u;
+        if name.contains("scattered") {
+            assert!(hubs > 0, "{name} never grouped a hub");
+        } else {
+            assert_eq!(hubs, 0, "{name}: hubs only for scattered searches");
+        }
         assert!(plain > 0, "{name}: the first check is plain");
         if name.contains("rollup") || *name == "all" {
             assert!(rollup > 0, "{name} never rolled up");

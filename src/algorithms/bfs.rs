@@ -125,7 +125,7 @@ pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
             // Checked by the seed: its verdict is known.
             let r = *search.result(id).expect("checked");
             inherited = inherited.max(r.class_bound.unwrap_or(f64::NEG_INFINITY));
-            !(r.loss.is_some() && search.metric_monotonic())
+            !(r.anonymous && search.metric_monotonic())
         } else if search.has(id, prop::NOT_ANONYMOUS) {
             search.count_tag_hit();
             true
@@ -142,7 +142,7 @@ pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
             search.set_purpose(Purpose::Candidates);
             let r = search.check(id);
             inherited = inherited.max(r.class_bound.unwrap_or(f64::NEG_INFINITY));
-            !(r.loss.is_some() && search.metric_monotonic())
+            !(r.anonymous && search.metric_monotonic())
         };
         if !expand || search.beaten(inherited) {
             continue;
@@ -407,7 +407,7 @@ fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
         if kicked == best || settled(search, kicked) {
             continue;
         }
-        if search.check(kicked).loss.is_some() {
+        if search.check(kicked).anonymous {
             climb(search, kicked);
         }
         if search.best().is_some_and(|(_, loss)| loss < before) {
@@ -457,7 +457,7 @@ fn seed<S: PropertyStore>(search: &mut Search<'_, S>) {
         }
         let mid = (low + high) / 2;
         let r = search.check(path[mid]);
-        if r.loss.is_some() || search.tag_verdict(&r) {
+        if r.anonymous || search.tag_verdict(&r) {
             high = mid;
         } else {
             low = mid + 1;

@@ -152,8 +152,9 @@ pub struct CheckedTransformation {
     pub levels: Vec<usize>,
     /// Satisfies the privacy models within the suppression budget.
     pub valid: bool,
-    /// Information loss (valid ones); for an invalid one the metric's lower bound of its loss
-    /// (from its levels and classes), what it would at least lose.
+    /// Information loss (valid ones); for an invalid one, or a valid one whose loss the search
+    /// did not need (its bound already reached the best, see [`Checker::set_loss_cutoff`]), the
+    /// metric's lower bound of its loss (from its levels and classes), what it at least loses.
     pub loss: f64,
 }
 
@@ -585,10 +586,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             return *r;
         }
         if let Some(r) = self.ready.remove(&id) {
-            self.record(id, r);
-            return r;
+            return self.record(id, r);
         }
         self.space.levels_into(id, &mut self.levels);
+        self.checker.set_loss_cutoff(self.loss_cutoff());
         let (space, store, results) = (&self.space, &self.store, &self.results);
         let (finished, classification) = (self.finished, self.classification);
         let r = self.checker.check(&self.levels, &|lv: &[usize]| {
@@ -596,13 +597,32 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             (finished.checked && results.contains_key(&x))
                 || known(store, results, classification, x, finished.bits)
         });
-        self.record(id, r);
-        r
+        self.record(id, r)
+    }
+
+    /// The level bound from which a check need not compute a valid transformation's loss
+    /// ([`Checker::set_loss_cutoff`]): when classifying with pruning on, a transformation the
+    /// best loss beats ([`Search::beaten`]) cannot improve on it, and its anonymity is all the
+    /// search asks. Elsewhere (candidates, the local search, which climbs from worse points,
+    /// and searches without pruning, whose charts show every loss) every loss is computed.
+    fn loss_cutoff(&self) -> Option<f64> {
+        if !self.pruning || self.purpose != Purpose::Classification {
+            return None;
+        }
+        self.best.map(|(_, b)| b + self.slack * b.abs())
     }
 
     /// Takes the result `r` of checking `id` (here or on another thread): caches it, tags, keeps
-    /// the best and prunes by bounds.
-    fn record(&mut self, id: NodeId, r: CheckResult) {
+    /// the best and prunes by bounds. A loss computed ahead on another thread, with an older
+    /// cutoff, is dropped if the current one would not have computed it, so that the results
+    /// do not depend on the threads' timing.
+    fn record(&mut self, id: NodeId, mut r: CheckResult) -> CheckResult {
+        if let (Some(_), Some(cutoff)) = (r.loss, self.loss_cutoff()) {
+            self.space.levels_into(id, &mut self.levels);
+            if self.checker.metric().level_bound(&self.levels) >= cutoff {
+                r.loss = None;
+            }
+        }
         let verdict = self.tag_verdict(&r);
         match (self.classification, verdict) {
             // Nothing may be tagged: the verdict is a single-node mark, kept in the results.
@@ -613,7 +633,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.results.insert(id, r);
         let counter = &mut self.purposes[self.purpose as usize];
         counter.checks += 1;
-        counter.valid += u64::from(r.loss.is_some());
+        counter.valid += u64::from(r.anonymous);
         let mut improved = false;
         if let Some(loss) = r.loss {
             if self.best.is_none_or(|(_, b)| loss < b) {
@@ -643,6 +663,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             }
         }
         self.notify(false);
+        r
     }
 
     /// The cached result of `id`, if checked.
@@ -711,6 +732,11 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
         let (space, store, results) = (&self.space, &self.store, &self.results);
         let (finished, classification) = (self.finished, self.classification);
+        let cutoff = self.loss_cutoff();
+        self.checker.set_loss_cutoff(cutoff);
+        for w in &mut self.workers {
+            w.set_loss_cutoff(cutoff);
+        }
         let checkers: Vec<std::sync::Mutex<&mut Checker<'a>>> = std::iter::once(&mut self.checker)
             .chain(self.workers.iter_mut())
             .map(std::sync::Mutex::new)

@@ -300,10 +300,12 @@ pub struct Loss {
     rows: u64,
     /// `|dom|` per attribute (rows of the hierarchy).
     dom: Vec<u64>,
-    /// `group[j][l][id]`: leaves of attribute j whose value at level l is `id`.
-    group: Vec<Vec<Vec<u64>>>,
     /// `all[j][l]`: sum over all records of `group[j][l][id(record)]`.
     all: Vec<Vec<u64>>,
+    /// `share[j][l][leaf]`: how many leaves of attribute j (weighted by their hierarchy lines)
+    /// share the leaf's value at level l, so that a suppressed record's share is one lookup
+    /// by its row's code.
+    share: Vec<Vec<Vec<u64>>>,
 }
 
 impl Loss {
@@ -313,11 +315,11 @@ impl Loss {
 
     /// Loss of the records counted in `counts` (see [`build_from_counts`]).
     pub fn from_counts(hierarchies: &[Hierarchy], counts: &[Vec<u64>]) -> Loss {
-        let mut group = Vec::new();
         let mut all = Vec::new();
+        let mut share = Vec::new();
         for (h, cnt) in hierarchies.iter().zip(counts) {
-            let mut gj = Vec::new();
             let mut aj = Vec::new();
+            let mut sj = Vec::new();
             for l in 0..h.levels() {
                 // Leaves weighted by their lines in the hierarchy file (ARX's domain).
                 let mut g = vec![0u64; h.width(l)];
@@ -327,17 +329,21 @@ impl Loss {
                 let a = (0..h.leaves() as u32)
                     .map(|c| cnt[c as usize] * g[h.get(c, l) as usize])
                     .sum();
-                gj.push(g);
+                sj.push(
+                    (0..h.leaves() as u32)
+                        .map(|c| g[h.get(c, l) as usize])
+                        .collect(),
+                );
                 aj.push(a);
             }
-            group.push(gj);
             all.push(aj);
+            share.push(sj);
         }
         Loss {
             rows: records_of(counts),
             dom: hierarchies.iter().map(|h| h.lines()).collect(),
-            group,
             all,
+            share,
         }
     }
 
@@ -379,18 +385,22 @@ impl Metric for Loss {
         )
     }
     fn evaluate(&self, table: &EncodedTable, levels: &[usize], s: &ClassStats<'_>) -> f64 {
+        // The suppressed records' shares, one pass over their rows (each row read once).
+        let shares: Vec<&[u64]> = levels
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| &self.share[j][l][..])
+            .collect();
+        let mut removed = vec![0u64; levels.len()];
+        for &(rep, c) in s.outliers {
+            let row = table.row(rep as usize);
+            for ((r, share), &code) in removed.iter_mut().zip(&shares).zip(row) {
+                *r += c as u64 * share[code as usize];
+            }
+        }
         Loss::aggregate(
             levels.iter().enumerate().map(|(j, &l)| {
-                let h = &table.hierarchies[j];
-                let removed: u64 = s
-                    .outliers
-                    .iter()
-                    .map(|&(rep, c)| {
-                        let id = h.get(table.row(rep as usize)[j], l);
-                        c as u64 * self.group[j][l][id as usize]
-                    })
-                    .sum();
-                let num = self.all[j][l] - removed + s.suppressed * self.dom[j];
+                let num = self.all[j][l] - removed[j] + s.suppressed * self.dom[j];
                 self.attribute(j, num)
             }),
             levels.len(),

@@ -4,6 +4,7 @@
 #
 #   scripts/bench_highdim.sh                      # every q, caps below
 #   QS="12 14" PROOF_CAP=1800 scripts/bench_highdim.sh
+#   QS="12 14" METRICS="Loss DMStar" THREADS=1 scripts/bench_highdim.sh
 #
 # Per q: Flash to the proof where the lattice has at most FLASH_MAX transformations (capped at
 # FLASH_CAP seconds with timeout), BFS with -timeLimit PROOF_CAP (proven, or the bound reached at
@@ -11,7 +12,9 @@
 # first valid and to the best transformation, checks, antichain sizes at the end (anonymous /
 # not anonymous / pruned), peak RSS (/usr/bin/time -v), loss, lower bound and whether it is
 # proven. With /tmp/arx-build (see ../shared/arx/README.md) it also runs ARX 3.9.2 in the same run:
-# Flash on the q of ARX_FLASH_QS and Lightning with ARX_LIGHTNING_MS on the q of ARX_QS.
+# Flash on the q of ARX_FLASH_QS and Lightning with ARX_LIGHTNING_MS on the q of ARX_QS (Loss only).
+# METRICS lists the metrics to run (default Loss; e.g. "Loss DMStar"), THREADS sets -threads
+# (default: anonbox's, all cores).
 # Data and outputs live in $BENCH_DIR (default /tmp/anonbox-highdim), never in the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +29,8 @@ ARX_FLASH_QS=${ARX_FLASH_QS-8}
 ARX_QS=${ARX_QS-15}
 ARX_LIGHTNING_MS=${ARX_LIGHTNING_MS:-"3000 30000"}
 ARX=${ARX_BUILD:-/tmp/arx-build}
+METRICS=${METRICS:-Loss}
+THREADS=${THREADS:-}
 
 . scripts/census_income.sh
 census=$(census_income_file "${CENSUS_DIR:-/tmp/anonbox-bench-utd}")
@@ -46,7 +51,7 @@ run() {
     rm -f r.json
     local status=0
     /usr/bin/time -v -o time.txt "$@" -config "q$q.xml" -quiet -output "out-q$q.csv" \
-        -report r.json 2> err.txt || status=$?
+        -report r.json ${THREADS:+-threads "$THREADS"} 2> err.txt || status=$?
     local rss
     rss=$(awk -F': ' '/Maximum resident/ { printf "%.0f", $2 / 1024 }' time.txt)
     if [ "$status" -ne 0 ] || [ ! -s r.json ]; then
@@ -91,16 +96,21 @@ PY
 }
 
 for q in $QS; do
-    size=$(awk -v q="q=$q" '$1 == q { sub("lattice=", "", $2); print $2 }' "$work.sizes")
+  size=$(awk -v q="q=$q" '$1 == q { sub("lattice=", "", $2); print $2 }' "$work.sizes")
+  for metric in $METRICS; do
+    # The configs say Loss; other metrics are named in the label.
+    m=""
+    [ "$metric" = Loss ] || m=" $metric"
     if [ "$size" -le "$FLASH_MAX" ]; then
-        run "$q" "Flash" timeout "$FLASH_CAP" "$bin" -method Flash
+        run "$q" "Flash$m" timeout "$FLASH_CAP" "$bin" -method Flash -metric "$metric"
     fi
     if [ "$PROOF_CAP" != 0 ]; then
-        run "$q" "BFS (cap ${PROOF_CAP} s)" "$bin" -method BFS -timeLimit "$PROOF_CAP"
+        run "$q" "BFS$m (cap ${PROOF_CAP} s)" "$bin" -method BFS -metric "$metric" -timeLimit "$PROOF_CAP"
     fi
     for t in $ANYTIME; do
-        run "$q" "BFS -timeLimit $t" "$bin" -method BFS -timeLimit "$t"
+        run "$q" "BFS$m -timeLimit $t" "$bin" -method BFS -metric "$metric" -timeLimit "$t"
     done
+  done
     for aq in $ARX_FLASH_QS; do
         [ "$aq" = "$q" ] && arx "$q" "ARX Flash" --threshold max
     done

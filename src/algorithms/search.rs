@@ -401,6 +401,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// least 1). The result does not depend on it (see the module docs).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+        self.checker.split_history(self.threads);
     }
 
     /// Sets the purpose the following checks count for.
@@ -728,6 +729,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             if self.scattered {
                 w.set_scattered();
             }
+            w.split_history(self.threads);
             self.workers.push(w);
         }
         let (space, store, results) = (&self.space, &self.store, &self.results);

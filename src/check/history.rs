@@ -8,7 +8,10 @@
 //! - and only if it has at most `min_reduction` times the classes of the best snapshot that could
 //!   already serve its transformation,
 //! - at most `capacity` snapshots; when full, snapshots whose direct generalizations are all
-//!   finished (the search will never check them) are dropped first, then the least recently used.
+//!   finished (the search will never check them) are dropped first, then the least recently used;
+//! - at most `max_bytes` in all: above, the least recently used are dropped (the count alone let
+//!   a best-first search's history grow with the snapshots' size, which grows with the
+//!   quasi-identifiers: most of its 1 GB at q=15 of the census benchmark).
 //!
 //! That last rule, and the refusal to store such a snapshot, assume a search that walks up
 //! paths (Flash, OLA): what lies above finished generalizations is reached through them. A
@@ -48,6 +51,17 @@ impl Snapshot {
     pub fn len(&self) -> usize {
         self.counts.len()
     }
+
+    /// Bytes held by its classes (approximate: allocated capacity).
+    pub fn bytes(&self) -> usize {
+        4 * (self.reps.capacity() + self.counts.capacity())
+            + self.verdict.capacity()
+            + self
+                .dist
+                .iter()
+                .map(|c| 4 * (c.offsets.capacity() + c.codes.capacity() + c.counts.capacity()))
+                .sum::<usize>()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +79,8 @@ pub struct History {
     up: Vec<usize>,
     /// Whether the search walks up paths (see the module docs).
     path_order: bool,
+    /// Most bytes the snapshots may hold ([`Snapshot::bytes`]).
+    max_bytes: usize,
 }
 
 /// Dropped snapshots kept for reuse.
@@ -81,6 +97,7 @@ impl History {
         max_classes: usize,
         min_reduction: f64,
         max_levels: Vec<usize>,
+        max_bytes: usize,
     ) -> History {
         History {
             snapshots: Vec::new(),
@@ -92,6 +109,7 @@ impl History {
             free: Vec::new(),
             up: Vec::new(),
             path_order: true,
+            max_bytes,
         }
     }
 
@@ -109,6 +127,11 @@ impl History {
     /// finished, drop the least recently used (see the module docs).
     pub fn forget_path_order(&mut self) {
         self.path_order = false;
+    }
+
+    /// Changes the most bytes the snapshots may hold (effective at the next store).
+    pub fn set_max_bytes(&mut self, max_bytes: usize) {
+        self.max_bytes = max_bytes;
     }
 
     /// Changes the number of snapshots kept (effective at the next store).
@@ -228,22 +251,32 @@ impl History {
         s.last_used = self.clock;
         s.witness = witness;
         fill(&mut s);
+        // A reused snapshot keeps the capacity of its largest use; give back what is far more
+        // than this one needs (the history counts capacity, which is what it holds).
+        if s.reps.capacity() > 2 * classes.max(1024) {
+            s.reps.shrink_to_fit();
+            s.counts.shrink_to_fit();
+            s.verdict.shrink_to_fit();
+        }
         self.snapshots.push(s);
+        // Within the bytes: drop the least recently used others.
+        let mut bytes = self.bytes();
+        while bytes > self.max_bytes && self.snapshots.len() > 1 {
+            let last = self.snapshots.len() - 1;
+            let lru = (0..last)
+                .min_by_key(|&i| self.snapshots[i].last_used)
+                .expect("more than one snapshot");
+            let old = self.snapshots.swap_remove(lru);
+            bytes -= old.bytes();
+            if self.free.len() < FREE_SNAPSHOTS {
+                self.free.push(old);
+            }
+        }
         true
     }
 
     /// Bytes held by the snapshots (approximate).
     pub fn bytes(&self) -> usize {
-        self.snapshots
-            .iter()
-            .map(|s| {
-                8 * s.len()
-                    + s.verdict.len()
-                    + s.dist
-                        .iter()
-                        .map(|c| 4 * (c.offsets.len() + 2 * c.codes.len()))
-                        .sum::<usize>()
-            })
-            .sum()
+        self.snapshots.iter().map(Snapshot::bytes).sum()
     }
 }

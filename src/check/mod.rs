@@ -63,6 +63,10 @@ use groupify::{
 use history::History;
 use std::sync::Arc;
 
+/// The history's bytes by default: 256 MiB, a fraction of what a search's other structures
+/// need at the sizes it serves, for a small loss of speed where it binds.
+pub const HISTORY_MAX_BYTES: usize = 256 << 20;
+
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;
 
@@ -88,6 +92,8 @@ pub struct CheckerConfig {
     pub snapshot_min_reduction: f64,
     /// Number of snapshots kept (paper: 200).
     pub history_capacity: usize,
+    /// Most bytes the snapshots may hold in all (see `history`).
+    pub history_max_bytes: usize,
     /// Group a hub below transformations that have no source but the items (module docs).
     pub hubs: bool,
 }
@@ -102,6 +108,7 @@ impl Default for CheckerConfig {
             snapshot_max_fraction: 0.2,
             snapshot_min_reduction: 0.8,
             history_capacity: 200,
+            history_max_bytes: HISTORY_MAX_BYTES,
             hubs: true,
         }
     }
@@ -197,6 +204,7 @@ trait Core<'a>: Send {
     fn scale_history(&mut self, factor: usize);
     fn set_scattered(&mut self);
     fn set_loss_cutoff(&mut self, cutoff: Option<f64>);
+    fn split_history(&mut self, parts: usize);
 }
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
@@ -357,6 +365,12 @@ impl<'a> Checker<'a> {
     /// at q=12 of the census benchmark, where most valid checks are far above the best).
     pub fn set_loss_cutoff(&mut self, cutoff: Option<f64>) {
         self.core.set_loss_cutoff(cutoff)
+    }
+
+    /// Gives this checker's history a `parts`-th of the configured bytes, so that the checkers
+    /// of `parts` threads hold no more together than one would alone.
+    pub fn split_history(&mut self, parts: usize) {
+        self.core.split_history(parts)
     }
 }
 
@@ -654,6 +668,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                 max_classes,
                 config.snapshot_min_reduction,
                 max_levels,
+                config.history_max_bytes,
             ),
             outliers: Vec::new(),
             targets: Vec::new(),
@@ -1222,6 +1237,11 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
 
     fn set_loss_cutoff(&mut self, cutoff: Option<f64>) {
         self.loss_cutoff = cutoff;
+    }
+
+    fn split_history(&mut self, parts: usize) {
+        self.history
+            .set_max_bytes(self.s.config.history_max_bytes / parts.max(1));
     }
 
     fn scale_history(&mut self, factor: usize) {

@@ -79,6 +79,15 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
         // Hubs: a scattered search's checks from scratch go through a snapshot of a meet.
         ("all, scattered", CheckerConfig::default()),
         (
+            // Snapshots dropped for their bytes, not their number.
+            "all, scattered, tiny history bytes",
+            CheckerConfig {
+                history_max_bytes: 2048,
+                snapshot_max_fraction: 1.0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
             "all, tiny history",
             CheckerConfig {
                 history_capacity: 2,

@@ -35,12 +35,14 @@
 //! has a good answer.
 //!
 //! **Threads.** The strategy is sequential: which transformation it checks next depends on the
-//! tags of the previous check. With more than one thread ([`Search::speculate`]), the other
-//! threads evaluate ahead what the sequential search will probably check next: the next points
-//! of a path's binary search (the middle of the upper half first: the more frequent verdict on a
-//! path is "invalid"), the next candidates of a climb. The search records a result only when it
-//! asks for it, in its own order, so the optimum, the checks and the report are the same for
-//! every number of threads; a wrong guess costs only an otherwise idle thread's time.
+//! tags of the previous check, so it runs on one thread whatever `-threads` says. Letting other
+//! threads evaluate ahead what it would probably check next (the next points of a path's binary
+//! search, the next raises of [`maximize`], the next candidates of a climb, each batch waited
+//! for, results recorded in the sequential order) was built and measured: once checks became
+//! cheap (hubs, no loss above the best) it made the census benchmark at q=12 slower on an idle
+//! 2-core machine (25.2 s on one thread, 27.5-29.5 s on two, 1.9x the memory), the guesses'
+//! checks running on checkers whose histories hold nothing near them. Using more cores here
+//! needs guesses that do not make the search wait, on checkers that share snapshots.
 //!
 //! **Anytime.** At the search's [`Limit`](super::search::Limit) it stops; the smallest bound in
 //! the queue bounds everything unexplored, which the outcome reports as `lower_bound` beside the
@@ -207,7 +209,7 @@ fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
     let (mut low, mut high) = (0, path.len() as isize - 1);
     while low <= high {
         let mid = (low + high) / 2;
-        match probe(search, &path, mid, low, high) {
+        match probe(search, &path, mid) {
             None => return,
             Some(true) => high = mid - 1,
             Some(false) => low = mid + 1,
@@ -245,16 +247,6 @@ fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId) {
                 if search.out_of_time() {
                     return;
                 }
-                if search.threads() > 1 {
-                    // What the sweep checks next if `up` is anonymous, the more frequent case.
-                    let ahead: Vec<NodeId> = (1..dims)
-                        .map(|j| (d + j) % dims)
-                        .filter_map(|e| search.space().successor(cur, e))
-                        .filter(|&x| !search.resolved(x))
-                        .take(search.threads())
-                        .collect();
-                    search.speculate(&[&[up][..], &ahead].concat());
-                }
                 let r = search.check(up);
                 if search.tag_verdict(&r) {
                     break;
@@ -266,15 +258,8 @@ fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId) {
 }
 
 /// Whether the search goes down from `path[i]` (anonymous, or pruned): from the tags, or by
-/// checking it. `None` at the limit. With more threads, lets them evaluate ahead the points a
-/// binary search over `low..=high` would check next.
-fn probe<S: PropertyStore>(
-    search: &mut Search<'_, S>,
-    path: &[NodeId],
-    i: isize,
-    low: isize,
-    high: isize,
-) -> Option<bool> {
+/// checking it. `None` at the limit.
+fn probe<S: PropertyStore>(search: &mut Search<'_, S>, path: &[NodeId], i: isize) -> Option<bool> {
     let node = path[i as usize];
     if search.resolved(node) {
         return Some(search.has(node, prop::ANONYMOUS | prop::PRUNED));
@@ -282,7 +267,6 @@ fn probe<S: PropertyStore>(
     if search.out_of_time() {
         return None;
     }
-    search.speculate_bisection(path, (i, low, high), false);
     let r = search.check(node);
     Some(search.tag_verdict(&r))
 }
@@ -325,7 +309,7 @@ fn climb<S: PropertyStore>(search: &mut Search<'_, S>, start: NodeId) -> NodeId 
             .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut moved = false;
-        for (i, &(bound, id)) in ranked.iter().enumerate() {
+        for &(bound, id) in &ranked {
             if bound >= here || search.beaten(bound) {
                 break; // sorted: no later candidate can lose less
             }
@@ -334,17 +318,6 @@ fn climb<S: PropertyStore>(search: &mut Search<'_, S>, start: NodeId) -> NodeId 
             }
             if settled(search, id) {
                 continue;
-            }
-            if search.threads() > 1 {
-                // The candidates the climb checks next unless this one improves.
-                let next: Vec<NodeId> = ranked[i..]
-                    .iter()
-                    .take_while(|c| c.0 < here && !search.beaten(c.0))
-                    .map(|c| c.1)
-                    .filter(|&x| !settled(search, x))
-                    .take(search.threads())
-                    .collect();
-                search.speculate(&next);
             }
             if search.check(id).loss.is_some_and(|loss| loss < here) {
                 current = id;

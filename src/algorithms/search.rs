@@ -35,10 +35,10 @@
 //!   bound of its direct specializations.
 //!
 //! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
-//! threads only evaluate ahead ([`Search::speculate`]) what it will or probably will check next,
-//! and a result is recorded only when the sequential search asks for it. Flash's and OLA's path
-//! walks evaluate nothing ahead; BFS guesses the next points of its binary searches and climbs
-//! (see its module docs). The final phase takes the next batch of
+//! threads only evaluate ahead ([`Search::speculate`]) what it will check next, and a result is
+//! recorded only when the sequential search asks for it. Flash's, OLA's and BFS's walks evaluate
+//! nothing ahead (see BFS's module docs for what guessing cost there). The final phase takes the
+//! next batch of
 //! candidates in its sequential order (bound order; bottom-up within one level, whose inherited
 //! bounds come from lower levels and are final) that the current best loss does not exclude,
 //! checks them on a dedicated rayon pool, one checker per thread ([`Checker::fork`]: shared
@@ -401,7 +401,6 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// least 1). The result does not depend on it (see the module docs).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
-        self.checker.split_history(self.threads);
     }
 
     /// Sets the purpose the following checks count for.
@@ -721,6 +720,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 .build()
                 .ok();
         }
+        if self.workers.is_empty() && self.threads > 1 {
+            // The pool's checkers share the history's bytes.
+            self.checker.split_history(self.threads);
+        }
         while self.workers.len() + 1 < self.threads {
             let mut w = self.checker.fork();
             // The final phase's history settings (see `optimize_remaining`).
@@ -789,49 +792,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.ready.extend(fresh.into_iter().zip(rs));
     }
 
-    /// With more threads: [`Search::speculate`] on `path[mid]` and the points a binary search
-    /// over `path[low..=high]` checks after it ([`ahead_of_binary_search`]), those it would check:
-    /// not resolved, and, when `by_bound` (as [`Search::decide`] prunes them unchecked), not
-    /// excluded by their bound. BFS's path searches call it before checking `path[mid]`.
-    /// (Flash's do not: on ADULT its checks take a few hundred microseconds, and handing them to
-    /// the pool measured slower than checking them in turn, on a machine at load 6; not
-    /// re-measured on an idle one.)
-    pub fn speculate_bisection(
-        &mut self,
-        path: &[NodeId],
-        (mid, low, high): (isize, isize, isize),
-        by_bound: bool,
-    ) {
-        if self.threads <= 1 {
-            return;
-        }
-        let mut levels = vec![0; self.space.dims()];
-        let mut next = vec![path[mid as usize]];
-        for j in ahead_of_binary_search(low, high, self.threads + 1) {
-            let x = path[j as usize];
-            if j == mid || self.resolved(x) {
-                continue;
-            }
-            if by_bound && self.pruning {
-                self.space.levels_into(x, &mut levels);
-                if self.beaten(self.checker.metric().level_bound(&levels)) {
-                    continue; // `decide` would prune it unchecked
-                }
-            }
-            next.push(x);
-        }
-        // Deeper guesses are rarely used: at most three points ahead, whatever the threads.
-        next.truncate(self.threads.min(Self::BISECTION_AHEAD + 1));
-        self.speculate(&next);
-    }
-
     /// Threads the search may use (see [`Search::set_threads`]).
     pub fn threads(&self) -> usize {
         self.threads
     }
-
-    /// Points of a binary search evaluated ahead besides the one it checks now.
-    const BISECTION_AHEAD: usize = 3;
 
     /// Candidates evaluated ahead per thread in the final phase: bounds the work wasted when the
     /// best loss improves within a batch.
@@ -1036,28 +1000,6 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             items,
         }
     }
-}
-
-/// The first `n` positions a binary search over `low..=high` may check, in the order it most
-/// likely checks them: the middle, then the middle of the upper half (the search goes up when
-/// the middle is invalid, the more frequent verdict on classification paths), then of the
-/// lower half, and so on breadth-first.
-fn ahead_of_binary_search(low: isize, high: isize, n: usize) -> Vec<isize> {
-    let mut out = Vec::with_capacity(n);
-    let mut ranges = std::collections::VecDeque::from([(low, high)]);
-    while let Some((lo, hi)) = ranges.pop_front() {
-        if out.len() >= n {
-            break;
-        }
-        if lo > hi {
-            continue;
-        }
-        let mid = (lo + hi) / 2;
-        out.push(mid);
-        ranges.push_back((mid + 1, hi));
-        ranges.push_back((lo, mid - 1));
-    }
-    out
 }
 
 /// [`Search::has`] on borrowed parts (the checker's `finished` predicate needs it while the

@@ -74,12 +74,19 @@ pub enum LatticeAlgorithm {
     Bfs,
 }
 
-/// Above this many transformations `-method Optimal` runs BFS with antichains instead of Flash.
-/// Flash needs the dense store (one byte per transformation) and enumerates lattice levels, and
-/// under suppression its final phase sorts every remaining candidate (about 40 bytes each): at
-/// 2^22 (4.2 million) transformations that is at most 170 MB and a few seconds of enumeration,
-/// beyond which its cost grows with the lattice while BFS's grows with what it explores.
-pub const OPTIMAL_FLASH_LIMIT: u64 = 1 << 22;
+/// Above this many transformations `-method Optimal` runs BFS with antichains instead of Flash:
+/// 2^17 (131,072), about where BFS overtakes Flash (ARX refuses its optimal search above 10^5).
+/// Measured on the census benchmark (`BENCHMARKS.md`, one thread): at 34,560 transformations
+/// both take the same time with Loss (Flash 1.04 s, BFS 0.96 s; with DM* Flash is 20 % faster);
+/// at 311,040 BFS is 2.4x faster with Loss, as fast with DM*, 5.8x faster with entropy
+/// l-diversity and 1.4x with t-closeness; at 2.8 million 4.5x with Loss.
+pub const OPTIMAL_FLASH_LIMIT: u64 = 1 << 17;
+
+/// Above this many transformations Flash needs its dense store (a byte each) and, under
+/// suppression, a final phase that sorts every remaining candidate (about 40 bytes each): more
+/// than about 170 MB and seconds of enumeration. `init` then proposes `-method Optimal` with a
+/// time limit rather than Flash.
+pub const FLASH_COMFORT_LIMIT: u64 = 1 << 22;
 
 impl LatticeAlgorithm {
     /// The strategy of a lattice method for a space of `size` transformations (`None` for the

@@ -270,7 +270,7 @@ impl Plan {
         x.push_str(&comment(&format!(
             "suppression: at most 5 % of the records may be suppressed; lattice: {lattice} \
              transformations{}",
-            if lattice > crate::algorithms::OPTIMAL_FLASH_LIMIT {
+            if lattice > crate::algorithms::FLASH_COMFORT_LIMIT {
                 " (too many for Flash: -method Optimal -timeLimit 60 releases the best found)"
             } else {
                 ""
@@ -387,7 +387,7 @@ impl Plan {
             out,
             "  anonbox -config {} -method {} -k 5",
             config.display(),
-            if proposal.lattice() > crate::algorithms::OPTIMAL_FLASH_LIMIT {
+            if proposal.lattice() > crate::algorithms::FLASH_COMFORT_LIMIT {
                 "Optimal -timeLimit 60"
             } else {
                 "Flash"

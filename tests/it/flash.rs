@@ -825,6 +825,74 @@ fn cli_optimal_runs_flash_on_small_lattices_and_says_so() {
     assert_eq!(r["time_limit_seconds"], 600.0);
 }
 
+/// Above 2^17 transformations `-method Optimal` runs BFS, and it finds Flash's optimum: six
+/// attributes with eight levels each (262,144 transformations) over 300 generated rows.
+#[test]
+fn cli_optimal_runs_bfs_above_its_limit_and_matches_flash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(11);
+    let names: Vec<String> = (0..6).map(|j| format!("a{j}")).collect();
+    let mut csv = names.join(";") + "\n";
+    for _ in 0..300 {
+        let row: Vec<String> = (0..6).map(|_| rng.below(128).to_string()).collect();
+        csv += &(row.join(";") + "\n");
+    }
+    std::fs::write(dir.path().join("data.csv"), csv).unwrap();
+    // Levels: the value, then halved six times (64 .. 1 groups), then `*`.
+    let hierarchy: String = (0..128u32)
+        .map(|v| {
+            let mut line: Vec<String> = (0..7).map(|l| format!("g{}", v >> l)).collect();
+            line[0] = v.to_string();
+            line.push("*".into());
+            line.join(";") + "\n"
+        })
+        .collect();
+    let mut atts = String::new();
+    for (j, name) in names.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("h{j}.csv")), &hierarchy).unwrap();
+        atts += &format!("<att index=\"{j}\" name=\"{name}\" hierarchy=\"h{j}.csv\"/>");
+    }
+    std::fs::write(
+        dir.path().join("config.xml"),
+        format!(
+            "<config k=\"3\" suppression=\"0.04\" metric=\"Loss\">\
+             <input filename=\"data.csv\" separator=\";\" header=\"true\"/><qid>{atts}</qid></config>"
+        ),
+    )
+    .unwrap();
+    let run = |method: &str| -> serde_json::Value {
+        let rep = dir.path().join(format!("{method}.json"));
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(dir.path())
+            .args([
+                "-config",
+                "config.xml",
+                "-quiet",
+                "-method",
+                method,
+                "-output",
+            ])
+            .arg(dir.path().join(format!("{method}.csv")))
+            .arg("-report")
+            .arg(&rep)
+            .assert()
+            .success();
+        serde_json::from_slice(&std::fs::read(&rep).unwrap()).unwrap()
+    };
+    let optimal = run("Optimal");
+    let flash = run("Flash");
+    assert_eq!(optimal["lattice_size"], 262_144);
+    assert_eq!(optimal["algorithm"], "BFS");
+    assert_eq!(optimal["property_store"]["kind"], "antichain");
+    assert_eq!(flash["algorithm"], "Flash");
+    assert_eq!(optimal["proven_optimal"], true);
+    let (a, b) = (
+        optimal["information_loss"].as_f64().unwrap(),
+        flash["information_loss"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-12, "Optimal (BFS) {a} against Flash {b}");
+}
+
 /// A time limit reached before any valid transformation is known: exit 1, nothing written.
 #[test]
 fn cli_time_limit_without_a_result_writes_nothing() {

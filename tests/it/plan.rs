@@ -93,7 +93,7 @@ fn plan_on_the_bundled_configs() {
             vec!["-method", "Optimal", "-suppression", "0.02"],
             vec![
                 "Optimal (from -method)".into(),
-                "runs Flash: the lattice has at most 4,194,304 (2^22) transformations".into(),
+                "runs Flash: the lattice has at most 131,072 (2^17) transformations".into(),
                 "at most floor(0.02 x records)".into(),
                 "metric  Loss".into(),
             ],

@@ -172,26 +172,17 @@ impl History {
     }
 
     /// Stores a snapshot of the classes of `levels` if the controls allow; `fill` copies the
-    /// classes into the snapshot. Returns true if stored.
+    /// classes into the snapshot. `max_classes` replaces the history's own limit of classes
+    /// (hubs may be larger). Returns true if stored.
     pub fn store(
         &mut self,
         levels: &[usize],
         classes: usize,
+        max_classes: Option<usize>,
         finished: &dyn Fn(&[usize]) -> bool,
         fill: impl FnOnce(&mut Snapshot),
     ) -> bool {
-        self.store_capped(levels, classes, self.max_classes, finished, fill)
-    }
-
-    /// [`History::store`] with another limit of classes than the history's own (for hubs).
-    pub fn store_capped(
-        &mut self,
-        levels: &[usize],
-        classes: usize,
-        max_classes: usize,
-        finished: &dyn Fn(&[usize]) -> bool,
-        fill: impl FnOnce(&mut Snapshot),
-    ) -> bool {
+        let max_classes = max_classes.unwrap_or(self.max_classes);
         let mut up = std::mem::take(&mut self.up);
         up.clear();
         up.extend_from_slice(levels);
@@ -205,6 +196,7 @@ impl History {
         }
         if let Some(i) = self.best_for(levels) {
             if classes as f64 > self.min_reduction * self.snapshots[i].len() as f64 {
+                self.up = up;
                 return false;
             }
         }
@@ -223,20 +215,10 @@ impl History {
                 keep
             });
             self.snapshots = snaps;
-            if self.snapshots.len() >= self.capacity {
-                let lru = self
-                    .snapshots
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, s)| s.last_used)
-                    .map(|(i, _)| i)
-                    .unwrap();
-                let old = self.snapshots.swap_remove(lru);
-                if free.len() < FREE_SNAPSHOTS {
-                    free.push(old);
-                }
-            }
             self.free = free;
+            if self.snapshots.len() >= self.capacity {
+                self.drop_least_recently_used(self.snapshots.len());
+            }
         }
         self.up = up;
         self.clock += 1;
@@ -262,17 +244,23 @@ impl History {
         // Within the bytes: drop the least recently used others.
         let mut bytes = self.bytes();
         while bytes > self.max_bytes && self.snapshots.len() > 1 {
-            let last = self.snapshots.len() - 1;
-            let lru = (0..last)
-                .min_by_key(|&i| self.snapshots[i].last_used)
-                .expect("more than one snapshot");
-            let old = self.snapshots.swap_remove(lru);
-            bytes -= old.bytes();
-            if self.free.len() < FREE_SNAPSHOTS {
-                self.free.push(old);
-            }
+            bytes -= self.drop_least_recently_used(self.snapshots.len() - 1);
         }
         true
+    }
+
+    /// Drops the least recently used of the first `among` snapshots (keeping its buffers for
+    /// reuse if there is room); returns the bytes it held.
+    fn drop_least_recently_used(&mut self, among: usize) -> usize {
+        let lru = (0..among)
+            .min_by_key(|&i| self.snapshots[i].last_used)
+            .expect("a snapshot to drop");
+        let old = self.snapshots.swap_remove(lru);
+        let bytes = old.bytes();
+        if self.free.len() < FREE_SNAPSHOTS {
+            self.free.push(old);
+        }
+        bytes
     }
 
     /// Bytes held by the snapshots (approximate).

@@ -786,14 +786,18 @@ impl<'a, const W: usize> Engine<'a, W> {
         })
     }
 
-    /// Keeps the current classes (the hub `levels`) as a snapshot, if the history's other
-    /// controls allow and they are at most [`HUB_MAX_FRACTION`] of the items.
-    fn store_hub(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) {
+    /// Keeps the current classes (of `levels`) as a snapshot if the history's controls allow;
+    /// `max_classes` replaces its own limit of classes (hubs, see the module docs).
+    fn keep_groups(
+        &mut self,
+        levels: &[usize],
+        max_classes: Option<usize>,
+        finished: &dyn Fn(&[usize]) -> bool,
+    ) {
         let g = &self.groups;
-        let cap = (HUB_MAX_FRACTION * self.s.enc.items() as f64) as usize;
         let stored = self
             .history
-            .store_capped(levels, g.len(), cap, finished, |s| {
+            .store(levels, g.len(), max_classes, finished, |s| {
                 s.reps.extend_from_slice(&g.reps);
                 s.counts.extend_from_slice(&g.counts);
                 s.dist.clone_from(&g.dist);
@@ -1108,7 +1112,8 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
                         self.plain(&hub);
                         std::mem::swap(&mut self.groups, &mut self.spare);
                         self.groups.levels = Some(hub.clone());
-                        self.store_hub(&hub, finished);
+                        let cap = (HUB_MAX_FRACTION * self.s.enc.items() as f64) as usize;
+                        self.keep_groups(&hub, Some(cap), finished);
                         self.rollup(levels);
                     }
                     None => self.plain(levels),
@@ -1131,18 +1136,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         self.groups.levels = Some(levels.to_vec());
         let result = self.evaluate(levels, source);
         if self.s.config.history && (self.store_anonymous || !result.anonymous) {
-            let g = &self.groups;
-            let stored = self.history.store(levels, g.len(), finished, |s| {
-                s.reps.extend_from_slice(&g.reps);
-                s.counts.extend_from_slice(&g.counts);
-                s.dist.clone_from(&g.dist);
-                s.verdict.clone_from(&g.verdict);
-            });
-            if stored {
-                self.stats.snapshots_stored += 1;
-                self.stats.history_peak_bytes =
-                    self.stats.history_peak_bytes.max(self.history.bytes());
-            }
+            self.keep_groups(levels, None, finished);
         }
         result
     }

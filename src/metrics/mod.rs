@@ -515,7 +515,8 @@ mod tests {
     use super::*;
     use crate::hierarchy::Hierarchy;
 
-    fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
+    /// A hierarchy from label rows written inline (also for `utility`'s tests).
+    pub(super) fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
         let rows: Vec<Vec<String>> = rows
             .iter()
             .map(|r| r.iter().map(|s| s.to_string()).collect())

@@ -396,14 +396,7 @@ pub fn interval_ncp(classes: &[(Vec<Interval>, u64)], roots: &[Interval]) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
-        let rows: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| r.iter().map(|s| s.to_string()).collect())
-            .collect();
-        Hierarchy::from_label_rows(name, &rows)
-    }
+    use crate::metrics::tests::h;
 
     /// Six records of two attributes: A in {a, b, c, d} (a, b -> ab; c, d -> cd; then *),
     /// B in {x, y} (then *). Records: (a,x) (a,x) (b,x) (c,y) (c,y) (d,y).

@@ -25,6 +25,16 @@ pub const ADULT_ATTRIBUTES: [&str; 9] = [
     "salary-class",
 ];
 
+/// ADULT's columns but `sensitive`, in file order (the quasi-identifiers beside a sensitive
+/// attribute, as in `configs/adult-occupation.xml`).
+pub fn adult_attributes_but(sensitive: &str) -> Vec<&'static str> {
+    ADULT_ATTRIBUTES
+        .iter()
+        .copied()
+        .filter(|a| *a != sensitive)
+        .collect()
+}
+
 /// A fresh directory holding `configs/NAME` and a link to the repository's `tests` (the
 /// bundled configs name `../tests/data/...`).
 pub fn workdir(config: &str) -> tempfile::TempDir {

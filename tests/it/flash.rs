@@ -386,16 +386,6 @@ impl PrivacyCriterion for TestMajority {
     }
 }
 
-const METRICS: [MetricKind; 7] = [
-    MetricKind::DmStar,
-    MetricKind::Dm,
-    MetricKind::Height,
-    MetricKind::Precision,
-    MetricKind::Loss,
-    MetricKind::Entropy,
-    MetricKind::Aecs,
-];
-
 /// The privacy models of the property test, by search mode (with suppression; without it all
 /// are monotonic): 0 k-anonymity (exact tagging); 1 + distinct 2-diversity (exact, with
 /// distributions); 2 + majority (tagging by the relaxation: k-anonymity and sizes); 3 entropy
@@ -663,7 +653,7 @@ proptest::proptest! {
     ) {
         let table = random_table(seed, rows, 400);
         let budget = [0, 1 + rows as u64 / 10, rows as u64 / 3][supp];
-        for metric in METRICS {
+        for metric in MetricKind::ALL {
             if let Err(e) = interrupted_bounds_hold(&table, kind, k, budget, metric, max_checks) {
                 return Err(proptest::test_runner::TestCaseError::fail(format!(
                     "seed {seed} rows {rows} k {k} budget {budget} kind {kind}: {e}"
@@ -682,7 +672,7 @@ proptest::proptest! {
     ) {
         let table = random_table(seed, rows, 400);
         let budget = [0, 1 + rows as u64 / 10, rows as u64 / 3][supp];
-        for metric in METRICS {
+        for metric in MetricKind::ALL {
             if let Err(e) = same_optimum(&table, kind, k, budget, metric) {
                 return Err(proptest::test_runner::TestCaseError::fail(format!(
                     "seed {seed} rows {rows} k {k} budget {budget} kind {kind}: {e}"

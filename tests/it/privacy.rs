@@ -476,19 +476,10 @@ proptest! {
 /// distinct 3-diversity is at least as general as either alone (its loss is at least the larger).
 #[test]
 fn models_combine_on_adult() {
-    let qis: Vec<String> = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "salary-class",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let qis: Vec<String> = common::adult_attributes_but("occupation")
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let (table, _) = adult(&qis, "occupation");
     let budget = SuppressionLimit::Fraction(0.02).budget(table.rows() as u64);
     let k = PrivacyModel::KAnonymity { k: 5 };

@@ -99,15 +99,7 @@ fn check_class_figures(u: &Value, sizes: &[u64], suppressed: u64, full_domain: b
         let groups = sizes.len() as u64 + u64::from(suppressed > 0);
         close(&u["AECS"], n as f64 / groups as f64, "AECS");
     } else {
-        for m in [
-            "DMStar",
-            "DM",
-            "Height",
-            "Precision",
-            "Loss",
-            "Entropy",
-            "AECS",
-        ] {
+        for m in MetricKind::NAMES {
             assert!(u[m].is_null(), "{m}: {}", u[m]);
         }
     }

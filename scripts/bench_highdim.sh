@@ -96,21 +96,22 @@ PY
 }
 
 for q in $QS; do
-  size=$(awk -v q="q=$q" '$1 == q { sub("lattice=", "", $2); print $2 }' "$work.sizes")
-  for metric in $METRICS; do
-    # The configs say Loss; other metrics are named in the label.
-    m=""
-    [ "$metric" = Loss ] || m=" $metric"
-    if [ "$size" -le "$FLASH_MAX" ]; then
-        run "$q" "Flash$m" timeout "$FLASH_CAP" "$bin" -method Flash -metric "$metric"
-    fi
-    if [ "$PROOF_CAP" != 0 ]; then
-        run "$q" "BFS$m (cap ${PROOF_CAP} s)" "$bin" -method BFS -metric "$metric" -timeLimit "$PROOF_CAP"
-    fi
-    for t in $ANYTIME; do
-        run "$q" "BFS$m -timeLimit $t" "$bin" -method BFS -metric "$metric" -timeLimit "$t"
+    size=$(awk -v q="q=$q" '$1 == q { sub("lattice=", "", $2); print $2 }' "$work.sizes")
+    for metric in $METRICS; do
+        # The configs say Loss; other metrics are named in the label.
+        m=""
+        [ "$metric" = Loss ] || m=" $metric"
+        if [ "$size" -le "$FLASH_MAX" ]; then
+            run "$q" "Flash$m" timeout "$FLASH_CAP" "$bin" -method Flash -metric "$metric"
+        fi
+        if [ "$PROOF_CAP" != 0 ]; then
+            run "$q" "BFS$m (cap ${PROOF_CAP} s)" "$bin" -method BFS -metric "$metric" \
+                -timeLimit "$PROOF_CAP"
+        fi
+        for t in $ANYTIME; do
+            run "$q" "BFS$m -timeLimit $t" "$bin" -method BFS -metric "$metric" -timeLimit "$t"
+        done
     done
-  done
     for aq in $ARX_FLASH_QS; do
         [ "$aq" = "$q" ] && arx "$q" "ARX Flash" --threshold max
     done

@@ -35,6 +35,19 @@ fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// Runs anonbox in `dir` with a JSON report (`r.json`) and returns it.
+fn report(dir: &Path, args: &[&str]) -> Value {
+    anonbox(dir, args, "r.json");
+    json(&dir.join("r.json"))
+}
+
+/// The same run twice, with a JSON report and with an HTML one (`run.html`): both reports.
+fn html_and_report(dir: &Path, args: &[&str]) -> (String, Value) {
+    let r = report(dir, args);
+    anonbox(dir, args, "run.html");
+    (std::fs::read_to_string(dir.join("run.html")).unwrap(), r)
+}
+
 /// Classes as `(labels, records)`.
 type Labelled = Vec<(Vec<String>, u64)>;
 
@@ -124,8 +137,7 @@ fn toolbox_full_domain_utility_is_the_engines() {
             "-output",
             "out.csv",
         ];
-        anonbox(dir.path(), &args, "r.json");
-        let r = json(&dir.path().join("r.json"));
+        let r = report(dir.path(), &args);
         let u = &r["utility"];
         let levels: Vec<usize> = r["transformation"]
             .as_array()
@@ -227,8 +239,7 @@ fn flash_utility_contains_its_own_loss() {
             "out.csv",
             "-quiet",
         ];
-        anonbox(dir.path(), &args, "r.json");
-        let r = json(&dir.path().join("r.json"));
+        let r = report(dir.path(), &args);
         let name = if metric == "Loss" { "Loss" } else { metric };
         assert_eq!(r["utility"][name], r["information_loss"], "{metric}");
         let (sizes, gone, _) = output_classes(
@@ -259,8 +270,7 @@ fn mondrian_ncp_from_the_output() {
         "out.data",
         "-quiet",
     ];
-    anonbox(dir.path(), &args, "r.json");
-    let r = json(&dir.path().join("r.json"));
+    let r = report(dir.path(), &args);
     // Output columns: identifiers 1 and 2 are removed, so column 12 (sex) is the 10th.
     let (sizes, gone, classes) =
         output_classes(&dir.path().join("out.data"), ',', false, &[10, 0], &|_| {
@@ -345,10 +355,7 @@ fn html_report_of_flash_on_adult() {
         "out.csv",
         "-quiet",
     ];
-    anonbox(dir.path(), &args, "r.json");
-    anonbox(dir.path(), &args, "run.html");
-    let html = std::fs::read_to_string(dir.path().join("run.html")).unwrap();
-    let r = json(&dir.path().join("r.json"));
+    let (html, r) = html_and_report(dir.path(), &args);
     check_html(&html, &r, 3);
     for id in ["chart-class-sizes", "chart-risk", "chart-candidates"] {
         assert!(html.contains(&format!("<figure id=\"{id}\">")), "{id}");
@@ -377,10 +384,8 @@ fn html_report_of_datafly_and_mondrian() {
             "out.data",
             "-quiet",
         ];
-        anonbox(dir.path(), &args, "r.json");
-        anonbox(dir.path(), &args, "run.html");
-        let html = std::fs::read_to_string(dir.path().join("run.html")).unwrap();
-        check_html(&html, &json(&dir.path().join("r.json")), charts);
+        let (html, r) = html_and_report(dir.path(), &args);
+        check_html(&html, &r, charts);
     }
 }
 

@@ -31,9 +31,12 @@ pub fn hierarchy_joins(cols: &[String], levels: &[usize], t: &str) -> String {
 impl Store {
     /// Commits the open transaction if `result` is Ok, else rolls it back and returns the
     /// error.
-    pub fn end_transaction(&self, result: Result<()>) -> Result<()> {
+    pub fn end_transaction<T>(&self, result: Result<T>) -> Result<T> {
         match result {
-            Ok(()) => self.exec("COMMIT"),
+            Ok(v) => {
+                self.exec("COMMIT")?;
+                Ok(v)
+            }
             Err(e) => {
                 let _ = self.exec("ROLLBACK");
                 Err(e)

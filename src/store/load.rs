@@ -154,7 +154,6 @@ impl Store {
         let cols: Vec<&str> = std::iter::once("RecordID")
             .chain(l.all().map(String::as_str))
             .collect();
-        let path = self.path.clone();
         let width = nq + job.sensitive.len();
         self.exec("BEGIN")?;
         let result = std::thread::scope(|scope| {
@@ -186,14 +185,7 @@ impl Store {
                 for mut chunk in rx.iter() {
                     for codes in chunk.chunks_exact(width) {
                         n += 1;
-                        rows.push(
-                            self,
-                            std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
-                        )?;
-                        counter.add(&codes[..nq], n, self)?;
-                        if n.is_multiple_of(BATCH) {
-                            self.conn.execute_batch("COMMIT; BEGIN").ctx(&path)?;
-                        }
+                        self.insert_record(&mut rows, counter, n, codes, nq)?;
                     }
                     chunk.clear();
                     let _ = back_tx.send(chunk);
@@ -205,16 +197,28 @@ impl Store {
             let read = reader.join().expect("the reading thread does not panic");
             inserted.and(read)
         });
-        match result {
-            Ok(r) => {
-                self.exec("COMMIT")?;
-                Ok(r)
-            }
-            Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
-                Err(e)
-            }
+        self.end_transaction(result)
+    }
+
+    /// Inserts record `n` (`codes`: its quasi-identifiers, then its sensitive attributes) into
+    /// `AnonRecordTable` and counts its tuple; commits every [`BATCH`] records.
+    fn insert_record(
+        &self,
+        rows: &mut Bulk,
+        counter: &mut TupleCounter,
+        n: u64,
+        codes: &[u32],
+        nq: usize,
+    ) -> Result<()> {
+        rows.push(
+            self,
+            std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
+        )?;
+        counter.add(&codes[..nq], n, self)?;
+        if n.is_multiple_of(BATCH) {
+            self.exec("COMMIT; BEGIN")?;
         }
+        Ok(())
     }
 
     /// Inserts the released records of an in-memory table (see [`Store::load_table`]).
@@ -240,14 +244,7 @@ impl Store {
                 for (slot, s) in codes[nq..].iter_mut().zip(&table.sensitive) {
                     *slot = s.codes[r];
                 }
-                rows.push(
-                    self,
-                    std::iter::once(n as i64).chain(codes.iter().map(|&c| c as i64)),
-                )?;
-                counter.add(&codes[..nq], n, self)?;
-                if n.is_multiple_of(BATCH) {
-                    self.exec("COMMIT; BEGIN")?;
-                }
+                self.insert_record(&mut rows, counter, n, &codes, nq)?;
             }
             rows.flush(self)
         })();

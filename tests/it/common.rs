@@ -35,6 +35,16 @@ pub fn adult_attributes_but(sensitive: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The levels of a report's (or a reference row's) `transformation`.
+pub fn levels(report: &serde_json::Value) -> Vec<usize> {
+    report["transformation"]
+        .as_array()
+        .expect("a transformation")
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect()
+}
+
 /// A fresh directory holding `configs/NAME` and a link to the repository's `tests` (the
 /// bundled configs name `../tests/data/...`).
 pub fn workdir(config: &str) -> tempfile::TempDir {

@@ -619,12 +619,7 @@ fn confirm(
     report: &Value,
     (dmin, dmax, k): (f64, f64, u64),
 ) {
-    let levels: Vec<usize> = report["transformation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
+    let levels = common::levels(report);
     let hs = hierarchies();
     let generalize = |fields: &[&str]| -> Vec<String> {
         (0..QIS.len())

@@ -95,12 +95,7 @@ fn golden(table: &EncodedTable, row: &serde_json::Value) {
     let k = row["k"].as_u64().unwrap();
     let s = row["suppression_limit"].as_f64().unwrap();
     let metric = metric_kind(row["metric"].as_str().unwrap());
-    let want: Vec<usize> = row["transformation"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
+    let want = common::levels(row);
     let loss = row["information_loss"].as_f64().unwrap();
     let supp = row["suppressed_records"].as_u64().unwrap();
     let classes = row["equivalence_classes"].as_u64().unwrap();

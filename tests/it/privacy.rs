@@ -260,12 +260,7 @@ fn arx_adult_sensitive_golden() {
             r["equivalence_classes"].as_u64().unwrap(),
             "{what}"
         );
-        let levels: Vec<usize> = r["transformation"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
-            .collect();
+        let levels = common::levels(r);
         assert_eq!(opt.levels, levels, "{what}");
         eprintln!("{what}");
 

@@ -15,7 +15,7 @@ use anonbox::job::MetricKind;
 use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::common::workdir;
+use crate::common::{self, workdir};
 
 /// Runs anonbox in `dir` with `args` and `-report REPORT`; returns stderr.
 fn anonbox(dir: &Path, args: &[&str], report: &str) -> String {
@@ -139,12 +139,7 @@ fn toolbox_full_domain_utility_is_the_engines() {
         ];
         let r = report(dir.path(), &args);
         let u = &r["utility"];
-        let levels: Vec<usize> = r["transformation"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
-            .collect();
+        let levels = common::levels(&r);
         let suppressed = r["suppressed_records"].as_u64().unwrap();
 
         // The engine, on the same input.

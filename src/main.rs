@@ -107,15 +107,17 @@ fn print(text: &str) -> ExitCode {
 /// On SIGINT or SIGTERM: removes the run's temporary output files, says so in one line and
 /// exits 130 or 143. A thread waits for the signals (signal-hook), so the cleanup runs as
 /// ordinary code, not in a signal handler. The outputs are published by renames at the very end
-/// of a run; a signal during those few renames can leave some outputs published.
+/// of a run; a signal during those renames waits for them, and a signal after them is ignored
+/// (the run has succeeded and is ending). An error report waits for a cleanup under way
+/// ([`anonbox::io::hold_for_exit`]), so a failure the cleanup caused is never reported instead.
 fn watch_signals() -> anonbox::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
         .map_err(|e| Error::io("<signal handler>", e))?;
     std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            for path in anonbox::io::temporary_files() {
-                let _ = std::fs::remove_file(path);
+        for signal in signals.forever() {
+            if !anonbox::io::interrupt() {
+                continue;
             }
             let name = if signal == SIGINT {
                 "SIGINT"
@@ -134,6 +136,7 @@ fn watch_signals() -> anonbox::Result<()> {
 
 /// Reports `e` as one line on stderr and returns `code`; a broken pipe exits 0.
 fn fail(e: &Error, code: u8) -> ExitCode {
+    anonbox::io::hold_for_exit();
     if is_broken_pipe(e) {
         return ExitCode::SUCCESS;
     }

@@ -149,7 +149,7 @@ impl Write for Sink {
 static TEMPORARY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// Paths of this process's temporary output files not yet published or removed.
-pub fn temporary_files() -> Vec<PathBuf> {
+fn temporary_files() -> Vec<PathBuf> {
     TEMPORARY.lock().map(|t| t.clone()).unwrap_or_default()
 }
 
@@ -176,8 +176,59 @@ thread_local! {
     static STAGED: std::cell::RefCell<Vec<Staged>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Where the process stands between its run and a signal. [`publish`] and [`interrupt`] hold
+/// the lock while they act, so a signal never removes a temporary file that is being renamed
+/// into place, and a run's last renames are never cut in half by the cleanup. The cleanup keeps
+/// the lock until the process exits, so [`hold_for_exit`] (the error report) waits: an error the
+/// cleanup itself caused (a temporary file gone) is never reported in place of the signal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    Published,
+}
+
+static PHASE: std::sync::Mutex<Phase> = std::sync::Mutex::new(Phase::Running);
+
+fn phase() -> std::sync::MutexGuard<'static, Phase> {
+    PHASE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// For the signal handler: removes every temporary output file and returns true, keeping the
+/// phase locked so that nothing else is published or reported before the process exits (the
+/// caller exits next). Returns false, removing nothing, once the outputs are published: the run
+/// has succeeded and ends on its own.
+pub fn interrupt() -> bool {
+    let guard = phase();
+    if *guard == Phase::Published {
+        return false;
+    }
+    for path in temporary_files() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::mem::forget(guard);
+    true
+}
+
+/// For the error report before the process exits: waits while a signal's cleanup runs (that
+/// cleanup then exits the process itself) and keeps later signals from starting one.
+pub fn hold_for_exit() {
+    std::mem::forget(phase());
+}
+
 /// Renames every output committed on this thread into place, in commit order.
 pub fn publish() -> Result<()> {
+    let mut phase = phase();
+    // Debug builds only: a pause inside the lock, for the test of a signal during publishing.
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("ANONBOX_TEST_PUBLISH_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        eprintln!("anonbox: test: publishing");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut result = Ok(());
     for s in staged {
@@ -189,6 +240,9 @@ pub fn publish() -> Result<()> {
             }
         }
         unregister(&path);
+    }
+    if result.is_ok() {
+        *phase = Phase::Published;
     }
     result
 }

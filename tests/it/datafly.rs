@@ -89,7 +89,7 @@ fn census_sample_matches_the_toolbox_byte_for_byte() {
 }
 
 /// ADULT: 9 quasi-identifiers with hierarchy files, suppressed values print `*`.
-fn adult_spec(k: usize, max_suppressed: usize) -> Spec<'static> {
+pub(crate) fn adult_spec(k: usize, max_suppressed: usize) -> Spec<'static> {
     Spec {
         separator: ";",
         header: true,

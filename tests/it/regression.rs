@@ -179,6 +179,48 @@ fn raw_data_never_left_behind_on_signals() {
     assert_eq!(files_in(&tmp), Vec::<String>::new());
 }
 
+/// Defect 1b: a signal while the outputs were being renamed into place removed the temporary
+/// files under the renames: the run failed with exit 1 ("No such file or directory") in place of
+/// either a finished release or a clean interruption. The signal now waits for the renames and
+/// is then ignored: the run has succeeded. (Debug builds pause inside the renames on request.)
+#[test]
+fn a_signal_while_publishing_waits_for_the_release() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let config = adult_config(dir.path(), None, "k='5'", "");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = dir.path().join("release.csv");
+    std::fs::write(&out, b"old release\n").unwrap();
+    let mut child = bin()
+        .env("TMPDIR", &tmp)
+        .env("ANONBOX_TEST_PUBLISH_DELAY_MS", "700")
+        .args(["-config"])
+        .arg(&config)
+        .args(["-method", "Flash", "-quiet", "-output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), "anonbox: test: publishing");
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{rest}");
+    let released = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(released.lines().count(), 30_163, "{rest}");
+    kcheck::check(&out, &crate::datafly::adult_spec(5, 5)).unwrap();
+    assert_eq!(files_in(dir.path()), ["config.xml", "release.csv", "tmp"]);
+    assert_eq!(files_in(&tmp), Vec::<String>::new());
+}
+
 /// Defect 2: a report that could not be written failed the run after the output had already
 /// replaced the old one. Every output is published only when all are complete.
 #[test]

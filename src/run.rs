@@ -254,10 +254,9 @@ fn keep_full_domain(
     for r in (0..table.rows()).filter(|&r| chosen.suppressed.get(r) == Some(&true)) {
         let key = table
             .row(r)
-            .iter()
             .zip(&table.hierarchies)
             .zip(&chosen.levels)
-            .map(|((&code, h), &level)| h.get(code, level))
+            .map(|((code, h), &level)| h.get(code, level))
             .collect();
         bad.insert(key);
     }

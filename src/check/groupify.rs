@@ -146,6 +146,23 @@ impl<const W: usize> Groups<W> {
         }
     }
 
+    /// The class with `key` (`Ok`), or the empty slot where it would go (`Err`).
+    #[inline(always)]
+    fn probe(&self, key: &[u64; W]) -> Result<u32, usize> {
+        let mask = (1usize << self.bits) - 1;
+        let mut i = (hash(key) >> (64 - self.bits)) as usize;
+        loop {
+            let s = self.slots[i];
+            if s == EMPTY {
+                return Err(i);
+            }
+            if self.keys[(s - 1) as usize] == *key {
+                return Ok(s - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Adds `count` records with `key` (representative `rep` if the class is new);
     /// returns the class index.
     #[inline(always)]
@@ -153,25 +170,57 @@ impl<const W: usize> Groups<W> {
         if (self.counts.len() + 1) * 2 > (1usize << self.bits) {
             self.grow();
         }
-        let mask = (1usize << self.bits) - 1;
-        let mut i = (hash(&key) >> (64 - self.bits)) as usize;
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY {
+        match self.probe(&key) {
+            Ok(e) => {
+                self.counts[e as usize] += count;
+                e
+            }
+            Err(i) => {
                 let e = self.counts.len() as u32;
                 self.slots[i] = e + 1;
                 self.keys.push(key);
                 self.counts.push(count);
                 self.reps.push(rep);
-                return e;
+                e
             }
-            let e = s - 1;
-            if self.keys[e as usize] == key {
-                self.counts[e as usize] += count;
-                return e;
-            }
-            i = (i + 1) & mask;
         }
+    }
+
+    /// Re-groups these classes in place (a roll-up without distributions): class `e`'s key
+    /// becomes `moved(key, reps[e])`, and classes with equal new keys merge (counts added, the
+    /// first one's representative kept), in order of first appearance: the same classes, in
+    /// the same order, as inserting them one by one into an empty table. A class's new index
+    /// is never above its old one, so the entries move down their own arrays and only the slot
+    /// table is rebuilt: a roll-up of millions of classes needs no second table. Verdicts and
+    /// distributions are not merged (they must be empty).
+    pub fn regroup(&mut self, mut moved: impl FnMut(&mut [u64; W], u32)) {
+        debug_assert!(self.verdict.is_empty() && self.dist.iter().all(|d| d.offsets.is_empty()));
+        let n = self.len();
+        let levels = self.levels.take();
+        self.bits = (n.max(8) * 2).next_power_of_two().trailing_zeros();
+        self.clear_slots(1 << self.bits);
+        let mut out = 0usize;
+        for e in 0..n {
+            let mut key = self.keys[e];
+            let rep = self.reps[e];
+            let count = self.counts[e];
+            moved(&mut key, rep);
+            // Entries below `out` are the new classes; `e >= out` has been read.
+            match self.probe(&key) {
+                Ok(t) => self.counts[t as usize] += count,
+                Err(i) => {
+                    self.slots[i] = out as u32 + 1;
+                    self.keys[out] = key;
+                    self.counts[out] = count;
+                    self.reps[out] = rep;
+                    out += 1;
+                }
+            }
+        }
+        self.keys.truncate(out);
+        self.counts.truncate(out);
+        self.reps.truncate(out);
+        self.levels = levels;
     }
 }
 
@@ -372,5 +421,54 @@ fn merge_sparse(
             }
         }
         out.offsets.push(out.codes.len() as u32);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Groups;
+
+    /// `regroup` gives the classes, counts, representatives and order of inserting the moved
+    /// keys into an empty table, on random tables with many merges and none.
+    #[test]
+    fn regroup_in_place_equals_inserting_anew() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..200 {
+            let items = (next() % 3000) as usize;
+            let range = 1 + next() % 5000;
+            let divisor = 1 + next() % (if round % 4 == 0 { 1 } else { 700 });
+            let mut g = Groups::<2>::new(0);
+            g.reset(next() as usize % 64);
+            for i in 0..items {
+                let k = next() % range;
+                g.insert([k, k ^ 7], 1 + (next() % 3) as u32, i as u32);
+            }
+            let moved = |key: &mut [u64; 2], rep: u32| {
+                key[0] /= divisor;
+                key[1] = u64::from(rep % 2 == 0 && divisor == 1);
+            };
+            let mut want = Groups::<2>::new(0);
+            want.reset(0);
+            for e in 0..g.len() {
+                let mut key = g.keys[e];
+                moved(&mut key, g.reps[e]);
+                want.insert(key, g.counts[e], g.reps[e]);
+            }
+            g.regroup(moved);
+            assert_eq!(g.keys, want.keys, "round {round}");
+            assert_eq!(g.counts, want.counts, "round {round}");
+            assert_eq!(g.reps, want.reps, "round {round}");
+            // The rebuilt slot table finds every class, and a new key still goes in.
+            for (e, key) in want.keys.iter().enumerate() {
+                assert_eq!(g.insert(*key, 1, 0), e as u32);
+            }
+            assert_eq!(g.insert([u64::MAX, 0], 1, 0) as usize, want.len());
+        }
     }
 }

@@ -388,7 +388,7 @@ struct Step {
 /// distributions and cached verdicts); read-only during checks.
 struct Shared<'a> {
     table: &'a EncodedTable,
-    enc: Encoding,
+    enc: Encoding<'a>,
     criteria: Vec<Box<dyn PrivacyCriterion>>,
     /// Criteria that need `is_satisfied` (not size-only).
     evaluated: Vec<usize>,
@@ -512,7 +512,7 @@ impl<'a> Shared<'a> {
 impl<'a, const W: usize> Engine<'a, W> {
     fn new(
         table: &'a EncodedTable,
-        enc: Encoding,
+        enc: Encoding<'a>,
         criteria: Vec<Box<dyn PrivacyCriterion>>,
         metric: Box<dyn Metric>,
         budget: u64,
@@ -826,7 +826,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         for s in &self.steps {
             let l = self.s.enc.levels[s.j];
             let g = &self.s.enc.gm[s.j];
-            let codes = &self.s.enc.codes[s.j];
+            let codes: &[u32] = &self.s.enc.codes[s.j];
             let w = s.word;
             match s.from {
                 Some(f) => {
@@ -845,21 +845,22 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.stats.cells += (n * self.steps.len()) as u64;
         self.buffer_levels = Some(levels.to_vec());
         let expected = n.min(self.last_plain_classes.max(1024));
-        self.spare.reset(expected);
+        // The previous classes are not needed: their table is reused.
+        self.groups.reset(expected);
         let track = self.s.needs_targets();
         self.targets.clear();
         for (i, (key, &w)) in self.buffer.iter().zip(&self.s.enc.weights).enumerate() {
-            let t = self.spare.insert(*key, w, i as u32);
+            let t = self.groups.insert(*key, w, i as u32);
             if track {
                 self.targets.push(t);
             }
         }
-        self.last_plain_classes = self.spare.len();
+        self.last_plain_classes = self.groups.len();
         self.stats.items += n as u64;
         if track {
             let cache = self.s.caches_verdicts();
             merge_slots(
-                &mut self.spare,
+                &mut self.groups,
                 &self.s.base_dist,
                 &self.s.base_verdict,
                 &self.targets,
@@ -879,13 +880,31 @@ impl<'a, const W: usize> Engine<'a, W> {
         } else {
             Vec::new()
         };
+        let track = !self.s.slots.is_empty();
+        let scratch_start = self.s.config.projection;
+        let n = self.groups.len();
+        self.stats.items += n as u64;
+        self.stats.cells += (n * self.steps.len()) as u64;
+        if !track {
+            // No distributions to merge: in place (see `Groups::regroup`).
+            let (enc, steps) = (&self.s.enc, &self.steps);
+            self.groups.regroup(|key, rep| {
+                if !scratch_start {
+                    *key = [0; W];
+                }
+                if use_deltas {
+                    Self::apply_deltas(&cols, key, rep as usize);
+                } else {
+                    Self::apply(enc, steps, key, rep as usize);
+                }
+            });
+            return;
+        }
         let src = &self.groups;
         let dst = &mut self.spare;
-        dst.reset(src.len());
-        let track = !self.s.slots.is_empty();
+        dst.reset(n);
         self.targets.clear();
-        let scratch_start = self.s.config.projection;
-        for e in 0..src.len() {
+        for e in 0..n {
             let rep = src.reps[e];
             let mut key = if scratch_start { src.keys[e] } else { [0; W] };
             if use_deltas {
@@ -894,23 +913,18 @@ impl<'a, const W: usize> Engine<'a, W> {
                 Self::apply(&self.s.enc, &self.steps, &mut key, rep as usize);
             }
             let t = dst.insert(key, src.counts[e], rep);
-            if track {
-                self.targets.push(t);
-            }
+            self.targets.push(t);
         }
-        self.stats.items += src.len() as u64;
-        self.stats.cells += (src.len() * self.steps.len()) as u64;
-        if track {
-            merge_slots(
-                dst,
-                &src.dist,
-                &src.verdict,
-                &self.targets,
-                &self.s.domains,
-                &mut self.merge_buffers,
-                !self.s.evaluated.is_empty(),
-            );
-        }
+        merge_slots(
+            dst,
+            &src.dist,
+            &src.verdict,
+            &self.targets,
+            &self.s.domains,
+            &mut self.merge_buffers,
+            !self.s.evaluated.is_empty(),
+        );
+        std::mem::swap(&mut self.groups, &mut self.spare);
     }
 
     fn snapshot(&mut self, index: usize, levels: &[usize]) {
@@ -927,7 +941,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         };
         self.history.touch(index);
         let snap = &self.history.snapshots[index];
-        let dst = &mut self.spare;
+        let dst = &mut self.groups;
         dst.reset(snap.len());
         let track = !self.s.slots.is_empty();
         self.targets.clear();
@@ -1018,7 +1032,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                 }
                 supp += c;
                 if supp <= self.s.budget {
-                    outliers.push((self.s.enc.item_row[g.reps[e] as usize], c as u32));
+                    outliers.push((self.s.enc.tuple(g.reps[e] as usize), c as u32));
                 }
             }
         }
@@ -1110,7 +1124,6 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
                     Some(hub) => {
                         self.stats.hubs += 1;
                         self.plain(&hub);
-                        std::mem::swap(&mut self.groups, &mut self.spare);
                         self.groups.levels = Some(hub.clone());
                         let cap = (HUB_MAX_FRACTION * self.s.enc.items() as f64) as usize;
                         self.keep_groups(&hub, Some(cap), finished);
@@ -1132,7 +1145,6 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
                 self.snapshot(snap.unwrap(), levels);
             }
         }
-        std::mem::swap(&mut self.groups, &mut self.spare);
         self.groups.levels = Some(levels.to_vec());
         let result = self.evaluate(levels, source);
         if self.s.config.history && (self.store_anonymous || !result.anonymous) {
@@ -1148,10 +1160,11 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         };
         (0..g.len())
             .map(|e| {
-                let rep = self
+                let rep: Vec<u32> = self
                     .s
                     .table
-                    .row(self.s.enc.item_row[g.reps[e] as usize] as usize);
+                    .tuple(self.s.enc.tuple(g.reps[e] as usize) as usize)
+                    .collect();
                 Class {
                     ids: self.s.enc.decode(&g.keys[e], levels),
                     count: g.counts[e] as u64,

@@ -30,7 +30,7 @@ use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
 use super::subset::SubsetReader;
-use super::{Dictionary, EncodedTable, SensitiveColumn};
+use super::{Dictionary, EncodedTable, SensitiveColumn, TupleBuilder};
 use crate::hierarchy::Hierarchy;
 use crate::hierarchy_build::Builder;
 use crate::io::{self, Format, ReadStats};
@@ -534,11 +534,11 @@ pub fn read_prefix(
 /// a δ-presence model, the table carries its research subset ([`super::subset`]).
 pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encoding, LoadSummary)> {
     let nq = job.qids.len();
-    let mut qi: Vec<u32> = Vec::new();
+    let mut tuples = TupleBuilder::new(nq);
     let mut sens: Vec<Vec<u32>> = vec![Vec::new(); job.sensitive.len()];
     let mut subset = SubsetReader::for_job(job)?;
     let (encoding, summary) = read_rows(job, progress, |_, codes, rec, line| {
-        qi.extend_from_slice(&codes[..nq]);
+        tuples.push(&codes[..nq]);
         for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
             col.push(c);
         }
@@ -560,7 +560,7 @@ pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encod
             hierarchy: s.hierarchy.clone(),
         })
         .collect();
-    let mut table = EncodedTable::new(qi, hierarchies, sensitive);
+    let mut table = tuples.finish(hierarchies, sensitive);
     if let Some(s) = subset {
         table = table.with_subset(s.finish()?);
     }

@@ -23,18 +23,136 @@ pub struct SensitiveColumn {
     pub hierarchy: Option<Hierarchy>,
 }
 
-/// Quasi-identifiers as leaf codes, row-major, plus hierarchies and sensitive columns.
+/// Quasi-identifiers as the distinct tuples of the input (column-major leaf codes) and the tuple
+/// of every record, plus hierarchies and sensitive columns.
+///
+/// Storing each distinct tuple once and a record as the index of its tuple (4 bytes) is what
+/// keeps memory bounded by distinct tuples rather than rows; the checker groups these tuples
+/// directly (they are its items, see `check::encode`), so the codes exist once in memory.
+/// Tuples are numbered in order of first appearance among the records.
 #[derive(Debug, Clone)]
 pub struct EncodedTable {
     rows: usize,
-    /// `qi[row * width + column]`: leaf code of quasi-identifier `column` in `row`.
-    qi: Vec<u32>,
+    /// `columns[j][t]`: leaf code of quasi-identifier `j` in distinct tuple `t`.
+    columns: Vec<Vec<u32>>,
+    /// `record_tuple[r]`: the distinct tuple of record `r`.
+    record_tuple: Vec<u32>,
     /// One hierarchy per quasi-identifier, in quasi-identifier order.
     pub hierarchies: Vec<Hierarchy>,
     pub sensitive: Vec<SensitiveColumn>,
     /// The research subset: `members[row]`, and the index of its membership column in
     /// `sensitive`. `None`: every record is released.
     subset: Option<Subset>,
+}
+
+/// Builds the distinct tuples of a table one record at a time (the in-memory loader's sink):
+/// an open-addressing table of tuple indexes, each tuple's hash kept for growing it. The table
+/// and hashes (12 to 16 bytes a distinct tuple) are dropped by [`finish`](Self::finish).
+#[derive(Debug)]
+pub struct TupleBuilder {
+    columns: Vec<Vec<u32>>,
+    record_tuple: Vec<u32>,
+    /// Tuple index + 1; 0 = empty.
+    slots: Vec<u32>,
+    bits: u32,
+    hashes: Vec<u64>,
+}
+
+impl TupleBuilder {
+    pub fn new(width: usize) -> TupleBuilder {
+        TupleBuilder {
+            columns: vec![Vec::new(); width],
+            record_tuple: Vec::new(),
+            slots: vec![0; 1 << 12],
+            bits: 12,
+            hashes: Vec::new(),
+        }
+    }
+
+    fn hash(codes: &[u32]) -> u64 {
+        let mut h = 0u64;
+        for pair in codes.chunks(2) {
+            let w = pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32;
+            h = (h.rotate_left(29) ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        h
+    }
+
+    /// Adds a record with the leaf codes `codes` (one per quasi-identifier).
+    pub fn push(&mut self, codes: &[u32]) {
+        debug_assert_eq!(codes.len(), self.columns.len());
+        let h = Self::hash(codes);
+        if (self.hashes.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> (64 - self.bits)) as usize;
+        let tuple = loop {
+            let s = self.slots[i];
+            if s == 0 {
+                let t = self.hashes.len() as u32;
+                self.slots[i] = t + 1;
+                self.hashes.push(h);
+                for (col, &c) in self.columns.iter_mut().zip(codes) {
+                    col.push(c);
+                }
+                break t;
+            }
+            let t = (s - 1) as usize;
+            if self.hashes[t] == h && self.columns.iter().zip(codes).all(|(col, &c)| col[t] == c) {
+                break t as u32;
+            }
+            i = (i + 1) & mask;
+        };
+        self.record_tuple.push(tuple);
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        self.bits += 1;
+        self.slots = vec![0; 1 << self.bits];
+        let mask = self.slots.len() - 1;
+        for (t, &h) in self.hashes.iter().enumerate() {
+            let mut i = (h >> (64 - self.bits)) as usize;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = t as u32 + 1;
+        }
+    }
+
+    /// The table of the records pushed, with `hierarchies` (one per quasi-identifier; every
+    /// code must be a leaf of its column's) and sensitive columns.
+    pub fn finish(
+        self,
+        hierarchies: Vec<Hierarchy>,
+        sensitive: Vec<SensitiveColumn>,
+    ) -> EncodedTable {
+        assert_eq!(
+            hierarchies.len(),
+            self.columns.len(),
+            "one hierarchy per column"
+        );
+        let mut columns = self.columns;
+        for (col, h) in columns.iter_mut().zip(&hierarchies) {
+            col.shrink_to_fit();
+            debug_assert!(col.iter().all(|&c| (c as usize) < h.leaves()));
+        }
+        let mut record_tuple = self.record_tuple;
+        record_tuple.shrink_to_fit();
+        EncodedTable {
+            rows: if columns.is_empty() {
+                0
+            } else {
+                record_tuple.len()
+            },
+            columns,
+            record_tuple,
+            hierarchies,
+            sensitive,
+            subset: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -61,21 +179,13 @@ impl EncodedTable {
             0,
             "row-major codes do not fill whole rows"
         );
-        let rows = if hierarchies.is_empty() {
-            0
-        } else {
-            qi.len() / width
-        };
-        for (i, &c) in qi.iter().enumerate() {
-            debug_assert!((c as usize) < hierarchies[i % width].leaves());
+        let mut b = TupleBuilder::new(hierarchies.len());
+        if !hierarchies.is_empty() {
+            for row in qi.chunks_exact(width) {
+                b.push(row);
+            }
         }
-        EncodedTable {
-            rows,
-            qi,
-            hierarchies,
-            sensitive,
-            subset: None,
-        }
+        b.finish(hierarchies, sensitive)
     }
 
     /// The same table as the population of a research subset: `members[row]` says whether the
@@ -132,15 +242,36 @@ impl EncodedTable {
         self.hierarchies.len()
     }
 
-    /// Leaf codes of one row.
-    #[inline]
-    pub fn row(&self, r: usize) -> &[u32] {
-        let w = self.width();
-        &self.qi[r * w..(r + 1) * w]
+    /// Number of distinct quasi-identifier tuples.
+    pub fn tuples(&self) -> usize {
+        self.columns.first().map_or(0, Vec::len)
     }
 
-    /// All codes, row-major.
-    pub fn codes(&self) -> &[u32] {
-        &self.qi
+    /// The distinct tuple of each record.
+    pub fn record_tuples(&self) -> &[u32] {
+        &self.record_tuple
+    }
+
+    /// The distinct tuple of record `r`.
+    #[inline]
+    pub fn tuple_of(&self, r: usize) -> usize {
+        self.record_tuple[r] as usize
+    }
+
+    /// Leaf codes of quasi-identifier `j`, by tuple.
+    pub fn column(&self, j: usize) -> &[u32] {
+        &self.columns[j]
+    }
+
+    /// Leaf codes of distinct tuple `t`, in quasi-identifier order.
+    #[inline]
+    pub fn tuple(&self, t: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.columns.iter().map(move |c| c[t])
+    }
+
+    /// Leaf codes of record `r`, in quasi-identifier order.
+    #[inline]
+    pub fn row(&self, r: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.tuple(self.tuple_of(r))
     }
 }

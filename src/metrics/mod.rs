@@ -51,7 +51,7 @@ pub struct ClassStats<'a> {
     /// accept, rows): a lower bound of DM for every generalization (a record of `C` ends in a
     /// kept class of at least `max(|C|, m)` records or costs `n`).
     pub sum_sq_raised: u64,
-    /// `(representative row, size)` of every outlier class.
+    /// `(representative distinct tuple of the table, size)` of every outlier class.
     pub outliers: &'a [(u32, u32)],
 }
 
@@ -134,18 +134,18 @@ fn truncate10(v: f64) -> f64 {
 
 /// Released records per leaf code of every quasi-identifier column.
 pub fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
-    let d = table.width();
     let mut counts: Vec<Vec<u64>> = table
         .hierarchies
         .iter()
         .map(|h| vec![0; h.leaves()])
         .collect();
-    for (r, row) in table.codes().chunks_exact(d.max(1)).enumerate() {
-        if !table.is_released(r) {
-            continue;
-        }
-        for (j, &c) in row.iter().enumerate() {
-            counts[j][c as usize] += 1;
+    let mut per_tuple = vec![0u64; table.tuples()];
+    for (r, &t) in table.record_tuples().iter().enumerate() {
+        per_tuple[t as usize] += u64::from(table.is_released(r));
+    }
+    for (j, col) in counts.iter_mut().enumerate() {
+        for (&c, &n) in table.column(j).iter().zip(&per_tuple) {
+            col[c as usize] += n;
         }
     }
     counts
@@ -393,8 +393,8 @@ impl Metric for Loss {
             .collect();
         let mut removed = vec![0u64; levels.len()];
         for &(rep, c) in s.outliers {
-            let row = table.row(rep as usize);
-            for ((r, share), &code) in removed.iter_mut().zip(&shares).zip(row) {
+            let row = table.tuple(rep as usize);
+            for ((r, share), code) in removed.iter_mut().zip(&shares).zip(row) {
                 *r += c as u64 * share[code as usize];
             }
         }
@@ -491,7 +491,7 @@ impl Metric for Entropy {
             ids.extend(
                 s.outliers
                     .iter()
-                    .map(|&(rep, c)| (h.get(table.row(rep as usize)[j], l), c as u64)),
+                    .map(|&(rep, c)| (h.get(table.column(j)[rep as usize], l), c as u64)),
             );
             ids.sort_unstable_by_key(|p| p.0);
             let mut e = 0.0;
@@ -564,7 +564,7 @@ mod tests {
         assert_eq!(m.level_bound(&[1, 0]), v);
         // Suppress the class of row 3 (c,y): A sum = 3 * 2/4 + 1 = 2.5 -> v_A = (2.5 - 1) / 3 = 0.5;
         // B (|dom| = 2, min = 2): 3 * 1/2 + 1 = 2.5 -> v_B = (2.5 - 2) / 2 = 0.25.
-        let out = [(3u32, 1u32)];
+        let out = [(t.tuple_of(3) as u32, 1u32)];
         let v = m.evaluate(&t, &[1, 0], &stats(&out, 1));
         let want = (1.5f64 * 1.25).sqrt() - 1.0;
         assert!((v - want).abs() < 1e-12, "{v} {want}");
@@ -581,7 +581,8 @@ mod tests {
         assert!((v - truncate10(want)).abs() < 1e-9);
         // Suppressing rows 2 (b,y) and 3 (c,y) as two classes: A's suppressed ids ab, c: 2 bits;
         // B's: y, y: 0 bits.
-        let v2 = m.evaluate(&t, &[1, 0], &stats(&[(2, 1), (3, 1)], 2));
+        let out = [(t.tuple_of(2) as u32, 1), (t.tuple_of(3) as u32, 1)];
+        let v2 = m.evaluate(&t, &[1, 0], &stats(&out, 2));
         assert!((v2 - (truncate10(want + 2.0))).abs() < 1e-9, "{v2}");
     }
 

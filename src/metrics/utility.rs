@@ -180,8 +180,11 @@ impl<'a> FullDomainClasses<'a> {
         suppressed: &[bool],
     ) -> FullDomainClasses<'a> {
         let mut c = FullDomainClasses::new(&table.hierarchies, levels);
+        let mut codes = Vec::with_capacity(table.width());
         for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
-            c.add(table.row(r), 1, suppressed.get(r).copied().unwrap_or(false));
+            codes.clear();
+            codes.extend(table.row(r));
+            c.add(&codes, 1, suppressed.get(r).copied().unwrap_or(false));
         }
         c
     }
@@ -333,7 +336,7 @@ impl<'a> FullDomainClasses<'a> {
         let outliers: Vec<(u32, u32)> = outlier_classes
             .iter()
             .enumerate()
-            .map(|(i, c)| (i as u32, c.size as u32))
+            .map(|(i, c)| (reps.tuple_of(i) as u32, c.size as u32))
             .collect();
         let square = |n: u64| n * n;
         let sum_sq_all: u64 = self.list.iter().map(|(_, c)| square(c.size)).sum();

@@ -103,10 +103,9 @@ impl LabelSource for FullDomainLabels<'_> {
                     row.push(l.as_bytes());
                 }
             } else {
-                for ((&code, h), &level) in self
+                for ((code, h), &level) in self
                     .table
                     .row(r)
-                    .iter()
                     .zip(&self.table.hierarchies)
                     .zip(self.levels)
                 {

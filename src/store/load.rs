@@ -240,7 +240,9 @@ impl Store {
             let mut codes = vec![0u32; nq + ns];
             for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
                 let n = r as u64 + 1;
-                codes[..nq].copy_from_slice(table.row(r));
+                for (slot, code) in codes[..nq].iter_mut().zip(table.row(r)) {
+                    *slot = code;
+                }
                 for (slot, s) in codes[nq..].iter_mut().zip(&table.sensitive) {
                     *slot = s.codes[r];
                 }

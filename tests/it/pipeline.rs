@@ -361,7 +361,7 @@ fn in_memory_loader_agrees_with_the_store() {
     let mut rows = stmt.query([]).unwrap();
     let mut r = 0;
     while let Some(row) = rows.next().unwrap() {
-        for (q, &code) in table.row(r).iter().enumerate() {
+        for (q, code) in table.row(r).enumerate() {
             assert_eq!(
                 row.get::<_, i64>(q).unwrap(),
                 code as i64,
@@ -594,7 +594,7 @@ fn in_memory_runner_writes_full_domain_results() {
         std::time::Instant::now(),
         |table, _, _| {
             let class = |r: usize| -> Vec<u32> {
-                let row = table.row(r);
+                let row: Vec<u32> = table.row(r).collect();
                 (0..2)
                     .map(|q| table.hierarchies[q].get(row[q], levels[q]))
                     .collect()

@@ -128,10 +128,9 @@ fn write_output(
     for (r, &outlier) in outliers.iter().enumerate() {
         let fields: Vec<String> = table
             .row(r)
-            .iter()
             .zip(&table.hierarchies)
             .zip(levels)
-            .map(|((&c, h), &l)| {
+            .map(|((c, h), &l)| {
                 if outlier {
                     marker.to_string()
                 } else {

@@ -451,7 +451,7 @@ mod tests {
             }
             let moved = |key: &mut [u64; 2], rep: u32| {
                 key[0] /= divisor;
-                key[1] = u64::from(rep % 2 == 0 && divisor == 1);
+                key[1] = u64::from(rep.is_multiple_of(2) && divisor == 1);
             };
             let mut want = Groups::<2>::new(0);
             want.reset(0);

@@ -905,8 +905,13 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
-    /// Which rows the transformation `levels` suppresses (outlier classes).
+    /// Which rows the transformation `levels` suppresses (outlier classes). Called when the
+    /// search is over: frees the checkers' buffers first (see [`Checker::free_buffers`]).
     pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
+        self.checker.free_buffers();
+        for w in &mut self.workers {
+            w.free_buffers();
+        }
         self.checker.outlier_rows(levels)
     }
 
@@ -924,6 +929,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             t.cells += s.cells;
             t.snapshots_stored += s.snapshots_stored;
             t.hubs += s.hubs;
+            t.stopped += s.stopped;
             t.history_peak_bytes += s.history_peak_bytes;
         }
         t.checks = self.checks();

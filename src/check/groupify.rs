@@ -193,7 +193,10 @@ impl<const W: usize> Groups<W> {
     /// is never above its old one, so the entries move down their own arrays and only the slot
     /// table is rebuilt: a roll-up of millions of classes needs no second table. Verdicts and
     /// distributions are not merged (they must be empty).
-    pub fn regroup(&mut self, mut moved: impl FnMut(&mut [u64; W], u32)) {
+    ///
+    /// Returns false, leaving the table half-rewritten (no classes), as soon as there are more
+    /// than `limit` classes.
+    pub fn regroup(&mut self, limit: usize, mut moved: impl FnMut(&mut [u64; W], u32)) -> bool {
         debug_assert!(self.verdict.is_empty() && self.dist.iter().all(|d| d.offsets.is_empty()));
         let n = self.len();
         let levels = self.levels.take();
@@ -214,6 +217,12 @@ impl<const W: usize> Groups<W> {
                     self.counts[out] = count;
                     self.reps[out] = rep;
                     out += 1;
+                    if out > limit {
+                        self.keys.truncate(out);
+                        self.counts.truncate(out);
+                        self.reps.truncate(out);
+                        return false;
+                    }
                 }
             }
         }
@@ -221,6 +230,7 @@ impl<const W: usize> Groups<W> {
         self.counts.truncate(out);
         self.reps.truncate(out);
         self.levels = levels;
+        true
     }
 }
 
@@ -460,7 +470,7 @@ mod tests {
                 moved(&mut key, g.reps[e]);
                 want.insert(key, g.counts[e], g.reps[e]);
             }
-            g.regroup(moved);
+            assert!(g.regroup(usize::MAX, moved));
             assert_eq!(g.keys, want.keys, "round {round}");
             assert_eq!(g.counts, want.counts, "round {round}");
             assert_eq!(g.reps, want.reps, "round {round}");

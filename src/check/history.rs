@@ -113,6 +113,12 @@ impl History {
         }
     }
 
+    /// Drops every snapshot and the allocations kept for reuse.
+    pub fn clear(&mut self) {
+        self.snapshots = Vec::new();
+        self.free = Vec::new();
+    }
+
     /// The snapshot with the fewest classes among specializations of `levels`, if any.
     pub fn best_for(&self, levels: &[usize]) -> Option<usize> {
         self.snapshots

@@ -31,6 +31,19 @@
 //! walks gain nothing from them (q=10: 27 % slower). The result never depends on it: a
 //! roll-up groups exactly as a check from scratch.
 //!
+//! **Stopping early** (from [`STOP_EARLY_ITEMS`] items, see [`CheckerConfig::stop_early_items`]):
+//! every class smaller than the criteria's minimum size `m` is an outlier, so an anonymous
+//! transformation has at most `rows / m` kept classes plus `budget` outlier classes. A grouping
+//! that passes that many classes stops: the transformation is not anonymous, whatever the rest
+//! would give. On a huge input of nearly distinct tuples (the people benchmark: 20 M rows, 20 M
+//! items) the transformations near the bottom would otherwise fill a table of as many classes as
+//! items; stopped, no table grows past `rows / m` classes, and those checks take a fraction of
+//! the time. Not with a research subset (classes of no released record), nor when the criteria
+//! have a relaxed condition to report. The stopped check leaves no classes (no roll-up, no
+//! snapshot from it) and no class bound: the search's results are the same, only its work
+//! differs. Below the threshold the tables are small and an invalid transformation's classes
+//! are worth keeping as the next roll-up's source, so checks run to the end.
+//!
 //! Roll-ups and snapshots move a key with one lookup per changed column: per check, each step
 //! gets a table by leaf code of what it adds to its key word (`gm[to] - gm[from]`, wrapping), built
 //! when it has no more entries than the source has classes (else the two-lookup `apply`).
@@ -67,6 +80,10 @@ use std::sync::Arc;
 /// need at the sizes it serves, for a small loss of speed where it binds.
 pub const HISTORY_MAX_BYTES: usize = 256 << 20;
 
+/// Items from which checks stop early (module docs): below it the groupify tables are small and
+/// the classes of an invalid transformation are worth keeping as the next roll-up's source.
+pub const STOP_EARLY_ITEMS: usize = 1 << 19;
+
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;
 
@@ -96,6 +113,9 @@ pub struct CheckerConfig {
     pub history_max_bytes: usize,
     /// Group a hub below transformations that have no source but the items (module docs).
     pub hubs: bool,
+    /// Stop grouping a transformation once it has more classes than an anonymous one can have
+    /// (module docs), when there are at least this many items; `usize::MAX`: never.
+    pub stop_early_items: usize,
 }
 
 impl Default for CheckerConfig {
@@ -110,6 +130,7 @@ impl Default for CheckerConfig {
             history_capacity: 200,
             history_max_bytes: HISTORY_MAX_BYTES,
             hubs: true,
+            stop_early_items: STOP_EARLY_ITEMS,
         }
     }
 }
@@ -123,6 +144,7 @@ impl CheckerConfig {
             history: false,
             dedup: false,
             hubs: false,
+            stop_early_items: usize::MAX,
             ..CheckerConfig::default()
         }
     }
@@ -147,6 +169,9 @@ pub struct CheckResult {
     /// Classes that are not outliers (classes without released records excluded).
     pub classes: u64,
     /// All classes, outliers included (classes without released records excluded).
+    ///
+    /// For a check that stopped at the class limit (module docs), `suppressed`, `classes` and
+    /// `all_classes` are lower bounds: the budget + 1, 0 and the limit + 1.
     pub all_classes: u64,
     /// The monotonic necessary condition of the criteria holds within the budget (classes
     /// failing a criterion's [`relaxation`](PrivacyCriterion::relaxation), a monotonic criterion
@@ -177,6 +202,8 @@ pub struct CheckerStats {
     pub hubs: u64,
     /// Peak bytes held by the history.
     pub history_peak_bytes: usize,
+    /// Checks stopped at the class limit (counted in `plain`, `rollups` or `snapshots` too).
+    pub stopped: u64,
 }
 
 /// One class of the current grouping, decoded (for tests and diagnostics).
@@ -205,6 +232,7 @@ trait Core<'a>: Send {
     fn set_scattered(&mut self);
     fn set_loss_cutoff(&mut self, cutoff: Option<f64>);
     fn split_history(&mut self, parts: usize);
+    fn free_buffers(&mut self);
 }
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
@@ -372,6 +400,13 @@ impl<'a> Checker<'a> {
     pub fn split_history(&mut self, parts: usize) {
         self.core.split_history(parts)
     }
+
+    /// Frees the buffer, the groupify tables and the history (when the search is over: the
+    /// release is computed next, and these would only add to its peak memory). Checks still
+    /// work afterwards, from scratch.
+    pub fn free_buffers(&mut self) {
+        self.core.free_buffers()
+    }
 }
 
 /// One transition step: column `j` in key word `word`, from level `from` (None: not yet
@@ -414,6 +449,9 @@ struct Shared<'a> {
     base_dist: Vec<Csr>,
     /// Per item, its verdict as a class of its own (when verdicts are cached).
     base_verdict: Vec<u8>,
+    /// Most classes an anonymous transformation can have, if checks stop early (module docs);
+    /// `usize::MAX` otherwise.
+    class_limit: usize,
 }
 
 /// One thread's checker state over the [`Shared`] part: its groupify tables, buffers and
@@ -633,7 +671,19 @@ impl<'a, const W: usize> Engine<'a, W> {
             domains,
             base_dist,
             base_verdict: Vec::new(),
+            class_limit: usize::MAX,
         };
+        // Every class below `min_size` is an outlier, so an anonymous transformation has at most
+        // rows / min_size kept classes and `budget` outlier classes (each of at least one record:
+        // without a research subset no class is empty). The relaxed verdict is not derived.
+        if shared.enc.items() >= config.stop_early_items
+            && shared.min_size > 1
+            && !shared.relaxing
+            && table.subset().is_none()
+        {
+            let limit = shared.enc.rows as u64 / shared.min_size + budget;
+            shared.class_limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        }
         if shared.caches_verdicts() {
             let mut views = Vec::new();
             shared.base_verdict = (0..shared.enc.items())
@@ -809,7 +859,8 @@ impl<'a, const W: usize> Engine<'a, W> {
         }
     }
 
-    fn plain(&mut self, levels: &[usize]) {
+    /// Groups every item at `levels`; false if it stopped at the class limit (module docs).
+    fn plain(&mut self, levels: &[usize]) -> bool {
         let n = self.s.enc.items();
         if self.buffer.len() != n {
             self.buffer = vec![[0; W]; n];
@@ -849,8 +900,14 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.groups.reset(expected);
         let track = self.s.needs_targets();
         self.targets.clear();
+        let limit = self.s.class_limit;
         for (i, (key, &w)) in self.buffer.iter().zip(&self.s.enc.weights).enumerate() {
             let t = self.groups.insert(*key, w, i as u32);
+            if t as usize >= limit {
+                self.last_plain_classes = self.groups.len();
+                self.stats.items += i as u64 + 1;
+                return false;
+            }
             if track {
                 self.targets.push(t);
             }
@@ -869,9 +926,12 @@ impl<'a, const W: usize> Engine<'a, W> {
                 cache,
             );
         }
+        true
     }
 
-    fn rollup(&mut self, levels: &[usize]) {
+    /// Merges the current classes into those of `levels`, which generalizes them; false if it
+    /// stopped at the class limit.
+    fn rollup(&mut self, levels: &[usize]) -> bool {
         let from = self.groups.levels.clone().expect("roll-up needs classes");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.groups.len());
@@ -888,7 +948,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         if !track {
             // No distributions to merge: in place (see `Groups::regroup`).
             let (enc, steps) = (&self.s.enc, &self.steps);
-            self.groups.regroup(|key, rep| {
+            return self.groups.regroup(self.s.class_limit, |key, rep| {
                 if !scratch_start {
                     *key = [0; W];
                 }
@@ -898,7 +958,6 @@ impl<'a, const W: usize> Engine<'a, W> {
                     Self::apply(enc, steps, key, rep as usize);
                 }
             });
-            return;
         }
         let src = &self.groups;
         let dst = &mut self.spare;
@@ -913,6 +972,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                 Self::apply(&self.s.enc, &self.steps, &mut key, rep as usize);
             }
             let t = dst.insert(key, src.counts[e], rep);
+            if t as usize >= self.s.class_limit {
+                return false;
+            }
             self.targets.push(t);
         }
         merge_slots(
@@ -925,9 +987,12 @@ impl<'a, const W: usize> Engine<'a, W> {
             !self.s.evaluated.is_empty(),
         );
         std::mem::swap(&mut self.groups, &mut self.spare);
+        true
     }
 
-    fn snapshot(&mut self, index: usize, levels: &[usize]) {
+    /// Groups the classes of history snapshot `index` at `levels`, which generalizes it; false
+    /// if it stopped at the class limit.
+    fn snapshot(&mut self, index: usize, levels: &[usize]) -> bool {
         let from = self
             .buffer_levels
             .clone()
@@ -958,6 +1023,9 @@ impl<'a, const W: usize> Engine<'a, W> {
                 Self::apply(&self.s.enc, &self.steps, &mut key, rep as usize);
             }
             let t = dst.insert(key, count, rep);
+            if t as usize >= self.s.class_limit {
+                return false;
+            }
             if track {
                 self.targets.push(t);
             }
@@ -975,6 +1043,7 @@ impl<'a, const W: usize> Engine<'a, W> {
                 !self.s.evaluated.is_empty(),
             );
         }
+        true
     }
 
     /// True if class `e` of `g` satisfies every criterion (its cached verdict if known).
@@ -1074,6 +1143,26 @@ impl<'a, const W: usize> Engine<'a, W> {
     }
 }
 
+impl<const W: usize> Engine<'_, W> {
+    /// The result of a check that stopped at the class limit: not anonymous (module docs). The
+    /// half-built table holds no classes.
+    fn stopped(&mut self, source: Source) -> CheckResult {
+        self.stats.stopped += 1;
+        self.groups.reset(0);
+        let limit = self.s.class_limit as u64;
+        CheckResult {
+            anonymous: false,
+            relaxed: false,
+            suppressed: self.s.budget + 1,
+            classes: 0,
+            all_classes: limit + 1,
+            loss: None,
+            class_bound: None,
+            source,
+        }
+    }
+}
+
 fn verdict(ok: bool) -> u8 {
     if ok {
         VERDICT_OK
@@ -1117,33 +1206,41 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
                 }
             }
         }
-        match source {
+        let complete = match source {
             Source::Plain => {
                 self.stats.plain += 1;
-                match self.hub_below(levels) {
+                let complete = match self.hub_below(levels) {
                     Some(hub) => {
                         self.stats.hubs += 1;
-                        self.plain(&hub);
-                        self.groups.levels = Some(hub.clone());
-                        let cap = (HUB_MAX_FRACTION * self.s.enc.items() as f64) as usize;
-                        self.keep_groups(&hub, Some(cap), finished);
-                        self.rollup(levels);
+                        if self.plain(&hub) {
+                            self.groups.levels = Some(hub.clone());
+                            let cap = (HUB_MAX_FRACTION * self.s.enc.items() as f64) as usize;
+                            self.keep_groups(&hub, Some(cap), finished);
+                            self.rollup(levels)
+                        } else {
+                            // The hub has too many classes; `levels` may not.
+                            self.plain(levels)
+                        }
                     }
                     None => self.plain(levels),
-                }
+                };
                 if self.recent_plain.len() == HUB_WINDOW {
                     self.recent_plain.remove(0);
                 }
                 self.recent_plain.push(levels.to_vec());
+                complete
             }
             Source::Rollup => {
                 self.stats.rollups += 1;
-                self.rollup(levels);
+                self.rollup(levels)
             }
             Source::Snapshot => {
                 self.stats.snapshots += 1;
-                self.snapshot(snap.unwrap(), levels);
+                self.snapshot(snap.unwrap(), levels)
             }
+        };
+        if !complete {
+            return self.stopped(source);
         }
         self.groups.levels = Some(levels.to_vec());
         let result = self.evaluate(levels, source);
@@ -1227,6 +1324,18 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
 
     fn stats(&self) -> &CheckerStats {
         &self.stats
+    }
+
+    fn free_buffers(&mut self) {
+        let slots = self.s.slots.len();
+        self.buffer = Vec::new();
+        self.buffer_levels = None;
+        self.groups = Groups::new(slots);
+        self.spare = Groups::new(slots);
+        self.history.clear();
+        self.targets = Vec::new();
+        self.outliers = Vec::new();
+        self.recent_plain.clear();
     }
 
     fn metric(&self) -> &dyn Metric {

@@ -91,7 +91,8 @@ fn close(a: f64, b: f64) -> bool {
 
 /// Checks one reference row: the reference transformation evaluates to the reference figures,
 /// and Flash finds the same loss (and the same transformation, or a tie).
-fn golden(table: &EncodedTable, row: &serde_json::Value) {
+fn golden(table: &EncodedTable, row: &serde_json::Value) -> bool {
+    let mut stopped_somewhere = false;
     let k = row["k"].as_u64().unwrap();
     let s = row["suppression_limit"].as_f64().unwrap();
     let metric = metric_kind(row["metric"].as_str().unwrap());
@@ -127,12 +128,24 @@ fn golden(table: &EncodedTable, row: &serde_json::Value) {
         LatticeAlgorithm::Flash,
         CheckerConfig::default(),
     );
-    let got = out.optimum.expect("a solution");
+    let got = out.optimum.clone().expect("a solution");
     assert!(
         close(got.loss, loss),
         "{what}: Flash {} vs ARX {loss}",
         got.loss
     );
+    // Checks that stop at the class limit change the work, never the result.
+    let stopping = CheckerConfig {
+        stop_early_items: 0,
+        ..CheckerConfig::default()
+    };
+    let early = run(table, k, s, metric, LatticeAlgorithm::Flash, stopping);
+    assert_eq!(early.optimum, out.optimum, "{what}: stopping early");
+    assert_eq!(
+        out.stats.stopped, 0,
+        "{what}: ADULT is below the default threshold"
+    );
+    stopped_somewhere |= early.stats.stopped > 0;
     if matches!(metric, MetricKind::DmStar | MetricKind::Dm) {
         assert_eq!(got.loss, loss, "{what}: DM/DM* exactly");
     }
@@ -141,6 +154,7 @@ fn golden(table: &EncodedTable, row: &serde_json::Value) {
     } else {
         eprintln!("{what}: tie {:?} vs ARX {want:?}", got.levels);
     }
+    stopped_somewhere
 }
 
 fn reference(name: &str) -> Vec<serde_json::Value> {
@@ -153,9 +167,14 @@ fn adult_matches_arx_for_every_reference_row() {
     let table = adult();
     let rows = reference("arx-adult-k-anonymity.json");
     assert_eq!(rows.len(), 27);
+    let mut stopped = 0;
     for row in &rows {
-        golden(&table, row);
+        stopped += usize::from(golden(&table, row));
     }
+    assert!(
+        stopped >= 5,
+        "only {stopped} searches stopped a check early"
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job, Method};
 use crate::metrics::utility::interval_ncp;
 use crate::metrics::{FullDomainClasses, Utility};
-use crate::risk::Risk;
+use crate::risk::{Risk, SizeCounts};
 use crate::store::Store;
 use crate::vgh::Interval;
 use crate::Result;
@@ -38,7 +38,7 @@ pub struct Release {
     /// Sizes of the released classes (suppressed records left out).
     pub class_sizes: Vec<u64>,
     /// Sizes of the input's classes.
-    pub input_class_sizes: Vec<u64>,
+    pub input_class_sizes: SizeCounts,
     pub attributes: Vec<AttributeProfile>,
 }
 
@@ -135,17 +135,14 @@ impl Release {
     fn new(
         utility: Utility,
         class_sizes: Vec<u64>,
-        input_class_sizes: Vec<u64>,
+        input_class_sizes: SizeCounts,
         attributes: Vec<AttributeProfile>,
         threshold: f64,
     ) -> Release {
         Release {
             utility,
             risk: Some(Risk::from_sizes(class_sizes.iter().copied(), threshold)),
-            risk_input: Some(Risk::from_sizes(
-                input_class_sizes.iter().copied(),
-                threshold,
-            )),
+            risk_input: Some(Risk::from_sizes(input_class_sizes.iter(), threshold)),
             class_sizes,
             input_class_sizes,
             attributes,
@@ -187,13 +184,13 @@ impl Release {
         // A partition (Mondrian, Anatomy): the input's classes are the tuples themselves, so
         // they stream by with no map of classes (which took some 100 bytes a distinct tuple).
         let mut leaf: Vec<Vec<u64>> = hierarchies.iter().map(|h| vec![0; h.leaves()]).collect();
-        let mut input_class_sizes = Vec::new();
+        let mut input_class_sizes: rustc_hash::FxHashMap<u64, u64> = Default::default();
         let mut suppressed = 0u64;
         store.for_each_tuple(|codes, n, s| {
             for (counts, &c) in leaf.iter_mut().zip(codes) {
                 counts[c as usize] += n;
             }
-            input_class_sizes.push(n);
+            *input_class_sizes.entry(n).or_insert(0) += 1;
             if s {
                 suppressed += n;
             }
@@ -229,7 +226,7 @@ impl Release {
         let mut release = Release::new(
             utility,
             class_sizes,
-            input_class_sizes,
+            SizeCounts::from_counts(input_class_sizes),
             attributes,
             threshold,
         );

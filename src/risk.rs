@@ -9,6 +9,42 @@
 
 use serde::Serialize;
 
+/// A multiset of class sizes, kept as the number of classes of each size (ascending): the input
+/// of a huge file has tens of millions of classes (its distinct tuples) but a few distinct
+/// sizes, so its figures and charts need no list of every class.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SizeCounts(Vec<(u64, u64)>);
+
+impl SizeCounts {
+    /// The multiset of `sizes` (zeros are kept: class figures ignore them).
+    pub fn from_sizes(sizes: impl IntoIterator<Item = u64>) -> SizeCounts {
+        let mut counts: rustc_hash::FxHashMap<u64, u64> = Default::default();
+        for n in sizes {
+            *counts.entry(n).or_insert(0) += 1;
+        }
+        SizeCounts::from_counts(counts)
+    }
+
+    /// The multiset with `classes` classes of each `size`.
+    pub fn from_counts(counts: impl IntoIterator<Item = (u64, u64)>) -> SizeCounts {
+        let mut v: Vec<(u64, u64)> = counts.into_iter().filter(|p| p.1 > 0).collect();
+        v.sort_unstable();
+        SizeCounts(v)
+    }
+
+    /// Every class's size, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0
+            .iter()
+            .flat_map(|&(size, classes)| std::iter::repeat_n(size, classes as usize))
+    }
+
+    /// `(size, classes of that size)`, ascending by size.
+    pub fn counts(&self) -> &[(u64, u64)] {
+        &self.0
+    }
+}
+
 /// The threshold of [`Risk::records_at_risk`] when none is given (ARX's default highlight).
 pub const DEFAULT_THRESHOLD: f64 = 0.2;
 

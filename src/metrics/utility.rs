@@ -25,6 +25,7 @@ use super::{build_from_counts, ClassStats};
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
 use crate::job::MetricKind;
+use crate::risk::SizeCounts;
 use crate::vgh::Interval;
 
 /// The utility figures of a release (JSON: `utility`). Metrics that do not apply are `None`.
@@ -131,9 +132,9 @@ pub struct FullDomainClasses<'a> {
     input_keys: Vec<u64>,
     input_radix: Option<Vec<u64>>,
     identity: bool,
-    /// The input's classes when every item is a distinct tuple ([`Self::over_tuples`]): one
-    /// size per item, no map.
-    tuple_sizes: Option<Vec<u64>>,
+    /// The input's classes when every item is a distinct tuple ([`Self::over_tuples`]): the
+    /// number of items of each size, no map of tuples.
+    tuple_sizes: Option<FxHashMap<u64, u64>>,
     key: Vec<u32>,
 }
 
@@ -168,7 +169,7 @@ impl<'a> FullDomainClasses<'a> {
     /// boxed tuples (some 100 bytes a tuple, gigabytes at tens of millions of tuples).
     pub fn over_tuples(hierarchies: &'a [Hierarchy], levels: &[usize]) -> FullDomainClasses<'a> {
         let mut c = FullDomainClasses::new(hierarchies, levels);
-        c.tuple_sizes = Some(Vec::new());
+        c.tuple_sizes = Some(FxHashMap::default());
         c
     }
 
@@ -179,12 +180,30 @@ impl<'a> FullDomainClasses<'a> {
         levels: &[usize],
         suppressed: &[bool],
     ) -> FullDomainClasses<'a> {
-        let mut c = FullDomainClasses::new(&table.hierarchies, levels);
         let mut codes = Vec::with_capacity(table.width());
-        for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+        if table.subset().is_some() {
+            // Record by record: classes in order of their first released record.
+            let mut c = FullDomainClasses::new(&table.hierarchies, levels);
+            for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+                codes.clear();
+                codes.extend(table.row(r));
+                c.add(&codes, 1, suppressed.get(r).copied().unwrap_or(false));
+            }
+            return c;
+        }
+        // Tuple by tuple (every record released, so tuple order is first-appearance order).
+        // The records of a tuple share its class, so they are suppressed together.
+        let mut records = vec![0u64; table.tuples()];
+        let mut out = vec![false; table.tuples()];
+        for (r, &t) in table.record_tuples().iter().enumerate() {
+            records[t as usize] += 1;
+            out[t as usize] |= suppressed.get(r).copied().unwrap_or(false);
+        }
+        let mut c = FullDomainClasses::over_tuples(&table.hierarchies, levels);
+        for (t, (&n, &s)) in records.iter().zip(&out).enumerate() {
             codes.clear();
-            codes.extend(table.row(r));
-            c.add(&codes, 1, suppressed.get(r).copied().unwrap_or(false));
+            codes.extend(table.tuple(t));
+            c.add(&codes, n, s);
         }
         c
     }
@@ -227,7 +246,7 @@ impl<'a> FullDomainClasses<'a> {
             }
         }
         if let Some(sizes) = &mut self.tuple_sizes {
-            sizes.push(records);
+            *sizes.entry(records).or_insert(0) += 1;
             return;
         }
         if self.identity {
@@ -274,12 +293,12 @@ impl<'a> FullDomainClasses<'a> {
     }
 
     /// Sizes of the classes of the input (distinct original tuples).
-    pub fn input_sizes(&self) -> Vec<u64> {
+    pub fn input_sizes(&self) -> SizeCounts {
         if let Some(sizes) = &self.tuple_sizes {
-            return sizes.clone();
+            return SizeCounts::from_counts(sizes.iter().map(|(&n, &c)| (n, c)));
         }
         if self.identity {
-            return self.list.iter().map(|(_, c)| c.size).collect();
+            return SizeCounts::from_sizes(self.list.iter().map(|(_, c)| c.size));
         }
         let mut keys = self.input_keys.clone();
         keys.sort_unstable();
@@ -302,7 +321,7 @@ impl<'a> FullDomainClasses<'a> {
             }
         }
         out.extend(sizes.into_values());
-        out
+        SizeCounts::from_sizes(out)
     }
 
     /// Records in suppressed classes.
@@ -450,8 +469,7 @@ mod tests {
         assert_eq!(u.average_class_size, 2.0);
         assert_eq!(u.discernibility, 20.0);
         assert_eq!(c.released_sizes(), vec![2, 2]);
-        let mut input = c.input_sizes();
-        input.sort_unstable();
+        let input: Vec<u64> = c.input_sizes().iter().collect();
         assert_eq!(input, vec![1, 1, 2, 2]);
     }
 

@@ -10,6 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::algorithms::CheckedSample;
+use crate::risk::SizeCounts;
 use crate::{Error, Result};
 
 const WIDTH: u32 = 760;
@@ -148,9 +149,9 @@ fn integral(y: f64) -> String {
 }
 
 /// Share of records per band of risk `[RISK_BANDS]` of classes of `sizes` records.
-pub fn risk_shares(sizes: &[u64]) -> [f64; 6] {
+pub fn risk_shares(sizes: impl IntoIterator<Item = u64>) -> [f64; 6] {
     let mut records = [0u64; 6];
-    for &n in sizes.iter().filter(|&&n| n > 0) {
+    for n in sizes.into_iter().filter(|&n| n > 0) {
         let risk = 1.0 / n as f64;
         let band = RISK_BANDS
             .iter()
@@ -169,8 +170,11 @@ pub fn risk_shares(sizes: &[u64]) -> [f64; 6] {
 }
 
 /// Share of records per risk band before (grey) and after (blue) anonymization.
-pub fn risk_bands(before: &[u64], after: &[u64], threshold: f64) -> Result<String> {
-    let (b, a) = (risk_shares(before), risk_shares(after));
+pub fn risk_bands(before: &SizeCounts, after: &[u64], threshold: f64) -> Result<String> {
+    let (b, a) = (
+        risk_shares(before.iter()),
+        risk_shares(after.iter().copied()),
+    );
     let n = RISK_BANDS.len() as f64;
     svg(|root| {
         let mut chart = ChartBuilder::on(root)

@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 
-use crate::data::EncodedTable;
+use crate::data::{Column, EncodedTable};
 
 /// Item codes and per-level premultiplied ids of one table.
 #[derive(Debug, Clone)]
@@ -29,8 +29,9 @@ pub struct Encoding<'a> {
     /// Released records of the table (the research subset's, if it has one).
     pub rows: usize,
     pub dims: usize,
-    /// Column-major leaf codes: `codes[j][item]`.
-    pub codes: Vec<Cow<'a, [u32]>>,
+    /// Leaf codes by column and item (`codes[j].get(item)`), each column in its narrowest
+    /// integer type.
+    pub codes: Vec<Cow<'a, Column>>,
     /// Records per item.
     pub weights: Vec<u32>,
     /// The table's tuple of each item; `None`: item `i` is tuple `i`.
@@ -58,9 +59,11 @@ impl<'a> Encoding<'a> {
     pub fn new(table: &'a EncodedTable, dedup: bool) -> Encoding<'a> {
         let d = table.width();
         let rows = table.record_tuples();
-        let (codes, item_tuple, row_item): (Vec<Cow<'a, [u32]>>, _, Cow<'a, [u32]>) = if dedup {
+        let (codes, item_tuple, row_item): (Vec<Cow<'a, Column>>, _, Cow<'a, [u32]>) = if dedup {
             (
-                (0..d).map(|j| Cow::Borrowed(table.column(j))).collect(),
+                (0..d)
+                    .map(|j| Cow::Borrowed(table.column_codes(j)))
+                    .collect(),
                 None,
                 Cow::Borrowed(rows),
             )
@@ -69,7 +72,9 @@ impl<'a> Encoding<'a> {
                 (0..d)
                     .map(|j| {
                         let col = table.column(j);
-                        Cow::Owned(rows.iter().map(|&t| col[t as usize]).collect())
+                        Cow::Owned(Column::from_codes(
+                            rows.iter().map(|&t| col.get(t as usize)),
+                        ))
                     })
                     .collect(),
                 Some(rows.to_vec()),
@@ -93,7 +98,7 @@ impl<'a> Encoding<'a> {
             // The leaves present, in order of first appearance among the items.
             let mut seen = vec![false; h.leaves()];
             let mut present: Vec<u32> = Vec::new();
-            for &c in codes[j].iter() {
+            for c in codes[j].view().iter() {
                 if !std::mem::replace(&mut seen[c as usize], true) {
                     present.push(c);
                 }

@@ -65,7 +65,7 @@ mod encode;
 mod groupify;
 mod history;
 
-use crate::data::EncodedTable;
+use crate::data::{Codes, EncodedTable};
 use crate::metrics::{ClassStats, Metric};
 use crate::privacy::{ClassView, Distribution, PrivacyCriterion};
 use crate::{Error, Result};
@@ -759,7 +759,7 @@ impl<'a, const W: usize> Engine<'a, W> {
     fn apply(enc: &Encoding, steps: &[Step], key: &mut [u64; W], row: usize) {
         for s in steps {
             let l = enc.levels[s.j];
-            let base = enc.codes[s.j][row] as usize * l;
+            let base = enc.codes[s.j].get(row) as usize * l;
             let g = &enc.gm[s.j];
             let add = g[base + s.to];
             key[s.word] = match s.from {
@@ -803,22 +803,22 @@ impl<'a, const W: usize> Engine<'a, W> {
         steps: &[Step],
         deltas: &'e [u64],
         delta_at: &[usize],
-    ) -> Vec<(&'e [u32], &'e [u64], usize)> {
+    ) -> Vec<(Codes<'e>, &'e [u64], usize)> {
         steps
             .iter()
             .zip(delta_at)
             .map(|(s, &at)| {
                 let n = enc.gm[s.j].len() / enc.levels[s.j].max(1);
-                (&enc.codes[s.j][..], &deltas[at..at + n], s.word)
+                (enc.codes[s.j].view(), &deltas[at..at + n], s.word)
             })
             .collect()
     }
 
     /// Applies resolved steps ([`Self::resolve`]) to one key, for source row `row`.
     #[inline(always)]
-    fn apply_deltas(cols: &[(&[u32], &[u64], usize)], key: &mut [u64; W], row: usize) {
+    fn apply_deltas(cols: &[(Codes<'_>, &[u64], usize)], key: &mut [u64; W], row: usize) {
         for &(codes, deltas, word) in cols {
-            key[word] = key[word].wrapping_add(deltas[codes[row] as usize]);
+            key[word] = key[word].wrapping_add(deltas[codes.get(row) as usize]);
         }
     }
 
@@ -877,21 +877,21 @@ impl<'a, const W: usize> Engine<'a, W> {
         for s in &self.steps {
             let l = self.s.enc.levels[s.j];
             let g = &self.s.enc.gm[s.j];
-            let codes: &[u32] = &self.s.enc.codes[s.j];
             let w = s.word;
-            match s.from {
+            let buffer = &mut self.buffer;
+            crate::with_codes!(self.s.enc.codes[s.j].view(), codes => match s.from {
                 Some(f) => {
-                    for (k, &c) in self.buffer.iter_mut().zip(codes) {
+                    for (k, &c) in buffer.iter_mut().zip(codes) {
                         let base = c as usize * l;
                         k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
                     }
                 }
                 None => {
-                    for (k, &c) in self.buffer.iter_mut().zip(codes) {
+                    for (k, &c) in buffer.iter_mut().zip(codes) {
                         k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
                     }
                 }
-            }
+            });
         }
         self.stats.cells += (n * self.steps.len()) as u64;
         self.buffer_levels = Some(levels.to_vec());

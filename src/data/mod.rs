@@ -3,17 +3,19 @@
 //! [`Dictionary`] maps the distinct values of one column to codes `0..m-1` in order of first
 //! appearance (or in hierarchy-file order when seeded from one). [`EncodedTable`] is the in-memory
 //! representation the Flash engine works on: the distinct quasi-identifier tuples as leaf-code
-//! columns and each record as the index of its tuple, each quasi-identifier with its
+//! columns (each in the narrowest integer type, [`Column`]) and each record as the index of its tuple, each quasi-identifier with its
 //! [`Hierarchy`], and sensitive attributes as code columns. Nothing after loading sees strings.
 //!
 //! [`load`] reads an input into codes once, for both backends: [`load::load_table`] builds an
 //! `EncodedTable`, the SQLite store's loader inserts the same codes into its tables.
 //! [`subset`] reads the research subset of δ-presence alongside (in-memory engine only).
 
+mod column;
 mod dictionary;
 pub mod load;
 pub mod subset;
 mod table;
 
+pub use column::{Codes, Column};
 pub use dictionary::Dictionary;
 pub use table::{EncodedTable, SensitiveColumn, TupleBuilder, SUBSET_COLUMN};

@@ -7,6 +7,7 @@
 //! through δ, via the membership column the subset adds to [`EncodedTable::sensitive`], whose
 //! per-class distribution counts *all* records of a class: code 1 the subset's, code 0 the others.
 
+use super::{Codes, Column};
 use crate::hierarchy::Hierarchy;
 
 /// A sensitive attribute as codes, with what distances need.
@@ -33,8 +34,8 @@ pub struct SensitiveColumn {
 #[derive(Debug, Clone)]
 pub struct EncodedTable {
     rows: usize,
-    /// `columns[j][t]`: leaf code of quasi-identifier `j` in distinct tuple `t`.
-    columns: Vec<Vec<u32>>,
+    /// `columns[j]`: leaf codes of quasi-identifier `j` by distinct tuple.
+    columns: Vec<Column>,
     /// `record_tuple[r]`: the distinct tuple of record `r`.
     record_tuple: Vec<u32>,
     /// One hierarchy per quasi-identifier, in quasi-identifier order.
@@ -51,7 +52,7 @@ pub struct EncodedTable {
 /// when the table grows rather than kept (8 bytes a tuple more, at the load's peak).
 #[derive(Debug)]
 pub struct TupleBuilder {
-    columns: Vec<Vec<u32>>,
+    columns: Vec<Column>,
     record_tuple: Vec<u32>,
     /// Tuple index + 1; 0 = empty.
     slots: Vec<u32>,
@@ -63,7 +64,7 @@ pub struct TupleBuilder {
 impl TupleBuilder {
     pub fn new(width: usize) -> TupleBuilder {
         TupleBuilder {
-            columns: vec![Vec::new(); width],
+            columns: vec![Column::new(); width],
             record_tuple: Vec::new(),
             slots: vec![0; 1 << 12],
             bits: 12,
@@ -72,7 +73,7 @@ impl TupleBuilder {
     }
 
     fn tuples(&self) -> usize {
-        self.columns.first().map_or(0, Vec::len)
+        self.columns.first().map_or(0, Column::len)
     }
 
     fn hash(codes: &[u32]) -> u64 {
@@ -104,7 +105,12 @@ impl TupleBuilder {
                 break t;
             }
             let t = (s - 1) as usize;
-            if self.columns.iter().zip(codes).all(|(col, &c)| col[t] == c) {
+            if self
+                .columns
+                .iter()
+                .zip(codes)
+                .all(|(col, &c)| col.get(t) == c)
+            {
                 break t as u32;
             }
             i = (i + 1) & mask;
@@ -121,7 +127,7 @@ impl TupleBuilder {
         let mut codes = std::mem::take(&mut self.codes);
         for t in 0..self.tuples() {
             codes.clear();
-            codes.extend(self.columns.iter().map(|c| c[t]));
+            codes.extend(self.columns.iter().map(|c| c.get(t)));
             let mut i = (Self::hash(&codes) >> (64 - self.bits)) as usize;
             while self.slots[i] != 0 {
                 i = (i + 1) & mask;
@@ -146,7 +152,7 @@ impl TupleBuilder {
         let mut columns = self.columns;
         for (col, h) in columns.iter_mut().zip(&hierarchies) {
             col.shrink_to_fit();
-            debug_assert!(col.iter().all(|&c| (c as usize) < h.leaves()));
+            debug_assert!(col.view().iter().all(|c| (c as usize) < h.leaves()));
         }
         let mut record_tuple = self.record_tuple;
         record_tuple.shrink_to_fit();
@@ -254,7 +260,7 @@ impl EncodedTable {
 
     /// Number of distinct quasi-identifier tuples.
     pub fn tuples(&self) -> usize {
-        self.columns.first().map_or(0, Vec::len)
+        self.columns.first().map_or(0, Column::len)
     }
 
     /// The distinct tuple of each record.
@@ -269,14 +275,19 @@ impl EncodedTable {
     }
 
     /// Leaf codes of quasi-identifier `j`, by tuple.
-    pub fn column(&self, j: usize) -> &[u32] {
+    pub fn column(&self, j: usize) -> Codes<'_> {
+        self.columns[j].view()
+    }
+
+    /// The column of quasi-identifier `j` itself.
+    pub fn column_codes(&self, j: usize) -> &Column {
         &self.columns[j]
     }
 
     /// Leaf codes of distinct tuple `t`, in quasi-identifier order.
     #[inline]
     pub fn tuple(&self, t: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.columns.iter().map(move |c| c[t])
+        self.columns.iter().map(move |c| c.get(t))
     }
 
     /// Leaf codes of record `r`, in quasi-identifier order.

@@ -144,7 +144,7 @@ pub fn leaf_counts(table: &EncodedTable) -> Vec<Vec<u64>> {
         per_tuple[t as usize] += u64::from(table.is_released(r));
     }
     for (j, col) in counts.iter_mut().enumerate() {
-        for (&c, &n) in table.column(j).iter().zip(&per_tuple) {
+        for (c, &n) in table.column(j).iter().zip(&per_tuple) {
             col[c as usize] += n;
         }
     }
@@ -491,7 +491,7 @@ impl Metric for Entropy {
             ids.extend(
                 s.outliers
                     .iter()
-                    .map(|&(rep, c)| (h.get(table.column(j)[rep as usize], l), c as u64)),
+                    .map(|&(rep, c)| (h.get(table.column(j).get(rep as usize), l), c as u64)),
             );
             ids.sort_unstable_by_key(|p| p.0);
             let mut e = 0.0;

@@ -367,6 +367,7 @@ pub fn run_lattice<'a>(
             "items_grouped": out.stats.items,
             "snapshots_stored": out.stats.snapshots_stored,
             "hubs": out.stats.hubs,
+            "stopped_early": out.stats.stopped,
             "history_peak_bytes": out.stats.history_peak_bytes,
         }),
     );

@@ -160,7 +160,13 @@ pub fn run_on_store(
     )?;
     let t_search = started.elapsed().as_secs_f64();
 
-    write_store_output(job, &store, &loaded, progress)?;
+    write_store_output(
+        job,
+        &store,
+        &loaded,
+        progress,
+        outcome.transformation.as_deref(),
+    )?;
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -295,12 +301,13 @@ pub fn write_output(
 
 /// Writes the job's output, if any, from a store whose classes are assigned: every format
 /// (genValsDist's statistics and anatomy's raw values come from the store's tuples and
-/// records).
+/// records). `levels`: the transformation of a full-domain method.
 pub fn write_store_output(
     job: &Job,
     store: &Store,
     loaded: &Loaded,
     progress: &Progress,
+    levels: Option<&[usize]>,
 ) -> Result<()> {
     let Some(out) = &job.output else {
         return Ok(());
@@ -308,7 +315,14 @@ pub fn write_store_output(
     let records = loaded.summary.records();
     match out.format {
         OutputFormat::GenVals => {
-            genvals::write(job, &out.path, records, &mut store.labels(), progress)
+            let mut labels = match levels {
+                Some(levels) => store.full_domain_labels(
+                    loaded.encoding.qids.iter().map(|q| &q.hierarchy).collect(),
+                    levels,
+                ),
+                None => store.labels(),
+            };
+            genvals::write(job, &out.path, records, &mut labels, progress)
         }
         OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
             job,

@@ -46,6 +46,7 @@ pub use load::{LoadTimings, Loaded, BATCH, TUPLE_MEMORY};
 pub use migrate::{latest as schema_version, MIGRATIONS};
 pub use schema::Layout;
 
+use crate::hierarchy::Hierarchy;
 use crate::job::Job;
 use crate::output::{LabelRow, LabelSource};
 use crate::{Error, Result};
@@ -470,7 +471,25 @@ impl Store {
 
     /// The generalized labels of every record, in record (input) order.
     pub fn labels(&self) -> StoreLabels<'_> {
-        StoreLabels { store: self }
+        StoreLabels {
+            store: self,
+            full_domain: None,
+        }
+    }
+
+    /// [`Self::labels`] of a full-domain result: `levels` of `hierarchies` (one per
+    /// quasi-identifier, over the store's codes). When the load kept no record's tuple (the
+    /// tuple counter spilled), a record's class is found from its generalized codes rather than
+    /// by joining it to `QidTuple` in SQL.
+    pub fn full_domain_labels<'a>(
+        &'a self,
+        hierarchies: Vec<&'a Hierarchy>,
+        levels: &'a [usize],
+    ) -> StoreLabels<'a> {
+        StoreLabels {
+            store: self,
+            full_domain: Some((hierarchies, levels)),
+        }
     }
 }
 
@@ -520,6 +539,8 @@ fn open_kept(path: &Path) -> Result<Connection> {
 /// (bounded memory, several times slower).
 pub struct StoreLabels<'a> {
     store: &'a Store,
+    /// A full-domain result's hierarchies and levels (see [`Store::full_domain_labels`]).
+    full_domain: Option<(Vec<&'a Hierarchy>, &'a [usize])>,
 }
 
 impl StoreLabels<'_> {
@@ -617,11 +638,96 @@ impl StoreLabels<'_> {
     }
 }
 
+impl StoreLabels<'_> {
+    /// A full-domain result's labels from each record's codes: the classes of `QidTuple` by
+    /// generalized codes (one pass over the tuples; a map as large as the classes, plus the
+    /// suppressed classes' generalized tuples), then one pass over `AnonRecordTable` in record
+    /// order, no join. Two tuples with the same generalized codes in different classes (not a
+    /// full-domain result) are an internal error.
+    fn by_levels(
+        &self,
+        hierarchies: &[&Hierarchy],
+        levels: &[usize],
+        f: &mut dyn FnMut(&LabelRow) -> Result<()>,
+    ) -> Result<()> {
+        let s = self.store;
+        let l = s.layout();
+        let n = l.qids.len();
+        let db = &s.path;
+        let cols = l.qids.join(", ");
+        let mut labels: Vec<LabelRow> = Vec::new();
+        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
+        {
+            let sql = format!("SELECT EquivalenceID, {cols} FROM EquivalenceTable");
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let mut row = LabelRow::new();
+                for i in 0..n {
+                    let v = r.get_ref(i + 1).ctx(db)?;
+                    row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
+                }
+                class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
+                labels.push(row);
+            }
+        }
+        let generalize = |r: &rusqlite::Row<'_>, start: usize, key: &mut Vec<u32>| -> Result<()> {
+            key.clear();
+            for (q, (h, &level)) in hierarchies.iter().zip(levels).enumerate() {
+                let code = r.get::<_, i64>(start + q).ctx(db)?;
+                key.push(h.get(code as u32, level));
+            }
+            Ok(())
+        };
+        let mut class_of: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
+        let mut key = Vec::with_capacity(n);
+        {
+            let sql = format!("SELECT EquivalenceID, {cols} FROM QidTuple");
+            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
+                    return Err(Error::Invalid(
+                        "internal error: a tuple has no class".to_string(),
+                    ));
+                };
+                generalize(r, 1, &mut key)?;
+                match class_of.get(key.as_slice()) {
+                    Some(&c) if c != class => {
+                        return Err(Error::Invalid(
+                            "internal error: equal generalized tuples in different classes".into(),
+                        ))
+                    }
+                    Some(_) => {}
+                    None => {
+                        class_of.insert(key.clone(), class);
+                    }
+                }
+            }
+        }
+        let sql = format!("SELECT {cols} FROM AnonRecordTable ORDER BY RecordID");
+        let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        while let Some(r) = rows.next().ctx(db)? {
+            generalize(r, 0, &mut key)?;
+            let class = *class_of.get(key.as_slice()).ok_or_else(|| {
+                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
+            })?;
+            f(&labels[class as usize])?;
+        }
+        Ok(())
+    }
+}
+
 impl LabelSource for StoreLabels<'_> {
     fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
-        match &self.store.record_tuple {
-            Some(records) if self.in_memory()? => self.by_array(records, f),
-            _ => self.by_sql(f),
+        if let (Some(records), true) = (&self.store.record_tuple, self.in_memory()?) {
+            return self.by_array(records, f);
+        }
+        match &self.full_domain {
+            Some((hierarchies, levels)) => self.by_levels(hierarchies, levels, f),
+            None => self.by_sql(f),
         }
     }
 }

@@ -553,6 +553,19 @@ fn label_paths_write_identical_output() {
             store.set_tuple_memory(0);
             let by_sql = write(&store, "sql.out", false);
             assert!(by_map == by_sql, "{config}: the label paths disagree");
+            // By generalized codes (a full-domain result whose load kept no record's tuple).
+            let levels = outcome.transformation.clone().unwrap();
+            let hierarchies = loaded.encoding.qids.iter().map(|q| &q.hierarchy).collect();
+            let mut labels = store.full_domain_labels(hierarchies, &levels);
+            assert!(!labels.in_memory().unwrap());
+            let target = dir.path().join("levels.out");
+            anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
+                .unwrap();
+            anonbox::io::publish().unwrap();
+            assert!(
+                std::fs::read(target).unwrap() == by_map,
+                "{config}: labels by levels disagree"
+            );
             assert_eq!(
                 by_map.iter().filter(|&&b| b == b'\n').count() as u64,
                 records + u64::from(job.input.header)

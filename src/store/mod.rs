@@ -66,6 +66,10 @@ impl<T> SqlContext<T> for rusqlite::Result<T> {
 /// Page cache of the working database, in KiB (SQLite's negative `cache_size`).
 const CACHE_KIB: i64 = 32 * 1024;
 
+/// Tuples per pass of the label writer's hash join when the load kept no record's tuple
+/// (`StoreLabels`): about 140 MB of table for six quasi-identifiers.
+pub const LABEL_PASS_TUPLES: usize = 4_000_000;
+
 /// An open working database.
 pub struct Store {
     conn: Connection,
@@ -75,6 +79,8 @@ pub struct Store {
     layout: Option<Layout>,
     /// Memory for counting tuples during the load ([`load::TUPLE_MEMORY`]).
     tuple_memory: usize,
+    /// Tuples per pass of the label writer's join ([`LABEL_PASS_TUPLES`]).
+    label_pass_tuples: usize,
     /// Each record's tuple, as its position in `QidTuple`'s key order (when the load counted
     /// the tuples in memory): the writers' record -> tuple step, 4 bytes a record.
     record_tuple: Option<Vec<u32>>,
@@ -132,6 +138,7 @@ impl Store {
             kept,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
+            label_pass_tuples: LABEL_PASS_TUPLES,
             record_tuple: None,
         };
         migrate::migrate(&mut store.conn, &store.path)?;
@@ -150,6 +157,7 @@ impl Store {
             kept: false,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
+            label_pass_tuples: LABEL_PASS_TUPLES,
             record_tuple: None,
         })
     }
@@ -158,6 +166,11 @@ impl Store {
     /// path with a tiny budget).
     pub fn set_tuple_memory(&mut self, bytes: usize) {
         self.tuple_memory = bytes;
+    }
+
+    /// Sets the tuples per pass of the label writer's join (tests force several passes).
+    pub fn set_label_pass_tuples(&mut self, tuples: usize) {
+        self.label_pass_tuples = tuples;
     }
 
     /// The connection, for methods' own SQL.
@@ -550,34 +563,125 @@ impl StoreLabels<'_> {
         Ok(s.record_tuple.is_some() && s.tuple_memory > 0)
     }
 
-    fn by_sql(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+    /// The classes' labels (`EquivalenceTable`), and each class's position among them.
+    fn class_labels(&self) -> Result<(Vec<LabelRow>, rustc_hash::FxHashMap<i64, u32>)> {
         let s = self.store;
         let l = s.layout();
-        let cols = prefixed("e", &l.qids);
-        let on = l
-            .qids
-            .iter()
-            .map(|c| format!("t.{c} = r.{c}"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
-        // key lookup in QidTuple and one in EquivalenceTable per record.
-        let sql = format!(
-            "SELECT {cols} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \
-             CROSS JOIN EquivalenceTable e ON e.EquivalenceID = t.EquivalenceID \
-             ORDER BY r.RecordID"
-        );
-        let mut stmt = s.conn.prepare(&sql).ctx(&s.path)?;
-        let mut rows = stmt.query([]).ctx(&s.path)?;
-        let mut row = LabelRow::new();
         let n = l.qids.len();
-        while let Some(r) = rows.next().ctx(&s.path)? {
-            row.clear();
+        let db = &s.path;
+        let mut labels: Vec<LabelRow> = Vec::new();
+        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
+        let sql = format!(
+            "SELECT EquivalenceID, {} FROM EquivalenceTable",
+            l.qids.join(", ")
+        );
+        let mut stmt = s.conn.prepare(&sql).ctx(db)?;
+        let mut rows = stmt.query([]).ctx(db)?;
+        while let Some(r) = rows.next().ctx(db)? {
+            let mut row = LabelRow::new();
             for i in 0..n {
-                let v = r.get_ref(i).ctx(&s.path)?;
-                row.push(v.as_bytes().map_err(|e| Error::sqlite(&s.path, e.into()))?);
+                let v = r.get_ref(i + 1).ctx(db)?;
+                row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
             }
-            f(&row)?;
+            class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
+            labels.push(row);
+        }
+        Ok((labels, class_at))
+    }
+
+    /// Without each record's tuple (the load's tuple counter spilled): a hash join in passes.
+    /// The tuples are split by the hash of their codes into parts of at most
+    /// [`Store::set_label_pass_tuples`] tuples; per part, one pass over `QidTuple` puts the part's
+    /// tuples and classes in a table in memory (about `4 * width + 10` bytes a tuple) and one pass
+    /// over `AnonRecordTable` (record order) gives its records their class, in an array of
+    /// 4 bytes a record. Then the records' labels in order. Every pass is sequential: a join by
+    /// index lookups cost a random read per record (20 M records: ten minutes).
+    fn by_passes(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let s = self.store;
+        let l = s.layout();
+        let w = l.qids.len();
+        let db = &s.path;
+        let cols = l.qids.join(", ");
+        let (labels, class_at) = self.class_labels()?;
+        let count = |table: &str| -> Result<u64> {
+            s.conn
+                .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .ctx(db)
+                .map(|n| n as u64)
+        };
+        let (tuples, records) = (count("QidTuple")?, count("AnonRecordTable")?);
+        let parts = tuples.div_ceil(s.label_pass_tuples.max(1) as u64).max(1);
+        let hasher = rustc_hash::FxBuildHasher;
+        let mut record_class = vec![u32::MAX; records as usize];
+        let mut codes: Vec<u32> = Vec::new();
+        let mut classes: Vec<u32> = Vec::new();
+        let mut table: hashbrown::HashTable<u32> = hashbrown::HashTable::new();
+        let mut key = vec![0u32; w];
+        let read = |r: &rusqlite::Row<'_>, start: usize, key: &mut [u32]| -> Result<u64> {
+            for (q, k) in key.iter_mut().enumerate() {
+                *k = r.get::<_, i64>(start + q).ctx(db)? as u32;
+            }
+            Ok(std::hash::BuildHasher::hash_one(&hasher, &*key))
+        };
+        for part in 0..parts {
+            let mine = |h: u64| (h >> 32) % parts == part;
+            codes.clear();
+            classes.clear();
+            table.clear();
+            let mut stmt = s
+                .conn
+                .prepare(&format!("SELECT EquivalenceID, {cols} FROM QidTuple"))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            while let Some(r) = rows.next().ctx(db)? {
+                let h = read(r, 1, &mut key)?;
+                if !mine(h) {
+                    continue;
+                }
+                let eid: Option<i64> = r.get(0).ctx(db)?;
+                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
+                    return Err(Error::Invalid(
+                        "internal error: a tuple has no class".to_string(),
+                    ));
+                };
+                let t = classes.len() as u32;
+                codes.extend_from_slice(&key);
+                classes.push(class);
+                let arena = &codes;
+                table.insert_unique(h, t, |&t| {
+                    let t = t as usize;
+                    std::hash::BuildHasher::hash_one(&hasher, &arena[t * w..(t + 1) * w])
+                });
+            }
+            let mut stmt = s
+                .conn
+                .prepare(&format!(
+                    "SELECT {cols} FROM AnonRecordTable ORDER BY RecordID"
+                ))
+                .ctx(db)?;
+            let mut rows = stmt.query([]).ctx(db)?;
+            let mut i = 0usize;
+            while let Some(r) = rows.next().ctx(db)? {
+                let h = read(r, 0, &mut key)?;
+                if mine(h) {
+                    let found = table.find(h, |&t| {
+                        let t = t as usize;
+                        codes[t * w..(t + 1) * w] == key[..]
+                    });
+                    if let (Some(&t), Some(slot)) = (found, record_class.get_mut(i)) {
+                        *slot = classes[t as usize];
+                    }
+                }
+                i += 1;
+            }
+        }
+        for &class in &record_class {
+            let row = labels.get(class as usize).ok_or_else(|| {
+                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
+            })?;
+            f(row)?;
         }
         Ok(())
     }
@@ -589,28 +693,9 @@ impl StoreLabels<'_> {
     ) -> Result<()> {
         let s = self.store;
         let l = s.layout();
-        let n = l.qids.len();
         let db = &s.path;
         // Classes: EquivalenceID -> position in `labels`.
-        let mut labels: Vec<LabelRow> = Vec::new();
-        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
-        {
-            let sql = format!(
-                "SELECT EquivalenceID, {} FROM EquivalenceTable",
-                l.qids.join(", ")
-            );
-            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            while let Some(r) = rows.next().ctx(db)? {
-                let mut row = LabelRow::new();
-                for i in 0..n {
-                    let v = r.get_ref(i + 1).ctx(db)?;
-                    row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
-                }
-                class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
-                labels.push(row);
-            }
-        }
+        let (labels, class_at) = self.class_labels()?;
         // Tuples in key order: the position of their class in `labels`.
         let mut tuple_class: Vec<u32> = Vec::new();
         {
@@ -655,22 +740,7 @@ impl StoreLabels<'_> {
         let n = l.qids.len();
         let db = &s.path;
         let cols = l.qids.join(", ");
-        let mut labels: Vec<LabelRow> = Vec::new();
-        let mut class_at: rustc_hash::FxHashMap<i64, u32> = Default::default();
-        {
-            let sql = format!("SELECT EquivalenceID, {cols} FROM EquivalenceTable");
-            let mut stmt = s.conn.prepare(&sql).ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            while let Some(r) = rows.next().ctx(db)? {
-                let mut row = LabelRow::new();
-                for i in 0..n {
-                    let v = r.get_ref(i + 1).ctx(db)?;
-                    row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
-                }
-                class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
-                labels.push(row);
-            }
-        }
+        let (labels, class_at) = self.class_labels()?;
         let generalize = |r: &rusqlite::Row<'_>, start: usize, key: &mut Vec<u32>| -> Result<()> {
             key.clear();
             for (q, (h, &level)) in hierarchies.iter().zip(levels).enumerate() {
@@ -727,15 +797,7 @@ impl LabelSource for StoreLabels<'_> {
         }
         match &self.full_domain {
             Some((hierarchies, levels)) => self.by_levels(hierarchies, levels, f),
-            None => self.by_sql(f),
+            None => self.by_passes(f),
         }
     }
-}
-
-/// `a.c1, a.c2, ...`
-fn prefixed(alias: &str, cols: &[String]) -> String {
-    cols.iter()
-        .map(|c| format!("{alias}.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

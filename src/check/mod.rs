@@ -873,7 +873,29 @@ impl<'a, const W: usize> Engine<'a, W> {
             self.buffer.iter_mut().for_each(|k| *k = [0; W]);
             self.plan(None, levels);
         }
-        // Column passes: one sequential sweep over the buffer per changed column.
+        // Column passes: one sequential sweep over the buffer per changed column, adding what
+        // the step adds to each leaf code's key (one lookup in a table of the column's leaves,
+        // see `plan_deltas`: at 5 M items the two lookups in `gm` missed the cache), or with
+        // two lookups when the leaves outnumber the items.
+        if self.plan_deltas(n) {
+            let cols = Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at);
+            for &(codes, deltas, w) in &cols {
+                let buffer = &mut self.buffer;
+                crate::with_codes!(codes, codes => {
+                    for (k, &c) in buffer.iter_mut().zip(codes) {
+                        k[w] = k[w].wrapping_add(deltas[c as usize]);
+                    }
+                });
+            }
+        } else {
+            self.columns_by_gm();
+        }
+        self.stats.cells += (n * self.steps.len()) as u64;
+        self.plain_group(levels)
+    }
+
+    /// The column passes of [`Self::plain`] with two lookups in `gm` per code.
+    fn columns_by_gm(&mut self) {
         for s in &self.steps {
             let l = self.s.enc.levels[s.j];
             let g = &self.s.enc.gm[s.j];
@@ -893,7 +915,11 @@ impl<'a, const W: usize> Engine<'a, W> {
                 }
             });
         }
-        self.stats.cells += (n * self.steps.len()) as u64;
+    }
+
+    /// The rest of [`Self::plain`] after its column passes.
+    fn plain_group(&mut self, levels: &[usize]) -> bool {
+        let n = self.s.enc.items();
         self.buffer_levels = Some(levels.to_vec());
         let expected = n.min(self.last_plain_classes.max(1024));
         // The previous classes are not needed: their table is reused.

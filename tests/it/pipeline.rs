@@ -644,3 +644,54 @@ fn in_memory_runner_writes_full_domain_results() {
     let want = std::fs::read(census.join("reference/Datafly_genVals_k10.data")).unwrap();
     assert!(std::fs::read(&target).unwrap() == want);
 }
+
+/// `check_classes` finds tuples whose class is missing, with the classes read by id into
+/// memory; and `for_each_tuple` reports the suppressed tuples the classes say.
+#[test]
+fn check_classes_finds_a_tuple_without_its_class() {
+    let cfg = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
+    let args = match anonbox::cli::parse_args([
+        "-config",
+        cfg.to_str().unwrap(),
+        "-k",
+        "10",
+        "-suppThreshold",
+        "1500",
+    ])
+    .unwrap()
+    {
+        anonbox::cli::Command::Run(r) => *r,
+        other => panic!("{other:?}"),
+    };
+    let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
+    let progress = anonbox::progress::Progress::hidden();
+    let mut store = anonbox::store::Store::open(None).unwrap();
+    store.record_run(&job).unwrap();
+    let loaded = store.load(&job, &progress).unwrap();
+    let records = loaded.summary.records();
+    let outcome = anonbox::algorithms::datafly::run(
+        &store,
+        &job,
+        &loaded.encoding,
+        records,
+        &progress,
+        Backend::Memory,
+    )
+    .unwrap();
+    store.check_classes(records).unwrap();
+    let mut suppressed = 0u64;
+    store
+        .for_each_tuple(|_, n, s| suppressed += if s { n } else { 0 })
+        .unwrap();
+    assert_eq!(suppressed, outcome.suppressed_records);
+    assert!(suppressed > 0);
+    store
+        .conn()
+        .execute_batch(
+            "UPDATE QidTuple SET EquivalenceID = 999999 WHERE EquivalenceID = \
+             (SELECT MIN(EquivalenceID) FROM QidTuple)",
+        )
+        .unwrap();
+    let err = store.check_classes(records).unwrap_err().to_string();
+    assert!(err.contains("without a class"), "{err}");
+}

@@ -128,8 +128,12 @@ impl Store {
                 (conn, path.to_path_buf(), true)
             }
         };
+        // `threads`: helper threads of SQLite's sorter, one per core (the `GROUP BY` of a
+        // spilled tuple count over 20 M tuples: 29 -> 21 s on 2 cores).
+        let sorter = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
         conn.execute_batch(&format!(
-            "PRAGMA cache_size = -{CACHE_KIB}; PRAGMA temp_store = FILE; PRAGMA foreign_keys = OFF;"
+            "PRAGMA cache_size = -{CACHE_KIB}; PRAGMA temp_store = FILE; PRAGMA foreign_keys = OFF; \
+             PRAGMA threads = {sorter};"
         ))
         .ctx(&path)?;
         let mut store = Store {

@@ -76,13 +76,14 @@ fn files_with_data(dir: &Path) -> Vec<String> {
 }
 
 /// Defect 1: SIGTERM or SIGINT during a run left the temporary database (every raw record) in
-/// $TMPDIR and a partial temporary output. Signals at several points of runs on 300,000 rows:
-/// $TMPDIR (private to the test) never holds data and is empty at the end, the old output stays
-/// intact, the exit status is 143 (130) with one line saying nothing was written.
+/// $TMPDIR and a partial temporary output. Signals at several points of runs on 600,000 rows (at
+/// 300,000 the faster methods finish before most of the signals): $TMPDIR (private to the test)
+/// never holds data and is empty at the end, the old output stays intact, the exit status is 143
+/// (130) with one line saying nothing was written.
 #[test]
 fn raw_data_never_left_behind_on_signals() {
     let dir = tempfile::tempdir().unwrap();
-    let input = replicated_adult(dir.path(), 10);
+    let input = replicated_adult(dir.path(), 20);
     let config = adult_config(dir.path(), Some(&input), "k='5'", "");
     let tmp = dir.path().join("tmp");
     let out_dir = dir.path().join("out");

@@ -34,8 +34,8 @@ use crate::{Error, Result};
 
 /// Distinct tuples up to which Datafly runs in memory: 36 bytes a tuple at the most (its packed
 /// generalized key, record count and first record, a sort's pairs, at the end each tuple's
-/// class), so 24 million tuples take about 860 MB. Larger tables, tables of more than 2^32 - 1 records and tuples whose ids
-/// do not pack into 64 bits run in SQL.
+/// class), so 24 million tuples take about 860 MB. Larger tables, tables of more than
+/// 2^32 - 1 records and tuples whose ids do not pack into 64 bits run in SQL.
 pub const MEMORY_DATAFLY: u64 = 24_000_000;
 
 /// Runs Datafly on a loaded store; fills `EquivalenceTable` and `QidTuple.EquivalenceID`.

@@ -861,6 +861,13 @@ impl<'a, const W: usize> Engine<'a, W> {
 
     /// Groups every item at `levels`; false if it stopped at the class limit (module docs).
     fn plain(&mut self, levels: &[usize]) -> bool {
+        self.transform_buffer(levels);
+        self.group_buffer()
+    }
+
+    /// Moves every item's buffer key to `levels` (projection: only the columns whose level
+    /// changed).
+    fn transform_buffer(&mut self, levels: &[usize]) {
         let n = self.s.enc.items();
         if self.buffer.len() != n {
             self.buffer = vec![[0; W]; n];
@@ -888,41 +895,35 @@ impl<'a, const W: usize> Engine<'a, W> {
                 });
             }
         } else {
-            self.columns_by_gm();
+            for s in &self.steps {
+                let l = self.s.enc.levels[s.j];
+                let g = &self.s.enc.gm[s.j];
+                let w = s.word;
+                let buffer = &mut self.buffer;
+                crate::with_codes!(self.s.enc.codes[s.j].view(), codes => match s.from {
+                    Some(f) => {
+                        for (k, &c) in buffer.iter_mut().zip(codes) {
+                            let base = c as usize * l;
+                            k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
+                        }
+                    }
+                    None => {
+                        for (k, &c) in buffer.iter_mut().zip(codes) {
+                            k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
+                        }
+                    }
+                });
+            }
         }
         self.stats.cells += (n * self.steps.len()) as u64;
-        self.plain_group(levels)
-    }
-
-    /// The column passes of [`Self::plain`] with two lookups in `gm` per code.
-    fn columns_by_gm(&mut self) {
-        for s in &self.steps {
-            let l = self.s.enc.levels[s.j];
-            let g = &self.s.enc.gm[s.j];
-            let w = s.word;
-            let buffer = &mut self.buffer;
-            crate::with_codes!(self.s.enc.codes[s.j].view(), codes => match s.from {
-                Some(f) => {
-                    for (k, &c) in buffer.iter_mut().zip(codes) {
-                        let base = c as usize * l;
-                        k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
-                    }
-                }
-                None => {
-                    for (k, &c) in buffer.iter_mut().zip(codes) {
-                        k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
-                    }
-                }
-            });
-        }
-    }
-
-    /// The rest of [`Self::plain`] after its column passes.
-    fn plain_group(&mut self, levels: &[usize]) -> bool {
-        let n = self.s.enc.items();
         self.buffer_levels = Some(levels.to_vec());
+    }
+
+    /// Groups every item by its buffer key (into the previous classes' table, which is not
+    /// needed any more); false if it stopped at the class limit.
+    fn group_buffer(&mut self) -> bool {
+        let n = self.s.enc.items();
         let expected = n.min(self.last_plain_classes.max(1024));
-        // The previous classes are not needed: their table is reused.
         self.groups.reset(expected);
         let track = self.s.needs_targets();
         self.targets.clear();

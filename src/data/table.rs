@@ -121,6 +121,8 @@ impl TupleBuilder {
     #[cold]
     fn grow(&mut self) {
         self.bits += 1;
+        // The old table is freed before the new one is allocated (it is rebuilt from the
+        // columns), so the two never add up at the load's peak.
         self.slots = Vec::new();
         self.slots = vec![0; 1 << self.bits];
         let mask = self.slots.len() - 1;

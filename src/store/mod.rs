@@ -644,7 +644,7 @@ impl StoreLabels<'_> {
     }
 
     /// The classes' labels (`EquivalenceTable`), and each class's position among them.
-    fn class_labels(&self) -> Result<(Vec<LabelRow>, rustc_hash::FxHashMap<i64, u32>)> {
+    fn class_labels(&self) -> Result<ClassLabels> {
         let s = self.store;
         let l = s.layout();
         let n = l.qids.len();
@@ -666,7 +666,7 @@ impl StoreLabels<'_> {
             class_at.insert(r.get(0).ctx(db)?, labels.len() as u32);
             labels.push(row);
         }
-        Ok((labels, class_at))
+        Ok(ClassLabels { labels, class_at })
     }
 
     /// Without each record's tuple (the load's tuple counter spilled): a hash join in passes.
@@ -682,7 +682,7 @@ impl StoreLabels<'_> {
         let w = l.qids.len();
         let db = &s.path;
         let cols = l.qids.join(", ");
-        let (labels, class_at) = self.class_labels()?;
+        let classes_of = self.class_labels()?;
         let count = |table: &str| -> Result<u64> {
             s.conn
                 .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| {
@@ -720,12 +720,7 @@ impl StoreLabels<'_> {
                 if !mine(h) {
                     continue;
                 }
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
-                    return Err(Error::Invalid(
-                        "internal error: a tuple has no class".to_string(),
-                    ));
-                };
+                let class = classes_of.of_tuple(r.get(0).ctx(db)?)?;
                 let t = classes.len() as u32;
                 codes.extend_from_slice(&key);
                 classes.push(class);
@@ -758,10 +753,7 @@ impl StoreLabels<'_> {
             }
         }
         for &class in &record_class {
-            let row = labels.get(class as usize).ok_or_else(|| {
-                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
-            })?;
-            f(row)?;
+            f(classes_of.label(Some(class))?)?;
         }
         Ok(())
     }
@@ -774,9 +766,8 @@ impl StoreLabels<'_> {
         let s = self.store;
         let l = s.layout();
         let db = &s.path;
-        // Classes: EquivalenceID -> position in `labels`.
-        let (labels, class_at) = self.class_labels()?;
-        // Tuples in key order: the position of their class in `labels`.
+        let classes = self.class_labels()?;
+        // Tuples in key order: the position of their class among the classes.
         let mut tuple_class: Vec<u32> = Vec::new();
         {
             let cols = l.qids.join(", ");
@@ -784,26 +775,15 @@ impl StoreLabels<'_> {
             let mut stmt = s.conn.prepare(&sql).ctx(db)?;
             let mut rows = stmt.query([]).ctx(db)?;
             while let Some(r) = rows.next().ctx(db)? {
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
-                    return Err(Error::Invalid(
-                        "internal error: a tuple has no class".to_string(),
-                    ));
-                };
-                tuple_class.push(class);
+                tuple_class.push(classes.of_tuple(r.get(0).ctx(db)?)?);
             }
         }
         for &t in record_tuple {
-            let class = *tuple_class.get(t as usize).ok_or_else(|| {
-                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
-            })?;
-            f(&labels[class as usize])?;
+            f(classes.label(tuple_class.get(t as usize).copied())?)?;
         }
         Ok(())
     }
-}
 
-impl StoreLabels<'_> {
     /// A full-domain result's labels from each record's codes: the classes of `QidTuple` by
     /// generalized codes (one pass over the tuples; a map as large as the classes, plus the
     /// suppressed classes' generalized tuples), then one pass over `AnonRecordTable` in record
@@ -820,7 +800,7 @@ impl StoreLabels<'_> {
         let n = l.qids.len();
         let db = &s.path;
         let cols = l.qids.join(", ");
-        let (labels, class_at) = self.class_labels()?;
+        let classes = self.class_labels()?;
         let generalize = |r: &rusqlite::Row<'_>, start: usize, key: &mut Vec<u32>| -> Result<()> {
             key.clear();
             for (q, (h, &level)) in hierarchies.iter().zip(levels).enumerate() {
@@ -836,12 +816,7 @@ impl StoreLabels<'_> {
             let mut stmt = s.conn.prepare(&sql).ctx(db)?;
             let mut rows = stmt.query([]).ctx(db)?;
             while let Some(r) = rows.next().ctx(db)? {
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let Some(&class) = eid.and_then(|e| class_at.get(&e)) else {
-                    return Err(Error::Invalid(
-                        "internal error: a tuple has no class".to_string(),
-                    ));
-                };
+                let class = classes.of_tuple(r.get(0).ctx(db)?)?;
                 generalize(r, 1, &mut key)?;
                 match class_of.get(key.as_slice()) {
                     Some(&c) if c != class => {
@@ -861,12 +836,36 @@ impl StoreLabels<'_> {
         let mut rows = stmt.query([]).ctx(db)?;
         while let Some(r) = rows.next().ctx(db)? {
             generalize(r, 0, &mut key)?;
-            let class = *class_of.get(key.as_slice()).ok_or_else(|| {
-                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
-            })?;
-            f(&labels[class as usize])?;
+            f(classes.label(class_of.get(key.as_slice()).copied())?)?;
         }
         Ok(())
+    }
+}
+
+/// The classes of `EquivalenceTable` as the label writers see them: their labels, and the
+/// position of each class (by `EquivalenceID`) among them.
+struct ClassLabels {
+    labels: Vec<LabelRow>,
+    class_at: rustc_hash::FxHashMap<i64, u32>,
+}
+
+impl ClassLabels {
+    /// The position of a tuple's class (its `EquivalenceID`); a tuple without one is an
+    /// internal error.
+    fn of_tuple(&self, eid: Option<i64>) -> Result<u32> {
+        eid.and_then(|e| self.class_at.get(&e))
+            .copied()
+            .ok_or_else(|| Error::Invalid("internal error: a tuple has no class".to_string()))
+    }
+
+    /// The labels of the class at `position`, the class a record's tuple was found in; `None`
+    /// (the record's tuple was not found) is an internal error.
+    fn label(&self, position: Option<u32>) -> Result<&LabelRow> {
+        position
+            .and_then(|p| self.labels.get(p as usize))
+            .ok_or_else(|| {
+                Error::Invalid("internal error: a record's tuple is missing from QidTuple".into())
+            })
     }
 }
 

@@ -219,7 +219,12 @@ pub fn execute_observed<'a>(
         if let Some(o) = observer {
             search.set_observer(o);
         }
-        run_search(&mut search, plan.algorithm);
+        // On the search's pool, the search thread is one of its threads: a split check's ranges
+        // that no other thread has taken yet are its own to run (see `Search::set_threads`).
+        match search.pool() {
+            Some(pool) => pool.install(|| run_search(&mut search, plan.algorithm)),
+            None => run_search(&mut search, plan.algorithm),
+        }
         let out = search.outcome();
         search.finish_observing(&out);
         let suppressed = match (&out.optimum, rows) {
@@ -368,6 +373,7 @@ pub fn run_lattice<'a>(
             "snapshots_stored": out.stats.snapshots_stored,
             "hubs": out.stats.hubs,
             "stopped_early": out.stats.stopped,
+            "split": out.stats.split,
             "history_peak_bytes": out.stats.history_peak_bytes,
         }),
     );

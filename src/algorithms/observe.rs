@@ -83,7 +83,7 @@ impl SearchStatus {
 }
 
 /// Receives a search's statuses (see the module docs).
-pub trait SearchObserver {
+pub trait SearchObserver: Send {
     fn update(&mut self, status: &SearchStatus);
 
     /// The shortest time between two notices this observer wants.

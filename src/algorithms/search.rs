@@ -215,8 +215,10 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     best_found: Option<f64>,
     /// Threads of the final phase (1: the search runs on the calling thread only).
     threads: usize,
-    /// The final phase's pool and its extra checkers (forks of `checker`), built on first use.
-    pool: Option<rayon::ThreadPool>,
+    /// The pool of `threads` threads (with more than one): the final phase's candidates and
+    /// the ranges of a large check from scratch ([`Checker::set_pool`]) run on it. The extra
+    /// checkers (forks of `checker`) are built on first use.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     workers: Vec<Checker<'a>>,
     /// Who hears about the search's progress ([`super::observe`]), and when it last did.
     observer: Option<Box<dyn SearchObserver + 'a>>,
@@ -397,10 +399,21 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
-    /// Lets the final phase ([`Search::optimize_remaining`]) check on `threads` threads (at
-    /// least 1). The result does not depend on it (see the module docs).
+    /// Lets the final phase ([`Search::optimize_remaining`]) and large checks from scratch run
+    /// on `threads` threads (at least 1). The result does not depend on it (see the module
+    /// docs).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+        self.pool = (self.threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.threads)
+                    .build()
+                    .ok()
+            })
+            .flatten()
+            .map(std::sync::Arc::new);
+        self.checker.set_pool(self.pool.clone());
     }
 
     /// Sets the purpose the following checks count for.
@@ -714,11 +727,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// forks of it) without recording anything: the results, in the order of `ids`. The
     /// callers merge them in their sequential order (see the module docs).
     fn evaluate(&mut self, ids: &[NodeId]) -> Vec<CheckResult> {
-        if self.pool.is_none() {
-            self.pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.threads)
-                .build()
-                .ok();
+        if self.pool.is_none() && self.threads > 1 {
+            self.set_threads(self.threads);
         }
         if self.workers.is_empty() && self.threads > 1 {
             // The pool's checkers share the history's bytes.
@@ -742,6 +752,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         for w in &mut self.workers {
             w.set_loss_cutoff(cutoff);
         }
+        // The candidates keep every thread busy: no check splits (see `Checker::set_pool`).
+        self.checker.set_pool(None);
         let checkers: Vec<std::sync::Mutex<&mut Checker<'a>>> = std::iter::once(&mut self.checker)
             .chain(self.workers.iter_mut())
             .map(std::sync::Mutex::new)
@@ -757,13 +769,16 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                     || known(store, results, classification, x, finished.bits)
             })
         };
-        match &self.pool {
+        let results = match &self.pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
                 ids.par_iter().with_max_len(1).map(run).collect()
             }),
             None => ids.iter().map(run).collect(),
-        }
+        };
+        drop(checkers);
+        self.checker.set_pool(self.pool.clone());
+        results
     }
 
     /// With more than one thread: evaluates in parallel the transformations of `ids` that are
@@ -790,6 +805,11 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
         let rs = self.evaluate(&fresh);
         self.ready.extend(fresh.into_iter().zip(rs));
+    }
+
+    /// The pool of the search's threads (none with one thread).
+    pub fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        self.pool.clone()
     }
 
     /// Threads the search may use (see [`Search::set_threads`]).
@@ -930,6 +950,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             t.snapshots_stored += s.snapshots_stored;
             t.hubs += s.hubs;
             t.stopped += s.stopped;
+            t.split += s.split;
             t.history_peak_bytes += s.history_peak_bytes;
         }
         t.checks = self.checks();

@@ -84,6 +84,10 @@ pub const HISTORY_MAX_BYTES: usize = 256 << 20;
 /// the classes of an invalid transformation are worth keeping as the next roll-up's source.
 pub const STOP_EARLY_ITEMS: usize = 1 << 19;
 
+/// Items from which a check from scratch is split over the threads of the checker's pool
+/// ([`Checker::set_pool`]); below it a range is too short to pay for waking a thread.
+pub const SPLIT_CHECK_ITEMS: usize = 1 << 16;
+
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;
 
@@ -116,6 +120,9 @@ pub struct CheckerConfig {
     /// Stop grouping a transformation once it has more classes than an anonymous one can have
     /// (module docs), when there are at least this many items; `usize::MAX`: never.
     pub stop_early_items: usize,
+    /// Split a check from scratch over the threads of the checker's pool
+    /// ([`Checker::set_pool`]) when there are at least this many items; `usize::MAX`: never.
+    pub split_items: usize,
 }
 
 impl Default for CheckerConfig {
@@ -131,6 +138,7 @@ impl Default for CheckerConfig {
             history_max_bytes: HISTORY_MAX_BYTES,
             hubs: true,
             stop_early_items: STOP_EARLY_ITEMS,
+            split_items: SPLIT_CHECK_ITEMS,
         }
     }
 }
@@ -145,6 +153,7 @@ impl CheckerConfig {
             dedup: false,
             hubs: false,
             stop_early_items: usize::MAX,
+            split_items: usize::MAX,
             ..CheckerConfig::default()
         }
     }
@@ -204,6 +213,8 @@ pub struct CheckerStats {
     pub history_peak_bytes: usize,
     /// Checks stopped at the class limit (counted in `plain`, `rollups` or `snapshots` too).
     pub stopped: u64,
+    /// Checks from scratch split over the threads ([`Checker::set_pool`], counted in `plain`).
+    pub split: u64,
 }
 
 /// One class of the current grouping, decoded (for tests and diagnostics).
@@ -233,6 +244,7 @@ trait Core<'a>: Send {
     fn set_loss_cutoff(&mut self, cutoff: Option<f64>);
     fn split_history(&mut self, parts: usize);
     fn free_buffers(&mut self);
+    fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>);
 }
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
@@ -401,6 +413,15 @@ impl<'a> Checker<'a> {
         self.core.split_history(parts)
     }
 
+    /// Lets checks from scratch of at least [`SPLIT_CHECK_ITEMS`] items run on `pool`'s threads
+    /// (see `Engine::plain_split`: the same classes, in the same order, as on one thread).
+    /// Forks do not split. Never while this checker runs on one of `pool`'s threads beside
+    /// other checkers that take their jobs from the same pool: a thread waiting for its ranges
+    /// runs other jobs of the pool, which could be a check of this very checker.
+    pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
+        self.core.set_pool(pool)
+    }
+
     /// Frees the buffer, the groupify tables and the history (when the search is over: the
     /// release is computed next, and these would only add to its peak memory). Checks still
     /// work afterwards, from scratch.
@@ -479,6 +500,31 @@ struct Engine<'a, const W: usize> {
     loss_cutoff: Option<f64>,
     /// The last transformations that had no source but the items, newest last (for hubs).
     recent_plain: Vec<Vec<usize>>,
+    /// Threads a large check from scratch is split over ([`Checker::set_pool`]).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// The tables of a split check's ranges after the first (see [`Engine::plain_split`]).
+    chunks: Vec<Chunk<W>>,
+}
+
+/// One range of a split check: its classes and its items' classes in them. Aligned to its own
+/// cache lines: each range's thread pushes to its vectors, and neighbours' lengths would
+/// otherwise share a line.
+#[repr(align(128))]
+struct Chunk<const W: usize> {
+    groups: Groups<W>,
+    targets: Vec<u32>,
+    /// Items grouped, negated if the range stopped at the class limit.
+    done: isize,
+}
+
+impl<const W: usize> Chunk<W> {
+    fn new(slots: usize) -> Chunk<W> {
+        Chunk {
+            groups: Groups::new(slots),
+            targets: Vec::new(),
+            done: 0,
+        }
+    }
 }
 
 impl<'a> Shared<'a> {
@@ -731,6 +777,8 @@ impl<'a, const W: usize> Engine<'a, W> {
             scattered: false,
             loss_cutoff: None,
             recent_plain: Vec::new(),
+            pool: None,
+            chunks: Vec::new(),
         }
     }
 
@@ -860,14 +908,143 @@ impl<'a, const W: usize> Engine<'a, W> {
     }
 
     /// Groups every item at `levels`; false if it stopped at the class limit (module docs).
+    /// From [`SPLIT_CHECK_ITEMS`] items, with a pool ([`Checker::set_pool`]), the items are
+    /// split over its threads (see [`Self::plain_split`]).
     fn plain(&mut self, levels: &[usize]) -> bool {
-        self.transform_buffer(levels);
-        self.group_buffer()
+        let n = self.s.enc.items();
+        let complete = match self.pool.clone() {
+            Some(pool) if n >= self.s.config.split_items && pool.current_num_threads() > 1 => {
+                self.plain_split(levels, &pool)
+            }
+            _ => {
+                let use_deltas = self.prepare_transform(levels);
+                let cols = Self::resolved_steps(
+                    &self.s.enc,
+                    &self.steps,
+                    &self.deltas,
+                    &self.delta_at,
+                    use_deltas,
+                );
+                Self::transform_range(&self.s.enc, &self.steps, &cols, &mut self.buffer, 0);
+                let track = self.s.needs_targets();
+                self.targets.clear();
+                self.groups.reset(n.min(self.last_plain_classes.max(1024)));
+                let done = Self::group_range(
+                    &mut self.groups,
+                    &self.buffer,
+                    &self.s.enc.weights,
+                    0,
+                    self.s.class_limit,
+                    track.then_some(&mut self.targets),
+                );
+                self.stats.items += done.unsigned_abs() as u64;
+                done >= 0
+            }
+        };
+        self.buffer_levels = Some(levels.to_vec());
+        self.stats.cells += (n * self.steps.len()) as u64;
+        self.last_plain_classes = self.groups.len();
+        if complete {
+            self.merge_item_distributions();
+        }
+        complete
     }
 
-    /// Moves every item's buffer key to `levels` (projection: only the columns whose level
-    /// changed).
-    fn transform_buffer(&mut self, levels: &[usize]) {
+    /// [`Self::plain`] over the pool's threads. The items are cut into one consecutive range
+    /// per thread; each thread moves its range's buffer keys and groups them into a table of
+    /// its own. The other tables are then inserted, in range order and each in its own order,
+    /// into the first range's, which becomes the checker's: a class
+    /// keeps the representative and the place of its first item, so the result is the very
+    /// table one thread builds (same classes, counts, representatives and order), whatever
+    /// the number of threads. The merge is sequential and costs the other ranges' classes,
+    /// so the split pays when classes are fewer than items (on the people benchmark, most
+    /// checks from scratch have a few percent as many classes as items), and the class limit
+    /// bounds it where they are not. Stopping: a range with more classes than the limit, or
+    /// a merge that passes it, means the whole has more.
+    fn plain_split(&mut self, levels: &[usize], pool: &rayon::ThreadPool) -> bool {
+        use rayon::prelude::*;
+        let n = self.s.enc.items();
+        self.stats.split += 1;
+        // One range per thread: every further range costs its classes again in the merge.
+        let parts = pool.current_num_threads().min(n).max(1);
+        let use_deltas = self.prepare_transform(levels);
+        let cols = Self::resolved_steps(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        );
+        let track = self.s.needs_targets();
+        let limit = self.s.class_limit;
+        let size = n.div_ceil(parts);
+        let expected = size.min(self.last_plain_classes.max(1024));
+        while self.chunks.len() < parts {
+            self.chunks.push(Chunk::new(self.s.slots.len()));
+        }
+        let (enc, steps, weights) = (&self.s.enc, &self.steps[..], &self.s.enc.weights[..]);
+        let cols = &cols[..];
+        let chunks = &mut self.chunks[..parts];
+        let buffer = &mut self.buffer;
+        pool.install(|| {
+            chunks
+                .par_iter_mut()
+                .zip(buffer.par_chunks_mut(size))
+                .enumerate()
+                .with_max_len(1)
+                .for_each(|(i, (chunk, keys))| {
+                    let start = i * size;
+                    Self::transform_range(enc, steps, cols, keys, start);
+                    chunk.groups.reset(expected);
+                    chunk.targets.clear();
+                    chunk.done = Self::group_range(
+                        &mut chunk.groups,
+                        keys,
+                        weights,
+                        start,
+                        limit,
+                        track.then_some(&mut chunk.targets),
+                    );
+                })
+        });
+        let chunks = &mut self.chunks[..parts];
+        self.stats.items += chunks
+            .iter()
+            .map(|c| c.done.unsigned_abs() as u64)
+            .sum::<u64>();
+        if chunks.iter().any(|c| c.done < 0) {
+            return false;
+        }
+        let (first, rest) = chunks.split_at_mut(1);
+        let first = &mut first[0];
+        let mut remap: Vec<u32> = Vec::new();
+        for chunk in rest.iter() {
+            remap.clear();
+            let g = &chunk.groups;
+            for e in 0..g.len() {
+                let t = first.groups.insert(g.keys[e], g.counts[e], g.reps[e]);
+                if t as usize >= limit {
+                    return false;
+                }
+                if track {
+                    remap.push(t);
+                }
+            }
+            if track {
+                first
+                    .targets
+                    .extend(chunk.targets.iter().map(|&l| remap[l as usize]));
+            }
+        }
+        std::mem::swap(&mut self.groups, &mut first.groups);
+        std::mem::swap(&mut self.targets, &mut first.targets);
+        true
+    }
+
+    /// Plans moving the buffer to `levels` (projection: only the columns whose level changed;
+    /// rebuilding: every key zeroed first) and sizes it; true if the steps go by per-leaf
+    /// deltas (see [`Self::plan_deltas`]).
+    fn prepare_transform(&mut self, levels: &[usize]) -> bool {
         let n = self.s.enc.items();
         if self.buffer.len() != n {
             self.buffer = vec![[0; W]; n];
@@ -876,84 +1053,113 @@ impl<'a, const W: usize> Engine<'a, W> {
         let from = self.buffer_levels.take();
         self.plan(from.as_deref(), levels);
         if self.steps.iter().any(|s| s.from.is_none()) {
-            // Rebuilding: start every key at zero and add all columns.
-            self.buffer.iter_mut().for_each(|k| *k = [0; W]);
+            // Rebuilding: every key starts at zero and adds all columns.
             self.plan(None, levels);
         }
-        // Column passes: one sequential sweep over the buffer per changed column, adding what
-        // the step adds to each leaf code's key (one lookup in a table of the column's leaves,
-        // see `plan_deltas`: at 5 M items the two lookups in `gm` missed the cache), or with
-        // two lookups when the leaves outnumber the items.
-        if self.plan_deltas(n) {
-            let cols = Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at);
-            for &(codes, deltas, w) in &cols {
-                let buffer = &mut self.buffer;
-                crate::with_codes!(codes, codes => {
-                    for (k, &c) in buffer.iter_mut().zip(codes) {
+        self.plan_deltas(n)
+    }
+
+    /// The planned steps resolved to per-leaf deltas, if `use_deltas`; else none (the steps
+    /// go by two lookups in `gm`).
+    fn resolved_steps<'e>(
+        enc: &'e Encoding,
+        steps: &[Step],
+        deltas: &'e [u64],
+        delta_at: &[usize],
+        use_deltas: bool,
+    ) -> Vec<(Codes<'e>, &'e [u64], usize)> {
+        if use_deltas {
+            Self::resolve(enc, steps, deltas, delta_at)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Moves the buffer keys `keys` of items `start..` by the planned `steps` (`cols`: their
+    /// resolved deltas, or empty): one sequential sweep per changed column, adding what the
+    /// step adds to each leaf code's key (one lookup in a table of the column's leaves: at 5 M
+    /// items the two lookups in `gm` missed the cache), or with two lookups when the leaves
+    /// outnumber the items. Steps from no level (rebuilding) zero the keys first.
+    fn transform_range(
+        enc: &Encoding,
+        steps: &[Step],
+        cols: &[(Codes<'_>, &[u64], usize)],
+        keys: &mut [[u64; W]],
+        start: usize,
+    ) {
+        let range = start..start + keys.len();
+        if steps.iter().any(|s| s.from.is_none()) {
+            keys.iter_mut().for_each(|k| *k = [0; W]);
+        }
+        if !cols.is_empty() || steps.is_empty() {
+            for &(codes, deltas, w) in cols {
+                crate::with_codes!(codes.slice(range.clone()), codes => {
+                    for (k, &c) in keys.iter_mut().zip(codes) {
                         k[w] = k[w].wrapping_add(deltas[c as usize]);
                     }
                 });
             }
-        } else {
-            for s in &self.steps {
-                let l = self.s.enc.levels[s.j];
-                let g = &self.s.enc.gm[s.j];
-                let w = s.word;
-                let buffer = &mut self.buffer;
-                crate::with_codes!(self.s.enc.codes[s.j].view(), codes => match s.from {
-                    Some(f) => {
-                        for (k, &c) in buffer.iter_mut().zip(codes) {
-                            let base = c as usize * l;
-                            k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
-                        }
-                    }
-                    None => {
-                        for (k, &c) in buffer.iter_mut().zip(codes) {
-                            k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
-                        }
-                    }
-                });
-            }
+            return;
         }
-        self.stats.cells += (n * self.steps.len()) as u64;
-        self.buffer_levels = Some(levels.to_vec());
+        for s in steps {
+            let l = enc.levels[s.j];
+            let g = &enc.gm[s.j];
+            let w = s.word;
+            crate::with_codes!(enc.codes[s.j].view().slice(range.clone()), codes => match s.from {
+                Some(f) => {
+                    for (k, &c) in keys.iter_mut().zip(codes) {
+                        let base = c as usize * l;
+                        k[w] = k[w].wrapping_sub(g[base + f]).wrapping_add(g[base + s.to]);
+                    }
+                }
+                None => {
+                    for (k, &c) in keys.iter_mut().zip(codes) {
+                        k[w] = k[w].wrapping_add(g[c as usize * l + s.to]);
+                    }
+                }
+            });
+        }
     }
 
-    /// Groups every item by its buffer key (into the previous classes' table, which is not
-    /// needed any more); false if it stopped at the class limit.
-    fn group_buffer(&mut self) -> bool {
-        let n = self.s.enc.items();
-        let expected = n.min(self.last_plain_classes.max(1024));
-        self.groups.reset(expected);
-        let track = self.s.needs_targets();
-        self.targets.clear();
-        let limit = self.s.class_limit;
-        for (i, (key, &w)) in self.buffer.iter().zip(&self.s.enc.weights).enumerate() {
-            let t = self.groups.insert(*key, w, i as u32);
+    /// Groups the items `start..` by their buffer keys `keys` into `groups` (already reset),
+    /// pushing each item's class to `targets` if given. Returns the items grouped, negated if
+    /// it stopped at the class limit.
+    fn group_range(
+        groups: &mut Groups<W>,
+        keys: &[[u64; W]],
+        weights: &[u32],
+        start: usize,
+        limit: usize,
+        mut targets: Option<&mut Vec<u32>>,
+    ) -> isize {
+        for (i, (key, &w)) in keys.iter().zip(&weights[start..]).enumerate() {
+            let t = groups.insert(*key, w, (start + i) as u32);
             if t as usize >= limit {
-                self.last_plain_classes = self.groups.len();
-                self.stats.items += i as u64 + 1;
-                return false;
+                return -(i as isize + 1);
             }
-            if track {
-                self.targets.push(t);
+            if let Some(targets) = targets.as_deref_mut() {
+                targets.push(t);
             }
         }
-        self.last_plain_classes = self.groups.len();
-        self.stats.items += n as u64;
-        if track {
-            let cache = self.s.caches_verdicts();
-            merge_slots(
-                &mut self.groups,
-                &self.s.base_dist,
-                &self.s.base_verdict,
-                &self.targets,
-                &self.s.domains,
-                &mut self.merge_buffers,
-                cache,
-            );
+        keys.len() as isize
+    }
+
+    /// After grouping every item: merges the items' distributions (and cached verdicts) into
+    /// their classes (`targets`), when a criterion needs them.
+    fn merge_item_distributions(&mut self) {
+        if !self.s.needs_targets() {
+            return;
         }
-        true
+        let cache = self.s.caches_verdicts();
+        merge_slots(
+            &mut self.groups,
+            &self.s.base_dist,
+            &self.s.base_verdict,
+            &self.targets,
+            &self.s.domains,
+            &mut self.merge_buffers,
+            cache,
+        );
     }
 
     /// Merges the current classes into those of `levels`, which generalizes them; false if it
@@ -1211,6 +1417,10 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         ))
     }
 
+    fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
+        self.pool = pool;
+    }
+
     fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {
         assert_eq!(levels.len(), self.s.enc.dims, "levels per quasi-identifier");
         self.stats.checks += 1;
@@ -1363,6 +1573,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         self.targets = Vec::new();
         self.outliers = Vec::new();
         self.recent_plain.clear();
+        self.chunks = Vec::new();
     }
 
     fn metric(&self) -> &dyn Metric {

@@ -156,6 +156,15 @@ impl<'a> Codes<'a> {
         self.len() == 0
     }
 
+    /// The codes of tuples `range`.
+    pub fn slice(self, range: std::ops::Range<usize>) -> Codes<'a> {
+        match self {
+            Codes::U8(v) => Codes::U8(&v[range]),
+            Codes::U16(v) => Codes::U16(&v[range]),
+            Codes::U32(v) => Codes::U32(&v[range]),
+        }
+    }
+
     /// Every code, widened to `u32`.
     pub fn iter(self) -> impl Iterator<Item = u32> + 'a {
         (0..self.len()).map(move |i| self.get(i))

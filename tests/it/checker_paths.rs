@@ -96,6 +96,22 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
             },
         ),
         (
+            // Every check from scratch split over the pool's threads (see `compare`).
+            "all, split",
+            CheckerConfig {
+                split_items: 0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
+            "all, split, stopping early",
+            CheckerConfig {
+                split_items: 0,
+                stop_early_items: 0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
             "all, tiny history",
             CheckerConfig {
                 history_capacity: 2,
@@ -151,6 +167,15 @@ fn compare(
     with_dist: bool,
     budget: u64,
 ) -> Vec<[u64; 4]> {
+    // Three threads: ranges of unequal work, and a merge of more than one table.
+    let pool = std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap(),
+    );
+    // The classes of "all" in their order, which a split check must reproduce exactly.
+    let mut in_order: Option<Vec<Class>> = None;
     let mut checkers: Vec<(&str, Checker<'_>)> = configs()
         .into_iter()
         .map(|(name, config)| {
@@ -165,6 +190,9 @@ fn compare(
             c.set_store_anonymous(true);
             if name.contains("scattered") {
                 c.set_scattered();
+            }
+            if name.contains("split") {
+                c.set_pool(Some(pool.clone()));
             }
             (name, c)
         })
@@ -190,6 +218,16 @@ fn compare(
                 used[i][3] += 1;
                 continue;
             }
+            if *name == "all" {
+                in_order = Some(checker.classes());
+            } else if name.contains("split") && !name.contains("stopping") {
+                let order = in_order.as_ref().unwrap();
+                assert_eq!(
+                    order,
+                    &checker.classes(),
+                    "{name} orders {levels:?} differently"
+                );
+            }
             let g = grouping(checker);
             if with_dist {
                 assert!(g.iter().all(|c| c.distributions.len() == 1));
@@ -210,6 +248,16 @@ fn compare(
     for (u, (name, checker)) in used.iter_mut().zip(&checkers) {
         if !name.contains("stopping") {
             u[3] = checker.stats().hubs;
+        }
+        let split = checker.stats().split;
+        if name.contains("split") {
+            assert_eq!(
+                split,
+                checker.stats().plain,
+                "{name}: every check from scratch splits"
+            );
+        } else {
+            assert_eq!(split, 0, "{name} splits without a pool");
         }
     }
     used

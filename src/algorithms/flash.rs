@@ -10,6 +10,12 @@
 //! consecutive checks close (roll-ups, snapshots). When every node is tagged the classification
 //! is complete; [`Search::optimize_remaining`] then makes the result global for metrics that are
 //! not monotonic under suppression.
+//!
+//! With more than one thread the walk names, before each check of a path, the next path's first
+//! check as it looks now ([`Search::guess`]): the next untagged node of the level (or of the
+//! heap head's successors), its path, the middle. A lookahead worker evaluates it meanwhile
+//! ([`super::lookahead`]); the walk itself, and so every tag, count and the optimum, is the same
+//! as on one thread.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -23,6 +29,11 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
     if !search.tagging() {
         return;
     }
+    search.with_lookahead(walk);
+}
+
+/// Flash's walk over the levels (see the module docs).
+fn walk<S: PropertyStore>(search: &mut Search<'_, S>) {
     if search.budget() > 0 {
         // Without suppression the classification alone takes few checks, and a pruned
         // non-anonymous node would no longer tag its specializations: on ADULT pruning costs
@@ -38,7 +49,7 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
             .filter(|&id| !search.resolved(id))
             .collect();
         search.space().sort(&mut nodes);
-        for node in nodes {
+        for (i, &node) in nodes.iter().enumerate() {
             if search.out_of_time() {
                 return;
             }
@@ -46,12 +57,27 @@ pub fn classify<S: PropertyStore>(search: &mut Search<'_, S>) {
                 continue;
             }
             let path = find_path(search, node);
-            check_path(search, &path, &mut heap);
+            let next = nodes[i + 1..]
+                .iter()
+                .copied()
+                .find(|&n| !search.resolved(n));
+            check_path(search, &path, &mut heap, next);
             while let Some(Reverse(head)) = heap.pop() {
-                for up in sorted_successors(search, head.id) {
+                let ups = sorted_successors(search, head.id);
+                for (j, &up) in ups.iter().enumerate() {
                     if !search.resolved(up) && !search.out_of_time() {
                         let path = find_path(search, up);
-                        check_path(search, &path, &mut heap);
+                        let next = ups[j + 1..]
+                            .iter()
+                            .copied()
+                            .find(|&n| !search.resolved(n))
+                            .or_else(|| {
+                                let Reverse(h) = heap.peek()?;
+                                sorted_successors(search, h.id)
+                                    .into_iter()
+                                    .find(|&n| !search.resolved(n))
+                            });
+                        check_path(search, &path, &mut heap, next);
                     }
                 }
             }
@@ -84,11 +110,17 @@ fn check_path<S: PropertyStore>(
     search: &mut Search<'_, S>,
     path: &[NodeId],
     heap: &mut BinaryHeap<Reverse<OrderKey>>,
+    next: Option<NodeId>,
 ) {
     let (mut low, mut high) = (0isize, path.len() as isize - 1);
     while low <= high && !search.out_of_time() {
         let mid = (low + high) / 2;
         let node = path[mid as usize];
+        if let Some(n) = next.filter(|&n| search.looking_ahead() && !search.resolved(n)) {
+            // The next path's first check, as the tags are now (see `lookahead`).
+            let p = find_path(search, n);
+            search.guess(p[(p.len() - 1) / 2]);
+        }
         let fresh = !search.resolved(node);
         let down = search.decide(node);
         if fresh && search.result(node).is_some_and(|r| !search.tag_verdict(r)) {

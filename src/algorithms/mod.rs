@@ -14,6 +14,7 @@ pub mod datafly;
 pub mod exhaustive;
 pub mod flash;
 pub mod incognito;
+pub mod lookahead;
 pub mod mondrian;
 pub mod observe;
 pub mod ola;
@@ -363,6 +364,10 @@ pub fn run_lattice<'a>(
         .collect();
     extra.insert("checks_by_purpose".into(), purposes.into());
     extra.insert("tag_hits".into(), out.tag_hits.into());
+    extra.insert(
+        "evaluated_ahead".into(),
+        serde_json::json!({ "checks": out.ahead.evaluated, "used": out.ahead.used }),
+    );
     extra.insert(
         "checker".into(),
         serde_json::json!({

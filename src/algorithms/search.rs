@@ -35,10 +35,18 @@
 //!   bound of its direct specializations.
 //!
 //! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
-//! threads only evaluate ahead ([`Search::speculate`]) what it will check next, and a result is
-//! recorded only when the sequential search asks for it. Flash's, OLA's and BFS's walks evaluate
-//! nothing ahead (see BFS's module docs for what guessing cost there). The final phase takes the
-//! next batch of
+//! threads only evaluate ahead what it will check next, and a result is recorded only when the
+//! sequential search asks for it:
+//! - Flash's walk runs [`Search::with_lookahead`]: while the search's own checker checks the
+//!   current transformation, a worker with a second checker evaluates the one the strategy
+//!   names with [`Search::guess`] (the next path's first check, see [`super::lookahead`]);
+//! - BFS evaluates the next points of its binary searches and climbs ([`Search::speculate`]);
+//! - OLA evaluates nothing ahead;
+//! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split
+//!   each check from scratch instead ([`Checker::set_pool`]: the same classes in the same
+//!   order), and Flash has no lookahead worker.
+//!
+//! The final phase takes the next batch of
 //! candidates in its sequential order (bound order; bottom-up within one level, whose inherited
 //! bounds come from lower levels and are final) that the current best loss does not exclude,
 //! checks them on a dedicated rayon pool, one checker per thread ([`Checker::fork`]: shared
@@ -53,6 +61,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::lookahead::Lookahead;
 use super::observe::{Phase, SearchObserver, SearchStatus, Throttle};
 use crate::check::{CheckResult, Checker, CheckerConfig, CheckerStats, Classification};
 use crate::data::EncodedTable;
@@ -140,6 +149,17 @@ pub struct SearchOutcome {
     /// Transformations a strategy found resolved by a tag (known invalid, or pruned) when it
     /// came to them, so that it did not check them.
     pub tag_hits: u64,
+    /// Checks evaluated ahead on other threads ([`Search::speculate`], the lookahead worker),
+    /// and how many of them the search then used (the others were work lost; the counts
+    /// above never include them).
+    pub ahead: Ahead,
+}
+
+/// Checks evaluated ahead on other threads, and used (see [`SearchOutcome::ahead`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ahead {
+    pub evaluated: u64,
+    pub used: u64,
 }
 
 /// At most this many checked transformations are kept for the report's chart; above, an even
@@ -236,8 +256,18 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     purpose: Purpose,
     purposes: [PurposeCount; 4],
     tag_hits: u64,
+    ahead: Ahead,
     /// The strategy's checks are scattered over the lattice ([`Search::scatter_checks`]).
     scattered: bool,
+    /// The checkers keep snapshots of valid transformations, and more of them
+    /// ([`Search::expect_generalizations_of_valid`]).
+    generalizations_of_valid: bool,
+    /// The transformation the strategy will likely check after the next one
+    /// ([`Search::guess`]).
+    guess: Option<NodeId>,
+    /// The lookahead worker's mailbox ([`Search::with_lookahead`]) and what it is checking.
+    lookahead: Option<std::sync::Arc<Lookahead>>,
+    in_flight: Option<NodeId>,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -308,7 +338,12 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             purpose: Purpose::Classification,
             purposes: [PurposeCount::default(); 4],
             tag_hits: 0,
+            ahead: Ahead::default(),
             scattered: false,
+            generalizations_of_valid: false,
+            guess: None,
+            lookahead: None,
+            in_flight: None,
         })
     }
 
@@ -593,16 +628,31 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.has(id, prop::RESOLVED)
     }
 
-    /// The result of checking `id` (checked once, then cached), with tagging.
+    /// The result of checking `id` (checked once, then cached), with tagging. Within
+    /// [`Search::with_lookahead`], a pending [`Search::guess`] goes to the lookahead worker
+    /// first, and a result it computed for `id` is taken instead of checking again.
     pub fn check(&mut self, id: NodeId) -> CheckResult {
+        let guess = self.guess.take();
         if let Some(r) = self.results.get(&id) {
             return *r;
         }
+        self.harvest(self.in_flight == Some(id));
         if let Some(r) = self.ready.remove(&id) {
+            self.ahead.used += 1;
             return self.record(id, r);
         }
         self.space.levels_into(id, &mut self.levels);
-        self.checker.set_loss_cutoff(self.loss_cutoff());
+        let cutoff = self.loss_cutoff();
+        self.checker.set_loss_cutoff(cutoff);
+        if let Some(g) = guess {
+            let idle = self.lookahead.as_ref().is_some_and(|l| l.idle());
+            if idle && g != id && self.worth_evaluating(g) {
+                if let Some(l) = &self.lookahead {
+                    l.post(g, self.space.levels(g), cutoff);
+                    self.in_flight = Some(g);
+                }
+            }
+        }
         let (space, store, results) = (&self.space, &self.store, &self.results);
         let (finished, classification) = (self.finished, self.classification);
         let r = self.checker.check(&self.levels, &|lv: &[usize]| {
@@ -611,6 +661,106 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 || known(store, results, classification, x, finished.bits)
         });
         self.record(id, r)
+    }
+
+    /// Moves the lookahead worker's result, if it has one, to the results computed ahead;
+    /// with `wait`, waits for the one in flight.
+    fn harvest(&mut self, wait: bool) {
+        if self.in_flight.is_none() {
+            return;
+        }
+        let Some(l) = &self.lookahead else {
+            return;
+        };
+        match l.take(wait) {
+            Some((g, r)) => {
+                self.ahead.evaluated += 1;
+                self.ready.insert(g, r);
+                self.in_flight = None;
+            }
+            // Withdrawn (see `Lookahead::take`), or still running.
+            None if wait || l.idle() => self.in_flight = None,
+            None => {}
+        }
+    }
+
+    /// Runs `strategy` with a lookahead worker ([`super::lookahead`]) on another thread, when
+    /// the search has more than one thread and its checks do not split over them (large
+    /// inputs use the other threads within each check instead, see [`Checker::set_pool`]).
+    pub fn with_lookahead(&mut self, strategy: impl FnOnce(&mut Self)) {
+        let Some(pool) = self.pool.clone() else {
+            return strategy(self);
+        };
+        if self.threads <= 1 || self.checker.splits_checks() {
+            return strategy(self);
+        }
+        self.add_workers();
+        let mut worker = self.workers.remove(0);
+        let lookahead = std::sync::Arc::new(Lookahead::new());
+        self.lookahead = Some(lookahead.clone());
+        pool.in_place_scope(|scope| {
+            scope.spawn(|_| lookahead.serve(&mut worker));
+            strategy(self);
+            lookahead.close();
+        });
+        // The worker has ended: a request it never started has no answer.
+        self.harvest(false);
+        self.lookahead = None;
+        self.in_flight = None;
+        self.workers.insert(0, worker);
+    }
+
+    /// True within [`Search::with_lookahead`]: guesses are used.
+    pub fn looking_ahead(&self) -> bool {
+        self.lookahead.is_some()
+    }
+
+    /// Tells the search which transformation the strategy will likely check after the next
+    /// one (Flash: the first check of the next path). Within [`Search::with_lookahead`], the
+    /// next [`Search::check`] that checks hands it to the lookahead worker first, if the
+    /// worker is idle; its result is recorded only if the strategy does check it (see the
+    /// module docs). The guess is dropped at the next check, used or not.
+    pub fn guess(&mut self, id: NodeId) {
+        if self.lookahead.is_some() {
+            self.guess = Some(id);
+        }
+    }
+
+    /// True if evaluating `id` ahead can serve the search: it is neither checked nor
+    /// evaluated, not resolved, and (with pruning) not excluded by its level bound.
+    fn worth_evaluating(&mut self, id: NodeId) -> bool {
+        if self.results.contains_key(&id) || self.ready.contains_key(&id) || self.resolved(id) {
+            return false;
+        }
+        if !self.pruning {
+            return true;
+        }
+        let levels = self.space.levels(id);
+        !self.beaten(self.checker.metric().level_bound(&levels))
+    }
+
+    /// Makes sure there is one checker per thread: this search's own and `threads - 1`
+    /// forks of it (shared encoding, own tables and history, whose bytes they share), with
+    /// the search's history settings.
+    fn add_workers(&mut self) {
+        if self.threads <= 1 || self.workers.len() + 1 >= self.threads {
+            return;
+        }
+        if self.workers.is_empty() {
+            self.checker.split_history(self.threads);
+        }
+        while self.workers.len() + 1 < self.threads {
+            let mut w = self.checker.fork();
+            if self.generalizations_of_valid {
+                w.set_store_anonymous(true);
+                w.scale_history(5);
+            }
+            if self.scattered {
+                w.set_scattered();
+            }
+            w.split_history(self.threads);
+            self.workers.push(w);
+        }
     }
 
     /// The level bound from which a check need not compute a valid transformation's loss
@@ -689,8 +839,11 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// the checker keeps snapshots of valid transformations, and more of them (on ADULT's
     /// t-closeness row, 5x the snapshots cut checks from scratch from 1,713 to 255 of 4,301).
     pub fn expect_generalizations_of_valid(&mut self) {
-        self.checker.set_store_anonymous(true);
-        self.checker.scale_history(5);
+        self.generalizations_of_valid = true;
+        for c in std::iter::once(&mut self.checker).chain(&mut self.workers) {
+            c.set_store_anonymous(true);
+            c.scale_history(5);
+        }
     }
 
     /// For strategies whose checks jump around the lattice instead of walking up paths (BFS):
@@ -730,21 +883,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         if self.pool.is_none() && self.threads > 1 {
             self.set_threads(self.threads);
         }
-        if self.workers.is_empty() && self.threads > 1 {
-            // The pool's checkers share the history's bytes.
-            self.checker.split_history(self.threads);
-        }
-        while self.workers.len() + 1 < self.threads {
-            let mut w = self.checker.fork();
-            // The final phase's history settings (see `optimize_remaining`).
-            w.set_store_anonymous(true);
-            w.scale_history(5);
-            if self.scattered {
-                w.set_scattered();
-            }
-            w.split_history(self.threads);
-            self.workers.push(w);
-        }
+        self.add_workers();
         let (space, store, results) = (&self.space, &self.store, &self.results);
         let (finished, classification) = (self.finished, self.classification);
         let cutoff = self.loss_cutoff();
@@ -804,6 +943,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             return; // nothing to run beside the search's own next check
         }
         let rs = self.evaluate(&fresh);
+        self.ahead.evaluated += fresh.len() as u64;
         self.ready.extend(fresh.into_iter().zip(rs));
     }
 
@@ -990,6 +1130,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             checked: self.checked_sample(),
             purposes: self.purposes,
             tag_hits: self.tag_hits,
+            ahead: self.ahead,
         }
     }
 

@@ -245,6 +245,7 @@ trait Core<'a>: Send {
     fn split_history(&mut self, parts: usize);
     fn free_buffers(&mut self);
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>);
+    fn splits_checks(&self) -> bool;
 }
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
@@ -420,6 +421,12 @@ impl<'a> Checker<'a> {
     /// runs other jobs of the pool, which could be a check of this very checker.
     pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.core.set_pool(pool)
+    }
+
+    /// True if this checker's checks from scratch split over the threads of its pool
+    /// ([`Checker::set_pool`]).
+    pub fn splits_checks(&self) -> bool {
+        self.core.splits_checks()
     }
 
     /// Frees the buffer, the groupify tables and the history (when the search is over: the
@@ -1419,6 +1426,13 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
 
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.pool = pool;
+    }
+
+    fn splits_checks(&self) -> bool {
+        self.pool
+            .as_ref()
+            .is_some_and(|p| p.current_num_threads() > 1)
+            && self.s.enc.items() >= self.s.config.split_items
     }
 
     fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {

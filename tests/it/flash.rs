@@ -180,12 +180,13 @@ fn adult_matches_arx_for_every_reference_row() {
 #[test]
 fn adult_reference_rows_are_the_same_with_every_thread_count() {
     let table = adult();
+    let mut used = 0;
     for row in &reference("arx-adult-k-anonymity.json") {
         let k = row["k"].as_u64().unwrap();
         let s = row["suppression_limit"].as_f64().unwrap();
         let metric = metric_kind(row["metric"].as_str().unwrap());
         let budget = SuppressionLimit::Fraction(s).budget(table.rows() as u64);
-        same_for_every_thread_count(
+        used += same_for_every_thread_count(
             &table,
             LatticeAlgorithm::Flash,
             StoreKind::Dense,
@@ -195,6 +196,8 @@ fn adult_reference_rows_are_the_same_with_every_thread_count() {
         )
         .unwrap_or_else(|e| panic!("k={k} s={s}: {e}"));
     }
+    // Flash's lookahead worker ran and its results were recorded (see `lookahead`).
+    assert!(used > 0, "no result evaluated ahead was used");
 }
 
 /// Runs every row of the replicated reference whose data set is ADULT x `copies`.
@@ -516,7 +519,8 @@ fn same_optimum(
 }
 
 /// Runs `alg` with 1, 2 and 4 threads: the same optimum (levels, loss, suppressed records,
-/// classes), the same number of checks and the same proof.
+/// classes), the same number of checks and the same proof. Returns how many results evaluated
+/// ahead on other threads the searches used.
 fn same_for_every_thread_count(
     table: &EncodedTable,
     alg: LatticeAlgorithm,
@@ -524,7 +528,7 @@ fn same_for_every_thread_count(
     budget: u64,
     metric: MetricKind,
     criteria: &dyn Fn() -> Vec<Box<dyn PrivacyCriterion>>,
-) -> Result<(), String> {
+) -> Result<u64, String> {
     let with = |threads| {
         let plan = Plan {
             algorithm: alg,
@@ -542,18 +546,29 @@ fn same_for_every_thread_count(
             false,
         )
         .unwrap();
-        (out.optimum, out.checks, out.proven_optimal, out.lower_bound)
+        let used = out.ahead.used;
+        (
+            (out.optimum, out.checks, out.proven_optimal, out.lower_bound),
+            used,
+        )
     };
-    let one = with(1);
+    let (one, none) = with(1);
+    if none != 0 {
+        return Err(format!(
+            "{alg:?}: one thread used {none} results evaluated ahead"
+        ));
+    }
+    let mut used = 0;
     for threads in [2, 4] {
-        let got = with(threads);
+        let (got, u) = with(threads);
+        used += u;
         if got != one {
             return Err(format!(
                 "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads {got:?}"
             ));
         }
     }
-    Ok(())
+    Ok(used)
 }
 
 /// A search cut short after `max_checks` checks: what it releases is valid, and its lower bound

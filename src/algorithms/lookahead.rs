@@ -1,0 +1,177 @@
+//! Lookahead: a second checker that evaluates, on another core, the transformation a strategy
+//! will likely check next, while the search's own checker checks the current one.
+//!
+//! Flash's checks are mostly the first and only check of a path (ADULT, k = 2, 2 %
+//! suppression, DM*: 703 of 903 paths take one check), so a path's binary search has little
+//! to evaluate ahead (guessing its next point hit 105 of 589 times), but the next path's
+//! first check is usually known before the current check ends: it is the middle of the path
+//! from the next untagged node, and the current check leaves that path alone 9 times in 10
+//! (381 of 422). [`super::Search::guess`] names it; [`super::Search::check`] hands it to the
+//! worker before checking its own transformation.
+//!
+//! Why not a rayon job per guess: a pool thread that had gone to sleep between two checks took
+//! 55 µs on average to start the job, and 130 of 422 guesses were still waiting when the
+//! search's own check ended, so the search's thread ran them itself; a pair of 150 µs checks
+//! took 238 µs and the search was no faster than on one thread. Here the worker is one long job
+//! on the search's rayon pool for the whole classification: between requests it spins, then
+//! yields, and only after [`PARK_AFTER`] without a request does it park (a phase without
+//! checks); a request unparks it.
+//!
+//! One request is in flight at a time: the search posts one only when the worker is idle, and
+//! waits for the worker only when it needs the very transformation in flight. A result is kept
+//! aside and recorded only when the strategy checks that transformation, so the order of
+//! records, the counts and the optimum are those of one thread (see the `search` module docs).
+//! The worker's checker does not see the search's tags: it never drops a snapshot as finished
+//! (a matter of memory and speed only; results never depend on the history).
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+use crate::check::{CheckResult, Checker};
+use crate::lattice::NodeId;
+
+/// Idle time after which the worker parks instead of spinning.
+pub const PARK_AFTER: Duration = Duration::from_millis(2);
+
+/// Spins of the worker (or of the search waiting for it) before it yields the core.
+const SPINS: u32 = 1 << 12;
+
+const IDLE: u8 = 0;
+const POSTED: u8 = 1;
+const RUNNING: u8 = 2;
+const DONE: u8 = 3;
+
+/// A transformation to evaluate: its id, levels and the loss cutoff of the moment.
+struct Request {
+    id: NodeId,
+    levels: Vec<usize>,
+    cutoff: Option<f64>,
+}
+
+/// The mailbox between the search's thread and the lookahead worker.
+pub struct Lookahead {
+    state: AtomicU8,
+    closed: AtomicBool,
+    request: Mutex<Option<Request>>,
+    response: Mutex<Option<(NodeId, CheckResult)>>,
+    worker_thread: OnceLock<Thread>,
+}
+
+impl Default for Lookahead {
+    fn default() -> Self {
+        Lookahead::new()
+    }
+}
+
+impl Lookahead {
+    pub fn new() -> Lookahead {
+        Lookahead {
+            state: AtomicU8::new(IDLE),
+            closed: AtomicBool::new(false),
+            request: Mutex::new(None),
+            response: Mutex::new(None),
+            worker_thread: OnceLock::new(),
+        }
+    }
+
+    /// True if the worker has no request (it can take one now).
+    pub fn idle(&self) -> bool {
+        self.state.load(Ordering::Acquire) == IDLE
+    }
+
+    /// Hands `id` at `levels` to the worker; only when [`Lookahead::idle`].
+    pub fn post(&self, id: NodeId, levels: Vec<usize>, cutoff: Option<f64>) {
+        debug_assert!(self.idle(), "one request in flight at a time");
+        *lock(&self.request) = Some(Request { id, levels, cutoff });
+        self.state.store(POSTED, Ordering::Release);
+        if let Some(t) = self.worker_thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// The worker's result, if it has one. With `wait` (the search needs the transformation
+    /// in flight): waits for it if the worker has started it, and otherwise withdraws the
+    /// request (the worker may not have started at all: its job waits for a pool thread) and
+    /// returns `None`, so that the search checks it itself.
+    pub fn take(&self, wait: bool) -> Option<(NodeId, CheckResult)> {
+        let mut spins = 0u32;
+        loop {
+            match self.state.load(Ordering::Acquire) {
+                DONE => {
+                    let r = lock(&self.response).take();
+                    self.state.store(IDLE, Ordering::Release);
+                    return r;
+                }
+                RUNNING if wait => backoff(&mut spins),
+                POSTED if wait => {
+                    if self.claim(IDLE) {
+                        lock(&self.request).take();
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Moves a posted request to `to`; false if another thread moved it first.
+    fn claim(&self, to: u8) -> bool {
+        self.state
+            .compare_exchange(POSTED, to, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Ends [`Lookahead::serve`] (after the request it is running, if any; a request it has
+    /// not started stays unanswered).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        if let Some(t) = self.worker_thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// The worker's loop: checks each request with `checker` until [`Lookahead::close`].
+    pub fn serve(&self, checker: &mut Checker<'_>) {
+        let _ = self.worker_thread.set(std::thread::current());
+        let mut spins = 0u32;
+        let mut idle_since = Instant::now();
+        while !self.closed.load(Ordering::Acquire) {
+            if !self.claim(RUNNING) {
+                if spins < SPINS {
+                    backoff(&mut spins);
+                } else if idle_since.elapsed() < PARK_AFTER {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::park_timeout(PARK_AFTER);
+                }
+                continue;
+            }
+            let Some(req) = lock(&self.request).take() else {
+                self.state.store(IDLE, Ordering::Release);
+                continue;
+            };
+            checker.set_loss_cutoff(req.cutoff);
+            let r = checker.check(&req.levels, &|_| false);
+            *lock(&self.response) = Some((req.id, r));
+            self.state.store(DONE, Ordering::Release);
+            spins = 0;
+            idle_since = Instant::now();
+        }
+    }
+}
+
+/// Spins a while, then yields the core.
+fn backoff(spins: &mut u32) {
+    if *spins < SPINS {
+        *spins += 1;
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

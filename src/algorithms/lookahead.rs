@@ -22,14 +22,17 @@
 //! aside and recorded only when the strategy checks that transformation, so the order of
 //! records, the counts and the optimum are those of one thread (see the `search` module docs).
 //! The worker's checker does not see the search's tags: it never drops a snapshot as finished
-//! (a matter of memory and speed only; results never depend on the history).
+//! (a matter of memory and speed only; results never depend on the history). The classes of
+//! each of its checks go to the search's own checker with the result, as a snapshot offered
+//! to its history ([`Checker::adopt`]): without them the search's checker, which no longer
+//! sees every path's first check, started from scratch in 64 % of its checks instead of 52 %.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use crate::check::{CheckResult, Checker};
+use crate::check::{CheckResult, Checker, SharedClasses};
 use crate::lattice::NodeId;
 
 /// Idle time after which the worker parks instead of spinning.
@@ -50,12 +53,16 @@ struct Request {
     cutoff: Option<f64>,
 }
 
+/// The worker's answer: the transformation, its result, and its classes for the search's own
+/// history ([`Checker::share_classes`]).
+pub type Answer = (NodeId, CheckResult, Option<SharedClasses>);
+
 /// The mailbox between the search's thread and the lookahead worker.
 pub struct Lookahead {
     state: AtomicU8,
     closed: AtomicBool,
     request: Mutex<Option<Request>>,
-    response: Mutex<Option<(NodeId, CheckResult)>>,
+    response: Mutex<Option<Answer>>,
     worker_thread: OnceLock<Thread>,
 }
 
@@ -95,7 +102,7 @@ impl Lookahead {
     /// in flight): waits for it if the worker has started it, and otherwise withdraws the
     /// request (the worker may not have started at all: its job waits for a pool thread) and
     /// returns `None`, so that the search checks it itself.
-    pub fn take(&self, wait: bool) -> Option<(NodeId, CheckResult)> {
+    pub fn take(&self, wait: bool) -> Option<Answer> {
         let mut spins = 0u32;
         loop {
             match self.state.load(Ordering::Acquire) {
@@ -154,7 +161,7 @@ impl Lookahead {
             };
             checker.set_loss_cutoff(req.cutoff);
             let r = checker.check(&req.levels, &|_| false);
-            *lock(&self.response) = Some((req.id, r));
+            *lock(&self.response) = Some((req.id, r, checker.share_classes()));
             self.state.store(DONE, Ordering::Release);
             spins = 0;
             idle_since = Instant::now();

@@ -673,10 +673,19 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             return;
         };
         match l.take(wait) {
-            Some((g, r)) => {
+            Some((g, r, classes)) => {
                 self.ahead.evaluated += 1;
                 self.ready.insert(g, r);
                 self.in_flight = None;
+                if let Some(c) = classes {
+                    let (space, store, results) = (&self.space, &self.store, &self.results);
+                    let (finished, classification) = (self.finished, self.classification);
+                    self.checker.adopt(c, &|lv: &[usize]| {
+                        let x = space.id(lv);
+                        (finished.checked && results.contains_key(&x))
+                            || known(store, results, classification, x, finished.bits)
+                    });
+                }
             }
             // Withdrawn (see `Lookahead::take`), or still running.
             None if wait || l.idle() => self.in_flight = None,

@@ -36,7 +36,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn empty() -> Snapshot {
+    pub fn empty() -> Snapshot {
         Snapshot {
             levels: Vec::new(),
             reps: Vec::new(),
@@ -111,6 +111,11 @@ impl History {
             path_order: true,
             max_bytes,
         }
+    }
+
+    /// Most classes a snapshot may have.
+    pub fn max_classes(&self) -> usize {
+        self.max_classes
     }
 
     /// Drops every snapshot and the allocations kept for reuse.

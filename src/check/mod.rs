@@ -246,7 +246,13 @@ trait Core<'a>: Send {
     fn free_buffers(&mut self);
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>);
     fn splits_checks(&self) -> bool;
+    fn share_classes(&self) -> Option<SharedClasses>;
+    fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool);
 }
+
+/// The classes of a check, handed from one checker to another of the same table
+/// ([`Checker::share_classes`], [`Checker::adopt`]).
+pub struct SharedClasses(history::Snapshot);
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
 pub struct Checker<'a> {
@@ -421,6 +427,20 @@ impl<'a> Checker<'a> {
     /// runs other jobs of the pool, which could be a check of this very checker.
     pub fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.core.set_pool(pool)
+    }
+
+    /// The classes of the last check, if it completed and its classes are few enough for a
+    /// snapshot: for another checker of the same table to keep ([`Checker::adopt`]). Classes
+    /// are (representative item, count) pairs of the shared encoding, so they are the same in
+    /// every checker.
+    pub fn share_classes(&self) -> Option<SharedClasses> {
+        self.core.share_classes()
+    }
+
+    /// Offers `classes` from another checker to the history, under the history's rules (see
+    /// `history`): a later check of a generalization may start from them.
+    pub fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool) {
+        self.core.adopt(classes, finished)
     }
 
     /// True if this checker's checks from scratch split over the threads of its pool
@@ -1426,6 +1446,38 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
 
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>) {
         self.pool = pool;
+    }
+
+    fn share_classes(&self) -> Option<SharedClasses> {
+        let g = &self.groups;
+        let levels = g.levels.as_ref()?;
+        if !self.s.config.history || g.len() > self.history.max_classes() {
+            return None;
+        }
+        let mut s = history::Snapshot::empty();
+        s.levels = levels.clone();
+        s.reps = g.reps.clone();
+        s.counts = g.counts.clone();
+        s.dist = g.dist.clone();
+        s.verdict = g.verdict.clone();
+        Some(SharedClasses(s))
+    }
+
+    fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool) {
+        let c = classes.0;
+        if !self.s.config.history || self.buffer_levels.is_none() {
+            return;
+        }
+        let stored = self.history.store(&c.levels, c.len(), None, finished, |s| {
+            s.reps.extend_from_slice(&c.reps);
+            s.counts.extend_from_slice(&c.counts);
+            s.dist.clone_from(&c.dist);
+            s.verdict.clone_from(&c.verdict);
+        });
+        if stored {
+            self.stats.snapshots_stored += 1;
+            self.stats.history_peak_bytes = self.stats.history_peak_bytes.max(self.history.bytes());
+        }
     }
 
     fn splits_checks(&self) -> bool {

@@ -40,8 +40,7 @@
 //! - Flash's walk runs [`Search::with_lookahead`]: while the search's own checker checks the
 //!   current transformation, a worker with a second checker evaluates the one the strategy
 //!   names with [`Search::guess`] (the next path's first check, see [`super::lookahead`]);
-//! - BFS evaluates the next points of its binary searches and climbs ([`Search::speculate`]);
-//! - OLA evaluates nothing ahead;
+//! - BFS and OLA evaluate nothing ahead (see BFS's module docs for what guessing cost there);
 //! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split
 //!   each check from scratch instead ([`Checker::set_pool`]: the same classes in the same
 //!   order), and Flash has no lookahead worker.

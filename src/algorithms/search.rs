@@ -274,8 +274,9 @@ pub struct Search<'a, S: PropertyStore = Dense> {
 
 /// The lookahead guesses only when the search's own checks take this long on average: on
 /// ADULT without suppression (checks of about 20 µs, mostly roll-ups) the guesses' bookkeeping
-/// and the worker's checks from scratch made the search slower (3.3 -> 4.1 ms).
-const LOOKAHEAD_MIN_CHECK: std::time::Duration = std::time::Duration::from_micros(50);
+/// and the worker's checks from scratch made the search slower (3.3 -> 4.1 ms); with DM and 2 %
+/// suppression (checks of 35 µs) they made it faster (95 -> 76 ms).
+const LOOKAHEAD_MIN_CHECK: std::time::Duration = std::time::Duration::from_micros(25);
 
 /// Checks measured before the lookahead may guess.
 const LOOKAHEAD_AFTER_CHECKS: u64 = 16;

@@ -85,8 +85,13 @@ pub const HISTORY_MAX_BYTES: usize = 256 << 20;
 pub const STOP_EARLY_ITEMS: usize = 1 << 19;
 
 /// Items from which a check from scratch is split over the threads of the checker's pool
-/// ([`Checker::set_pool`]); below it a range is too short to pay for waking a thread.
-pub const SPLIT_CHECK_ITEMS: usize = 1 << 16;
+/// ([`Checker::set_pool`]). Below it, Flash gains more from a lookahead worker on the other
+/// thread (see `algorithms::lookahead`), since most checks are roll-ups and snapshots there:
+/// census benchmark at q=10 (101,778 items), 2 threads: 6.05 s with the lookahead, 6.88 s
+/// split, 6.99 s on one thread; people 1M (about 10^6 items): 0.78 s with the lookahead, 0.51 s
+/// split, 0.64 s on one thread. On ADULT (19,502 items) splitting alone was slower than one
+/// thread (0.160 against 0.136 s).
+pub const SPLIT_CHECK_ITEMS: usize = 1 << 19;
 
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;

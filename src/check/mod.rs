@@ -925,17 +925,43 @@ impl<'a, const W: usize> Engine<'a, W> {
         finished: &dyn Fn(&[usize]) -> bool,
     ) {
         let g = &self.groups;
-        let stored = self
-            .history
-            .store(levels, g.len(), max_classes, finished, |s| {
-                s.reps.extend_from_slice(&g.reps);
-                s.counts.extend_from_slice(&g.counts);
-                s.dist.clone_from(&g.dist);
-                s.verdict.clone_from(&g.verdict);
-            });
+        let classes = (&g.reps[..], &g.counts[..], &g.dist[..], &g.verdict[..]);
+        Self::store_snapshot(
+            &mut self.history,
+            &mut self.stats,
+            levels,
+            classes,
+            max_classes,
+            finished,
+        );
+    }
+
+    /// Offers classes (representatives, counts, distributions, verdicts) of `levels` to the
+    /// history as a snapshot, counting it if kept.
+    fn store_snapshot(
+        history: &mut History,
+        stats: &mut CheckerStats,
+        levels: &[usize],
+        (reps, counts, dist, verdict): (&[u32], &[u32], &[groupify::Csr], &[u8]),
+        max_classes: Option<usize>,
+        finished: &dyn Fn(&[usize]) -> bool,
+    ) {
+        let stored = history.store(levels, counts.len(), max_classes, finished, |s| {
+            s.reps.extend_from_slice(reps);
+            s.counts.extend_from_slice(counts);
+            // Field by field, so that a reused snapshot's buffers are reused (`Vec::clone_from`).
+            s.dist.truncate(dist.len());
+            let have = s.dist.len();
+            for (d, src) in s.dist.iter_mut().zip(dist) {
+                d.clone_from(src);
+            }
+            s.dist.extend_from_slice(&dist[have..]);
+            s.verdict.clear();
+            s.verdict.extend_from_slice(verdict);
+        });
         if stored {
-            self.stats.snapshots_stored += 1;
-            self.stats.history_peak_bytes = self.stats.history_peak_bytes.max(self.history.bytes());
+            stats.snapshots_stored += 1;
+            stats.history_peak_bytes = stats.history_peak_bytes.max(history.bytes());
         }
     }
 
@@ -1473,16 +1499,15 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         if !self.s.config.history || self.buffer_levels.is_none() {
             return;
         }
-        let stored = self.history.store(&c.levels, c.len(), None, finished, |s| {
-            s.reps.extend_from_slice(&c.reps);
-            s.counts.extend_from_slice(&c.counts);
-            s.dist.clone_from(&c.dist);
-            s.verdict.clone_from(&c.verdict);
-        });
-        if stored {
-            self.stats.snapshots_stored += 1;
-            self.stats.history_peak_bytes = self.stats.history_peak_bytes.max(self.history.bytes());
-        }
+        let classes = (&c.reps[..], &c.counts[..], &c.dist[..], &c.verdict[..]);
+        Self::store_snapshot(
+            &mut self.history,
+            &mut self.stats,
+            &c.levels,
+            classes,
+            None,
+            finished,
+        );
     }
 
     fn splits_checks(&self) -> bool {

@@ -144,6 +144,11 @@ impl Lookahead {
         }
     }
 
+    /// A guard that calls [`Lookahead::close`] when dropped.
+    pub fn closer(&self) -> Closer<'_> {
+        Closer(self)
+    }
+
     /// The worker's loop: checks each request with `checker` until [`Lookahead::close`].
     pub fn serve(&self, checker: &mut Checker<'_>) {
         let _ = self.worker_thread.set(std::thread::current());
@@ -171,6 +176,15 @@ impl Lookahead {
             spins = 0;
             idle_since = Instant::now();
         }
+    }
+}
+
+/// Closes its [`Lookahead`] when dropped (at the end of the strategy, or when it panics).
+pub struct Closer<'a>(&'a Lookahead);
+
+impl Drop for Closer<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 

@@ -718,8 +718,10 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.lookahead = Some(lookahead.clone());
         pool.in_place_scope(|scope| {
             scope.spawn(|_| lookahead.serve(&mut worker));
+            // Closed however the strategy ends: a panic must not leave the scope waiting for a
+            // worker that waits for requests.
+            let _close = lookahead.closer();
             strategy(self);
-            lookahead.close();
         });
         // The worker has ended: a request it never started has no answer.
         self.harvest(false);

@@ -1040,3 +1040,31 @@ fn flash_reproduces_arx_with_sensitive_attribute_models() {
         }
     }
 }
+
+/// A strategy that panics inside the lookahead (two threads) ends with its panic: the worker
+/// is closed, nothing waits for it, and the search still checks afterwards.
+#[test]
+fn a_panic_within_the_lookahead_does_not_hang() {
+    let table = adult();
+    let budget = SuppressionLimit::Fraction(0.02).budget(table.rows() as u64);
+    let mut search: anonbox::algorithms::Search<'_> = anonbox::algorithms::Search::new(
+        &table,
+        k_anon(2),
+        metrics::build(MetricKind::DmStar, &table),
+        budget,
+        CheckerConfig::default(),
+    )
+    .unwrap();
+    search.set_threads(2);
+    let top = search.space().size() - 1;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        search.with_lookahead(|s| {
+            s.check(0);
+            s.guess(top);
+            s.check(1);
+            panic!("strategy fails");
+        })
+    }));
+    assert!(caught.is_err(), "the strategy's panic reaches the caller");
+    assert!(search.check(top).anonymous, "the top is anonymous");
+}

@@ -11,11 +11,13 @@
 //! is complete; [`Search::optimize_remaining`] then makes the result global for metrics that are
 //! not monotonic under suppression.
 //!
-//! With more than one thread the walk names, before each check of a path, the next path's first
-//! check as it looks now ([`Search::guess`]): the next untagged node of the level (or of the
-//! heap head's successors), its path, the middle. A lookahead worker evaluates it meanwhile
-//! ([`super::lookahead`]); the walk itself, and so every tag, count and the optimum, is the same
-//! as on one thread.
+//! With more than one thread the walk names, before each check of a path while the lookahead
+//! worker is idle, the first check of a path to come as it looks now ([`Search::guess`]): of the
+//! next untagged nodes of the level (or of the heap head's successors, then the next head's),
+//! the first whose path's middle is neither known nor under way. The worker evaluates it
+//! meanwhile ([`super::lookahead`]); the walk itself, and so every tag, count and the optimum,
+//! is the same as on one thread. Looking past the next path keeps the worker busy while the walk
+//! makes a path's further checks (ADULT, 2 threads: DM 140 -> 126 ms, Entropy 85 -> 78 ms).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -57,33 +59,45 @@ fn walk<S: PropertyStore>(search: &mut Search<'_, S>) {
                 continue;
             }
             let path = find_path(search, node);
-            let next = nodes[i + 1..]
-                .iter()
-                .copied()
-                .find(|&n| !search.resolved(n));
-            check_path(search, &path, &mut heap, next);
+            let next = upcoming(search, &nodes[i + 1..], None);
+            check_path(search, &path, &mut heap, &next);
             while let Some(Reverse(head)) = heap.pop() {
                 let ups = sorted_successors(search, head.id);
                 for (j, &up) in ups.iter().enumerate() {
                     if !search.resolved(up) && !search.out_of_time() {
                         let path = find_path(search, up);
-                        let next = ups[j + 1..]
-                            .iter()
-                            .copied()
-                            .find(|&n| !search.resolved(n))
-                            .or_else(|| {
-                                let Reverse(h) = heap.peek()?;
-                                sorted_successors(search, h.id)
-                                    .into_iter()
-                                    .find(|&n| !search.resolved(n))
-                            });
-                        check_path(search, &path, &mut heap, next);
+                        let next = upcoming(search, &ups[j + 1..], heap.peek());
+                        check_path(search, &path, &mut heap, &next);
                     }
                 }
             }
         }
     }
 }
+
+/// Paths the walk will likely start next, as the tags are now (for the lookahead, see the
+/// module docs): the untagged nodes of `rest` (of the level, or of the heap head's
+/// successors), then those of the next heap head's successors; at most [`UPCOMING`].
+fn upcoming<S: PropertyStore>(
+    search: &Search<'_, S>,
+    rest: &[NodeId],
+    head: Option<&Reverse<OrderKey>>,
+) -> Vec<NodeId> {
+    if !search.looking_ahead() {
+        return Vec::new();
+    }
+    let after = head.map(|Reverse(h)| sorted_successors(search, h.id));
+    rest.iter()
+        .chain(after.iter().flatten())
+        .copied()
+        .filter(|&n| !search.resolved(n))
+        .take(UPCOMING)
+        .collect()
+}
+
+/// Path starts the lookahead considers: the worker gets the first whose check is neither known
+/// nor under way, so that it has work while the walk makes a path's further checks.
+const UPCOMING: usize = 3;
 
 fn sorted_successors<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> Vec<NodeId> {
     let mut s: Vec<NodeId> = search.space().successors(id).collect();
@@ -110,16 +124,22 @@ fn check_path<S: PropertyStore>(
     search: &mut Search<'_, S>,
     path: &[NodeId],
     heap: &mut BinaryHeap<Reverse<OrderKey>>,
-    next: Option<NodeId>,
+    next: &[NodeId],
 ) {
     let (mut low, mut high) = (0isize, path.len() as isize - 1);
     while low <= high && !search.out_of_time() {
         let mid = (low + high) / 2;
         let node = path[mid as usize];
-        if let Some(n) = next.filter(|&n| search.looking_ahead() && !search.resolved(n)) {
-            // The next path's first check, as the tags are now (see `lookahead`).
-            let p = find_path(search, n);
-            search.guess(p[(p.len() - 1) / 2]);
+        if !next.is_empty() && search.lookahead_idle() {
+            // The first check of a path to come, as the tags are now (see the module docs).
+            for &n in next.iter().filter(|&&n| !search.resolved(n)) {
+                let p = find_path(search, n);
+                let first = p[(p.len() - 1) / 2];
+                if search.worth_evaluating(first) {
+                    search.guess(first);
+                    break;
+                }
+            }
         }
         let fresh = !search.resolved(node);
         let down = search.decide(node);

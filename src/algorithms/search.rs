@@ -750,10 +750,22 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
+    /// True if the lookahead worker has nothing to do (its last result, if any, is
+    /// collected): a guess now would be taken at the next check.
+    pub fn lookahead_idle(&mut self) -> bool {
+        self.harvest(false);
+        self.looking_ahead() && self.in_flight.is_none()
+    }
+
     /// True if evaluating `id` ahead can serve the search: it is neither checked nor
-    /// evaluated, not resolved, and (with pruning) not excluded by its level bound.
-    fn worth_evaluating(&mut self, id: NodeId) -> bool {
-        if self.results.contains_key(&id) || self.ready.contains_key(&id) || self.resolved(id) {
+    /// evaluated nor under way, not resolved, and (with pruning) not excluded by its level
+    /// bound.
+    pub fn worth_evaluating(&self, id: NodeId) -> bool {
+        if self.results.contains_key(&id)
+            || self.ready.contains_key(&id)
+            || self.in_flight == Some(id)
+            || self.resolved(id)
+        {
             return false;
         }
         if !self.pruning {

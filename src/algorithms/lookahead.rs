@@ -40,8 +40,10 @@ use std::time::{Duration, Instant};
 use crate::check::{CheckResult, Checker, SharedClasses};
 use crate::lattice::NodeId;
 
-/// Idle time after which the worker parks instead of spinning.
-pub const PARK_AFTER: Duration = Duration::from_millis(2);
+/// Idle time after which the worker parks instead of spinning. Long enough that a search of a
+/// few milliseconds never parks it: with 2 ms, such searches (ADULT without suppression, where
+/// nothing is guessed) waited about 0.1 ms at their end for the parked worker to wake and end.
+pub const PARK_AFTER: Duration = Duration::from_millis(20);
 
 /// Spins of the worker (or of the search waiting for it) before it yields the core.
 const SPINS: u32 = 1 << 12;

@@ -976,14 +976,10 @@ impl<'a, const W: usize> Engine<'a, W> {
             }
             _ => {
                 let use_deltas = self.prepare_transform(levels);
-                let cols = Self::resolved_steps(
-                    &self.s.enc,
-                    &self.steps,
-                    &self.deltas,
-                    &self.delta_at,
-                    use_deltas,
-                );
-                Self::transform_range(&self.s.enc, &self.steps, &cols, &mut self.buffer, 0);
+                let mut buffer = std::mem::take(&mut self.buffer);
+                let cols = self.step_columns(use_deltas);
+                Self::transform_range(&self.s.enc, &self.steps, &cols, &mut buffer, 0);
+                self.buffer = buffer;
                 let track = self.s.needs_targets();
                 self.targets.clear();
                 self.groups.reset(n.min(self.last_plain_classes.max(1024)));
@@ -1026,26 +1022,21 @@ impl<'a, const W: usize> Engine<'a, W> {
         // One range per thread: every further range costs its classes again in the merge.
         let parts = pool.current_num_threads().min(n).max(1);
         let use_deltas = self.prepare_transform(levels);
-        let cols = Self::resolved_steps(
-            &self.s.enc,
-            &self.steps,
-            &self.deltas,
-            &self.delta_at,
-            use_deltas,
-        );
+        // Out of `self` while the columns borrow it.
+        let mut buffer = std::mem::take(&mut self.buffer);
+        let mut chunks = std::mem::take(&mut self.chunks);
+        let cols = self.step_columns(use_deltas);
         let track = self.s.needs_targets();
         let limit = self.s.class_limit;
         let size = n.div_ceil(parts);
         let expected = size.min(self.last_plain_classes.max(1024));
-        while self.chunks.len() < parts {
-            self.chunks.push(Chunk::new(self.s.slots.len()));
+        while chunks.len() < parts {
+            chunks.push(Chunk::new(self.s.slots.len()));
         }
         let (enc, steps, weights) = (&self.s.enc, &self.steps[..], &self.s.enc.weights[..]);
         let cols = &cols[..];
-        let chunks = &mut self.chunks[..parts];
-        let buffer = &mut self.buffer;
         pool.install(|| {
-            chunks
+            chunks[..parts]
                 .par_iter_mut()
                 .zip(buffer.par_chunks_mut(size))
                 .enumerate()
@@ -1065,6 +1056,8 @@ impl<'a, const W: usize> Engine<'a, W> {
                     );
                 })
         });
+        self.buffer = buffer;
+        self.chunks = chunks;
         let chunks = &mut self.chunks[..parts];
         self.stats.items += chunks
             .iter()
@@ -1119,15 +1112,9 @@ impl<'a, const W: usize> Engine<'a, W> {
 
     /// The planned steps resolved to per-leaf deltas, if `use_deltas`; else none (the steps
     /// go by two lookups in `gm`).
-    fn resolved_steps<'e>(
-        enc: &'e Encoding,
-        steps: &[Step],
-        deltas: &'e [u64],
-        delta_at: &[usize],
-        use_deltas: bool,
-    ) -> Vec<(Codes<'e>, &'e [u64], usize)> {
+    fn step_columns(&self, use_deltas: bool) -> Vec<(Codes<'_>, &[u64], usize)> {
         if use_deltas {
-            Self::resolve(enc, steps, deltas, delta_at)
+            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
         } else {
             Vec::new()
         }

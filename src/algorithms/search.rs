@@ -649,22 +649,22 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let cutoff = self.loss_cutoff();
         self.checker.set_loss_cutoff(cutoff);
         if let Some(g) = guess {
-            let idle = self.lookahead.as_ref().is_some_and(|l| l.idle());
-            if idle && g != id && self.worth_evaluating(g) {
-                if let Some(l) = &self.lookahead {
-                    l.post(g, self.space.levels(g), cutoff);
-                    self.in_flight = Some(g);
-                }
+            let idle = self.lookahead.clone().filter(|l| l.idle());
+            if let Some(l) = idle.filter(|_| g != id && self.worth_evaluating(g)) {
+                l.post(g, self.space.levels(g), cutoff);
+                self.in_flight = Some(g);
             }
         }
-        let (space, store, results) = (&self.space, &self.store, &self.results);
-        let (finished, classification) = (self.finished, self.classification);
         let started = self.lookahead.is_some().then(std::time::Instant::now);
-        let r = self.checker.check(&self.levels, &|lv: &[usize]| {
-            let x = space.id(lv);
-            (finished.checked && results.contains_key(&x))
-                || known(store, results, classification, x, finished.bits)
-        });
+        let finished = finished_on(
+            &self.space,
+            &self.store,
+            &self.results,
+            self.finished,
+            self.classification,
+        );
+        let r = self.checker.check(&self.levels, &finished);
+        drop(finished);
         if let Some(t) = started {
             self.own_checks.0 += 1;
             self.own_checks.1 += t.elapsed();
@@ -687,13 +687,14 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 self.ready.insert(g, r);
                 self.in_flight = None;
                 if let Some(c) = classes {
-                    let (space, store, results) = (&self.space, &self.store, &self.results);
-                    let (finished, classification) = (self.finished, self.classification);
-                    self.checker.adopt(c, &|lv: &[usize]| {
-                        let x = space.id(lv);
-                        (finished.checked && results.contains_key(&x))
-                            || known(store, results, classification, x, finished.bits)
-                    });
+                    let finished = finished_on(
+                        &self.space,
+                        &self.store,
+                        &self.results,
+                        self.finished,
+                        self.classification,
+                    );
+                    self.checker.adopt(c, &finished);
                 }
             }
             // Withdrawn (see `Lookahead::take`), or still running.
@@ -706,12 +707,11 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// the search has more than one thread and its checks do not split over them (large
     /// inputs use the other threads within each check instead, see [`Checker::set_pool`]).
     pub fn with_lookahead(&mut self, strategy: impl FnOnce(&mut Self)) {
-        let Some(pool) = self.pool.clone() else {
-            return strategy(self);
+        // A pool exists with more than one thread only.
+        let pool = match self.pool.clone() {
+            Some(pool) if !self.checker.splits_checks() => pool,
+            _ => return strategy(self),
         };
-        if self.threads <= 1 || self.checker.splits_checks() {
-            return strategy(self);
-        }
         self.add_workers();
         let mut worker = self.workers.remove(0);
         let lookahead = std::sync::Arc::new(Lookahead::new());
@@ -916,12 +916,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// forks of it) without recording anything: the results, in the order of `ids`. The
     /// callers merge them in their sequential order (see the module docs).
     fn evaluate(&mut self, ids: &[NodeId]) -> Vec<CheckResult> {
-        if self.pool.is_none() && self.threads > 1 {
-            self.set_threads(self.threads);
-        }
         self.add_workers();
-        let (space, store, results) = (&self.space, &self.store, &self.results);
-        let (finished, classification) = (self.finished, self.classification);
         let cutoff = self.loss_cutoff();
         self.checker.set_loss_cutoff(cutoff);
         for w in &mut self.workers {
@@ -929,6 +924,14 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
         // The candidates keep every thread busy: no check splits (see `Checker::set_pool`).
         self.checker.set_pool(None);
+        let space = &self.space;
+        let finished = finished_on(
+            &self.space,
+            &self.store,
+            &self.results,
+            self.finished,
+            self.classification,
+        );
         let checkers: Vec<std::sync::Mutex<&mut Checker<'a>>> = std::iter::once(&mut self.checker)
             .chain(self.workers.iter_mut())
             .map(std::sync::Mutex::new)
@@ -938,11 +941,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             let t = rayon::current_thread_index().unwrap_or(0) % checkers.len();
             let mut checker = checkers[t].lock().unwrap_or_else(|e| e.into_inner());
             let levels = space.levels(*id);
-            checker.check(&levels, &|lv: &[usize]| {
-                let x = space.id(lv);
-                (finished.checked && results.contains_key(&x))
-                    || known(store, results, classification, x, finished.bits)
-            })
+            checker.check(&levels, &finished)
         };
         let results = match &self.pool {
             Some(pool) => pool.install(|| {
@@ -1226,6 +1225,22 @@ fn pool_of(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
         .map(std::sync::Arc::new)?;
     pools.push((threads, pool.clone()));
     Some(pool)
+}
+
+/// What marks a transformation finished for the checkers' histories ([`Finished`]), on the
+/// search's borrowed parts (the checker is borrowed mutably beside them).
+fn finished_on<'s, S: PropertyStore>(
+    space: &'s Space,
+    store: &'s S,
+    results: &'s FxHashMap<NodeId, CheckResult>,
+    finished: Finished,
+    classification: Classification,
+) -> impl Fn(&[usize]) -> bool + Sync + 's {
+    move |lv: &[usize]| {
+        let x = space.id(lv);
+        (finished.checked && results.contains_key(&x))
+            || known(store, results, classification, x, finished.bits)
+    }
 }
 
 /// [`Search::has`] on borrowed parts (the checker's `finished` predicate needs it while the

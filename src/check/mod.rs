@@ -534,7 +534,8 @@ struct Engine<'a, const W: usize> {
     recent_plain: Vec<Vec<usize>>,
     /// Threads a large check from scratch is split over ([`Checker::set_pool`]).
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// The tables of a split check's ranges after the first (see [`Engine::plain_split`]).
+    /// The tables of a split check's ranges, one per range; the first range's becomes the
+    /// checker's table (see [`Engine::plain_split`]).
     chunks: Vec<Chunk<W>>,
 }
 
@@ -925,7 +926,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         finished: &dyn Fn(&[usize]) -> bool,
     ) {
         let g = &self.groups;
-        let classes = (&g.reps[..], &g.counts[..], &g.dist[..], &g.verdict[..]);
+        let classes = (&g.reps[..], &g.counts[..], &g.dist, &g.verdict);
         Self::store_snapshot(
             &mut self.history,
             &mut self.stats,
@@ -942,22 +943,15 @@ impl<'a, const W: usize> Engine<'a, W> {
         history: &mut History,
         stats: &mut CheckerStats,
         levels: &[usize],
-        (reps, counts, dist, verdict): (&[u32], &[u32], &[groupify::Csr], &[u8]),
+        (reps, counts, dist, verdict): (&[u32], &[u32], &Vec<groupify::Csr>, &Vec<u8>),
         max_classes: Option<usize>,
         finished: &dyn Fn(&[usize]) -> bool,
     ) {
         let stored = history.store(levels, counts.len(), max_classes, finished, |s| {
             s.reps.extend_from_slice(reps);
             s.counts.extend_from_slice(counts);
-            // Field by field, so that a reused snapshot's buffers are reused (`Vec::clone_from`).
-            s.dist.truncate(dist.len());
-            let have = s.dist.len();
-            for (d, src) in s.dist.iter_mut().zip(dist) {
-                d.clone_from(src);
-            }
-            s.dist.extend_from_slice(&dist[have..]);
-            s.verdict.clear();
-            s.verdict.extend_from_slice(verdict);
+            s.dist.clone_from(dist);
+            s.verdict.clone_from(verdict);
         });
         if stored {
             stats.snapshots_stored += 1;
@@ -1486,7 +1480,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         if !self.s.config.history || self.buffer_levels.is_none() {
             return;
         }
-        let classes = (&c.reps[..], &c.counts[..], &c.dist[..], &c.verdict[..]);
+        let classes = (&c.reps[..], &c.counts[..], &c.dist, &c.verdict);
         Self::store_snapshot(
             &mut self.history,
             &mut self.stats,

@@ -669,6 +669,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             self.own_checks.0 += 1;
             self.own_checks.1 += t.elapsed();
         }
+        if let (Some(l), Some(kept)) = (&self.lookahead, self.checker.kept()) {
+            l.offer(kept);
+        }
         self.record(id, r)
     }
 

@@ -19,17 +19,52 @@
 //! generalizations are all known invalid, so for it ([`History::forget_path_order`]) the history
 //! keeps every snapshot the other controls allow and drops the least recently used (census
 //! benchmark, q=12: checks from scratch 7,540 → 756 with hubs, search 69 → 36 s).
+//!
+//! A snapshot's classes are shared (`Arc`): the checkers of one search on several threads offer
+//! each other what they keep ([`History::store_shared`]), and the histories then hold the same
+//! classes, each under its own controls and recency. A dropped snapshot's buffers are reused
+//! for the next one only when no other history still holds them.
+
+use std::sync::Arc;
 
 use super::groupify::Csr;
 
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    pub levels: Vec<usize>,
+/// The classes of a snapshot: `(representative, count)` per class, and the distributions and
+/// cached verdicts when the criteria need them. Shared (`Arc`) between the histories of a
+/// search's checkers: a snapshot one checker stores is offered to the others without a copy
+/// (see [`History::store_shared`]).
+#[derive(Debug, Clone, Default)]
+pub struct Classes {
     pub reps: Vec<u32>,
     pub counts: Vec<u32>,
     pub dist: Vec<Csr>,
     /// Cached class verdicts (see `groupify::VERDICT_OK`), if the checker caches them.
     pub verdict: Vec<u8>,
+}
+
+impl Classes {
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Bytes held (approximate: allocated capacity).
+    pub fn bytes(&self) -> usize {
+        4 * (self.reps.capacity() + self.counts.capacity())
+            + self.verdict.capacity()
+            + self
+                .dist
+                .iter()
+                .map(|c| 4 * (c.offsets.capacity() + c.codes.capacity() + c.counts.capacity()))
+                .sum::<usize>()
+    }
+}
+
+/// One transformation's classes in a history: its levels, the (possibly shared) classes, and
+/// this history's bookkeeping.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub levels: Vec<usize>,
+    pub classes: Arc<Classes>,
     last_used: u64,
     /// A dimension whose direct generalization was unfinished (see `History::prunable`).
     witness: usize,
@@ -39,28 +74,19 @@ impl Snapshot {
     pub fn empty() -> Snapshot {
         Snapshot {
             levels: Vec::new(),
-            reps: Vec::new(),
-            counts: Vec::new(),
-            dist: Vec::new(),
-            verdict: Vec::new(),
+            classes: Arc::default(),
             last_used: 0,
             witness: 0,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.classes.len()
     }
 
-    /// Bytes held by its classes (approximate: allocated capacity).
+    /// Bytes held by its classes (shared classes count in every history that holds them).
     pub fn bytes(&self) -> usize {
-        4 * (self.reps.capacity() + self.counts.capacity())
-            + self.verdict.capacity()
-            + self
-                .dist
-                .iter()
-                .map(|c| 4 * (c.offsets.capacity() + c.codes.capacity() + c.counts.capacity()))
-                .sum::<usize>()
+        self.classes.bytes()
     }
 }
 
@@ -183,32 +209,82 @@ impl History {
     }
 
     /// Stores a snapshot of the classes of `levels` if the controls allow; `fill` copies the
-    /// classes into the snapshot. `max_classes` replaces the history's own limit of classes
-    /// (hubs may be larger). Returns true if stored.
+    /// classes into the snapshot's (emptied) classes. `max_classes` replaces the history's own
+    /// limit of classes (hubs may be larger). Returns the stored classes (to share them).
     pub fn store(
         &mut self,
         levels: &[usize],
         classes: usize,
         max_classes: Option<usize>,
         finished: &dyn Fn(&[usize]) -> bool,
-        fill: impl FnOnce(&mut Snapshot),
+        fill: impl FnOnce(&mut Classes),
+    ) -> Option<Arc<Classes>> {
+        let witness = self.admit(levels, classes, max_classes, finished)?;
+        // Reuse a dropped snapshot's buffers if no other history holds them.
+        let mut shared = self
+            .free
+            .pop()
+            .map(|s| s.classes)
+            .filter(|c| Arc::strong_count(c) == 1)
+            .unwrap_or_default();
+        let c = Arc::get_mut(&mut shared).expect("unshared classes");
+        c.reps.clear();
+        c.reps.reserve(classes);
+        c.counts.clear();
+        c.counts.reserve(classes);
+        fill(c);
+        // Reused classes keep the capacity of their largest use; give back what is far more
+        // than these need (the history counts capacity, which is what it holds).
+        if c.reps.capacity() > 2 * classes.max(1024) {
+            c.reps.shrink_to_fit();
+            c.counts.shrink_to_fit();
+            c.verdict.shrink_to_fit();
+        }
+        self.push(levels, shared.clone(), witness);
+        Some(shared)
+    }
+
+    /// Stores `classes` of `levels`, held by another history too, if the controls allow
+    /// (no copy). Returns true if stored.
+    pub fn store_shared(
+        &mut self,
+        levels: &[usize],
+        classes: &Arc<Classes>,
+        finished: &dyn Fn(&[usize]) -> bool,
     ) -> bool {
+        match self.admit(levels, classes.len(), None, finished) {
+            Some(witness) => {
+                self.push(levels, classes.clone(), witness);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Applies the controls to a snapshot of `classes` classes of `levels` and makes room for
+    /// it; `Some(witness)` (see [`Self::prunable`]) if it may be stored.
+    fn admit(
+        &mut self,
+        levels: &[usize],
+        classes: usize,
+        max_classes: Option<usize>,
+        finished: &dyn Fn(&[usize]) -> bool,
+    ) -> Option<usize> {
         let max_classes = max_classes.unwrap_or(self.max_classes);
         let mut up = std::mem::take(&mut self.up);
         up.clear();
         up.extend_from_slice(levels);
         let mut witness = 0;
-        if self.capacity == 0
+        let refused = self.capacity == 0
             || classes > max_classes
-            || self.path_order && Self::prunable(&self.max_levels, &mut up, finished, &mut witness)
-        {
-            self.up = up;
-            return false;
+            || self.path_order && Self::prunable(&self.max_levels, &mut up, finished, &mut witness);
+        self.up = up;
+        if refused {
+            return None;
         }
         if let Some(i) = self.best_for(levels) {
             if classes as f64 > self.min_reduction * self.snapshots[i].len() as f64 {
-                self.up = up;
-                return false;
+                return None;
             }
         }
         if self.snapshots.len() >= self.capacity {
@@ -231,33 +307,23 @@ impl History {
                 self.drop_least_recently_used(self.snapshots.len());
             }
         }
-        self.up = up;
+        Some(witness)
+    }
+
+    /// Appends an admitted snapshot, then drops the least recently used others while the
+    /// snapshots hold more than the bytes allowed.
+    fn push(&mut self, levels: &[usize], classes: Arc<Classes>, witness: usize) {
         self.clock += 1;
-        // Reuse a dropped snapshot's buffers if there is one; `fill` overwrites every field.
-        let mut s = self.free.pop().unwrap_or_else(Snapshot::empty);
-        s.levels.clear();
-        s.levels.extend_from_slice(levels);
-        s.reps.clear();
-        s.reps.reserve(classes);
-        s.counts.clear();
-        s.counts.reserve(classes);
-        s.last_used = self.clock;
-        s.witness = witness;
-        fill(&mut s);
-        // A reused snapshot keeps the capacity of its largest use; give back what is far more
-        // than this one needs (the history counts capacity, which is what it holds).
-        if s.reps.capacity() > 2 * classes.max(1024) {
-            s.reps.shrink_to_fit();
-            s.counts.shrink_to_fit();
-            s.verdict.shrink_to_fit();
-        }
-        self.snapshots.push(s);
-        // Within the bytes: drop the least recently used others.
+        self.snapshots.push(Snapshot {
+            levels: levels.to_vec(),
+            classes,
+            last_used: self.clock,
+            witness,
+        });
         let mut bytes = self.bytes();
         while bytes > self.max_bytes && self.snapshots.len() > 1 {
             bytes -= self.drop_least_recently_used(self.snapshots.len() - 1);
         }
-        true
     }
 
     /// Drops the least recently used of the first `among` snapshots (keeping its buffers for

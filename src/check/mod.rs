@@ -252,12 +252,18 @@ trait Core<'a>: Send {
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>);
     fn splits_checks(&self) -> bool;
     fn share_classes(&self) -> Option<SharedClasses>;
+    fn kept(&mut self) -> Option<SharedClasses>;
     fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool);
 }
 
 /// The classes of a check, handed from one checker to another of the same table
-/// ([`Checker::share_classes`], [`Checker::adopt`]).
-pub struct SharedClasses(history::Snapshot);
+/// ([`Checker::share_classes`], [`Checker::kept`], [`Checker::adopt`]): the transformation
+/// and its classes, shared, never copied, between the histories that keep them.
+#[derive(Clone)]
+pub struct SharedClasses {
+    levels: Vec<usize>,
+    classes: Arc<history::Classes>,
+}
 
 /// The checker of one table, privacy criteria, metric and suppression budget.
 pub struct Checker<'a> {
@@ -442,6 +448,12 @@ impl<'a> Checker<'a> {
         self.core.share_classes()
     }
 
+    /// The classes the last check kept as a snapshot, if it kept one (taken: the next call
+    /// returns `None`). Sharing them costs no copy: the histories hold the same classes.
+    pub fn kept(&mut self) -> Option<SharedClasses> {
+        self.core.kept()
+    }
+
     /// Offers `classes` from another checker to the history, under the history's rules (see
     /// `history`): a later check of a generalization may start from them.
     pub fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool) {
@@ -537,6 +549,8 @@ struct Engine<'a, const W: usize> {
     /// The tables of a split check's ranges, one per range; the first range's becomes the
     /// checker's table (see [`Engine::plain_split`]).
     chunks: Vec<Chunk<W>>,
+    /// The snapshot the last check kept ([`Checker::kept`]).
+    kept: Option<SharedClasses>,
 }
 
 /// One range of a split check: its classes and its items' classes in them. Aligned to its own
@@ -812,6 +826,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             recent_plain: Vec::new(),
             pool: None,
             chunks: Vec::new(),
+            kept: None,
         }
     }
 
@@ -927,7 +942,7 @@ impl<'a, const W: usize> Engine<'a, W> {
     ) {
         let g = &self.groups;
         let classes = (&g.reps[..], &g.counts[..], &g.dist, &g.verdict);
-        Self::store_snapshot(
+        let kept = Self::store_snapshot(
             &mut self.history,
             &mut self.stats,
             levels,
@@ -935,10 +950,16 @@ impl<'a, const W: usize> Engine<'a, W> {
             max_classes,
             finished,
         );
+        if let Some(classes) = kept {
+            self.kept = Some(SharedClasses {
+                levels: levels.to_vec(),
+                classes,
+            });
+        }
     }
 
     /// Offers classes (representatives, counts, distributions, verdicts) of `levels` to the
-    /// history as a snapshot, counting it if kept.
+    /// history as a snapshot (a copy), counting it if kept; the kept classes.
     fn store_snapshot(
         history: &mut History,
         stats: &mut CheckerStats,
@@ -946,17 +967,18 @@ impl<'a, const W: usize> Engine<'a, W> {
         (reps, counts, dist, verdict): (&[u32], &[u32], &Vec<groupify::Csr>, &Vec<u8>),
         max_classes: Option<usize>,
         finished: &dyn Fn(&[usize]) -> bool,
-    ) {
+    ) -> Option<Arc<history::Classes>> {
         let stored = history.store(levels, counts.len(), max_classes, finished, |s| {
             s.reps.extend_from_slice(reps);
             s.counts.extend_from_slice(counts);
             s.dist.clone_from(dist);
             s.verdict.clone_from(verdict);
         });
-        if stored {
+        if stored.is_some() {
             stats.snapshots_stored += 1;
             stats.history_peak_bytes = stats.history_peak_bytes.max(history.bytes());
         }
+        stored
     }
 
     /// Groups every item at `levels`; false if it stopped at the class limit (module docs).
@@ -1277,7 +1299,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             Vec::new()
         };
         self.history.touch(index);
-        let snap = &self.history.snapshots[index];
+        let snap = &*self.history.snapshots[index].classes;
         let dst = &mut self.groups;
         dst.reset(snap.len());
         let track = !self.s.slots.is_empty();
@@ -1463,32 +1485,37 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
     fn share_classes(&self) -> Option<SharedClasses> {
         let g = &self.groups;
         let levels = g.levels.as_ref()?;
+        if let Some(kept) = self.kept.as_ref().filter(|k| k.levels == *levels) {
+            return Some(kept.clone());
+        }
         if !self.s.config.history || g.len() > self.history.max_classes() {
             return None;
         }
-        let mut s = history::Snapshot::empty();
-        s.levels = levels.clone();
-        s.reps = g.reps.clone();
-        s.counts = g.counts.clone();
-        s.dist = g.dist.clone();
-        s.verdict = g.verdict.clone();
-        Some(SharedClasses(s))
+        let classes = history::Classes {
+            reps: g.reps.clone(),
+            counts: g.counts.clone(),
+            dist: g.dist.clone(),
+            verdict: g.verdict.clone(),
+        };
+        Some(SharedClasses {
+            levels: levels.clone(),
+            classes: Arc::new(classes),
+        })
     }
 
-    fn adopt(&mut self, classes: SharedClasses, finished: &dyn Fn(&[usize]) -> bool) {
-        let c = classes.0;
+    fn kept(&mut self) -> Option<SharedClasses> {
+        self.kept.take()
+    }
+
+    fn adopt(&mut self, c: SharedClasses, finished: &dyn Fn(&[usize]) -> bool) {
         if !self.s.config.history || self.buffer_levels.is_none() {
             return;
         }
-        let classes = (&c.reps[..], &c.counts[..], &c.dist, &c.verdict);
-        Self::store_snapshot(
-            &mut self.history,
-            &mut self.stats,
-            &c.levels,
-            classes,
-            None,
-            finished,
-        );
+        if self.history.store_shared(&c.levels, &c.classes, finished) {
+            self.stats.snapshots_stored += 1;
+            self.stats.history_peak_bytes =
+                self.stats.history_peak_bytes.max(self.history.bytes());
+        }
     }
 
     fn splits_checks(&self) -> bool {
@@ -1501,6 +1528,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
     fn check(&mut self, levels: &[usize], finished: &dyn Fn(&[usize]) -> bool) -> CheckResult {
         assert_eq!(levels.len(), self.s.enc.dims, "levels per quasi-identifier");
         self.stats.checks += 1;
+        self.kept = None;
         let mut source = Source::Plain;
         let mut cost = self.s.enc.items();
         if self.s.config.rollup {
@@ -1651,6 +1679,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         self.outliers = Vec::new();
         self.recent_plain.clear();
         self.chunks = Vec::new();
+        self.kept = None;
     }
 
     fn metric(&self) -> &dyn Metric {

@@ -36,8 +36,8 @@
 //! than the worker gained (0.113 s against 0.105 s), while sharing them took the worker's
 //! checks from scratch from 81 % to 65 % of its checks and the row from 0.104 to 0.096 s.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};

@@ -1513,8 +1513,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         }
         if self.history.store_shared(&c.levels, &c.classes, finished) {
             self.stats.snapshots_stored += 1;
-            self.stats.history_peak_bytes =
-                self.stats.history_peak_bytes.max(self.history.bytes());
+            self.stats.history_peak_bytes = self.stats.history_peak_bytes.max(self.history.bytes());
         }
     }
 

@@ -345,3 +345,56 @@ impl History {
         self.snapshots.iter().map(Snapshot::bytes).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(capacity: usize) -> History {
+        History::new(capacity, 1000, 0.8, vec![3, 3], usize::MAX)
+    }
+
+    fn fill(reps: &[u32]) -> impl FnOnce(&mut Classes) + '_ {
+        move |c: &mut Classes| {
+            c.reps.extend_from_slice(reps);
+            c.counts.extend(reps.iter().map(|_| 1));
+        }
+    }
+
+    /// Classes one history shares with another are never reused for the first one's next
+    /// snapshot once it drops them: the other history still reads them.
+    #[test]
+    fn shared_classes_outlive_the_history_that_dropped_them() {
+        let unfinished = |_: &[usize]| false;
+        let mut a = history(1);
+        let mut b = history(4);
+        let shared = a.store(&[0, 0], 3, None, &unfinished, fill(&[0, 1, 2])).unwrap();
+        assert!(b.store_shared(&[0, 0], &shared, &unfinished));
+        drop(shared);
+        // `a` is full: storing drops its snapshot (kept for reuse) and stores another.
+        a.store(&[1, 0], 2, None, &unfinished, fill(&[7, 8])).unwrap();
+        assert_eq!(a.snapshots.len(), 1);
+        assert_eq!(a.snapshots[0].classes.reps, vec![7, 8]);
+        assert_eq!(b.snapshots[0].levels, vec![0, 0]);
+        assert_eq!(b.snapshots[0].classes.reps, vec![0, 1, 2]);
+        assert_eq!(b.snapshots[0].classes.counts, vec![1, 1, 1]);
+    }
+
+    /// A shared snapshot is under the receiving history's own controls: one that would not
+    /// reduce the classes of a snapshot already serving its transformation is refused.
+    #[test]
+    fn shared_classes_obey_the_receiving_history() {
+        let unfinished = |_: &[usize]| false;
+        let mut a = history(4);
+        let mut b = history(4);
+        let small = a.store(&[0, 0], 2, None, &unfinished, fill(&[0, 1])).unwrap();
+        let large = a.store(&[0, 1], 3, None, &unfinished, fill(&[0, 1, 2]));
+        assert!(large.is_none(), "three classes do not reduce two");
+        assert!(b.store_shared(&[0, 0], &small, &unfinished));
+        let other = history(4)
+            .store(&[1, 1], 3, None, &unfinished, fill(&[4, 5, 6]))
+            .unwrap();
+        assert!(!b.store_shared(&[1, 1], &other, &unfinished));
+        assert_eq!(b.best_for(&[1, 1]), Some(0));
+    }
+}

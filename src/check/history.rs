@@ -368,11 +368,14 @@ mod tests {
         let unfinished = |_: &[usize]| false;
         let mut a = history(1);
         let mut b = history(4);
-        let shared = a.store(&[0, 0], 3, None, &unfinished, fill(&[0, 1, 2])).unwrap();
+        let shared = a
+            .store(&[0, 0], 3, None, &unfinished, fill(&[0, 1, 2]))
+            .unwrap();
         assert!(b.store_shared(&[0, 0], &shared, &unfinished));
         drop(shared);
         // `a` is full: storing drops its snapshot (kept for reuse) and stores another.
-        a.store(&[1, 0], 2, None, &unfinished, fill(&[7, 8])).unwrap();
+        a.store(&[1, 0], 2, None, &unfinished, fill(&[7, 8]))
+            .unwrap();
         assert_eq!(a.snapshots.len(), 1);
         assert_eq!(a.snapshots[0].classes.reps, vec![7, 8]);
         assert_eq!(b.snapshots[0].levels, vec![0, 0]);
@@ -387,7 +390,9 @@ mod tests {
         let unfinished = |_: &[usize]| false;
         let mut a = history(4);
         let mut b = history(4);
-        let small = a.store(&[0, 0], 2, None, &unfinished, fill(&[0, 1])).unwrap();
+        let small = a
+            .store(&[0, 0], 2, None, &unfinished, fill(&[0, 1]))
+            .unwrap();
         let large = a.store(&[0, 1], 3, None, &unfinished, fill(&[0, 1, 2]));
         assert!(large.is_none(), "three classes do not reduce two");
         assert!(b.store_shared(&[0, 0], &small, &unfinished));

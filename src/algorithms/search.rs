@@ -656,13 +656,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             }
         }
         let started = self.lookahead.is_some().then(std::time::Instant::now);
-        let finished = finished_on(
-            &self.space,
-            &self.store,
-            &self.results,
-            self.finished,
-            self.classification,
-        );
+        let finished = finished_of!(self);
         let r = self.checker.check(&self.levels, &finished);
         drop(finished);
         if let Some(t) = started {
@@ -690,13 +684,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 self.ready.insert(g, r);
                 self.in_flight = None;
                 if let Some(c) = classes {
-                    let finished = finished_on(
-                        &self.space,
-                        &self.store,
-                        &self.results,
-                        self.finished,
-                        self.classification,
-                    );
+                    let finished = finished_of!(self);
                     self.checker.adopt(c, &finished);
                 }
             }
@@ -928,13 +916,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         // The candidates keep every thread busy: no check splits (see `Checker::set_pool`).
         self.checker.set_pool(None);
         let space = &self.space;
-        let finished = finished_on(
-            &self.space,
-            &self.store,
-            &self.results,
-            self.finished,
-            self.classification,
-        );
+        let finished = finished_of!(self);
         let checkers: Vec<std::sync::Mutex<&mut Checker<'a>>> = std::iter::once(&mut self.checker)
             .chain(self.workers.iter_mut())
             .map(std::sync::Mutex::new)
@@ -1229,6 +1211,21 @@ fn pool_of(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     pools.push((threads, pool.clone()));
     Some(pool)
 }
+
+/// [`finished_on`] over a search's own fields, borrowed one by one so that its checker can be
+/// borrowed mutably beside them.
+macro_rules! finished_of {
+    ($search:expr) => {
+        finished_on(
+            &$search.space,
+            &$search.store,
+            &$search.results,
+            $search.finished,
+            $search.classification,
+        )
+    };
+}
+use finished_of;
 
 /// What marks a transformation finished for the checkers' histories ([`Finished`]), on the
 /// search's borrowed parts (the checker is borrowed mutably beside them).

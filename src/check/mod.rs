@@ -975,10 +975,15 @@ impl<'a, const W: usize> Engine<'a, W> {
             s.verdict.clone_from(verdict);
         });
         if stored.is_some() {
-            stats.snapshots_stored += 1;
-            stats.history_peak_bytes = stats.history_peak_bytes.max(history.bytes());
+            Self::count_stored(stats, history);
         }
         stored
+    }
+
+    /// Counts a snapshot the history has just stored.
+    fn count_stored(stats: &mut CheckerStats, history: &History) {
+        stats.snapshots_stored += 1;
+        stats.history_peak_bytes = stats.history_peak_bytes.max(history.bytes());
     }
 
     /// Groups every item at `levels`; false if it stopped at the class limit (module docs).
@@ -1512,8 +1517,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
             return;
         }
         if self.history.store_shared(&c.levels, &c.classes, finished) {
-            self.stats.snapshots_stored += 1;
-            self.stats.history_peak_bytes = self.stats.history_peak_bytes.max(self.history.bytes());
+            Self::count_stored(&mut self.stats, &self.history);
         }
     }
 

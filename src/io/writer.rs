@@ -121,9 +121,15 @@ enum Sink {
 struct Registered(Option<tempfile::NamedTempFile>);
 
 impl Drop for Registered {
+    /// Removes the file, then its entry, under the phase lock: a signal's cleanup either finds
+    /// the entry (and removes the file) or finds the file gone. (Unregistered first, the file
+    /// could outlive a signal arriving between the two steps.)
     fn drop(&mut self) {
-        if let Some(t) = &self.0 {
-            unregister(t.path());
+        if let Some(t) = self.0.take() {
+            let _phase = phase();
+            let path = t.path().to_path_buf();
+            drop(t);
+            unregister(&path);
         }
     }
 }
@@ -178,7 +184,9 @@ thread_local! {
 
 /// Where the process stands between its run and a signal. [`publish`] and [`interrupt`] hold
 /// the lock while they act, so a signal never removes a temporary file that is being renamed
-/// into place, and a run's last renames are never cut in half by the cleanup. The cleanup keeps
+/// into place, and a run's last renames are never cut in half by the cleanup. Creating a
+/// temporary file and removing one hold it too, so the cleanup's list of files is never behind
+/// the disk. The cleanup keeps
 /// the lock until the process exits, so [`hold_for_exit`] (the error report) waits: an error the
 /// cleanup itself caused (a temporary file gone) is never reported in place of the signal.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -217,18 +225,22 @@ pub fn hold_for_exit() {
     std::mem::forget(phase());
 }
 
+/// Debug builds only: a pause of `var`'s milliseconds, announced on stderr as `what`, for the
+/// tests of a signal arriving at that point (creating a temporary file, publishing).
+fn test_pause(var: &str, what: &str) {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse().ok()) {
+        eprintln!("anonbox: test: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = (var, what);
+}
+
 /// Renames every output committed on this thread into place, in commit order.
 pub fn publish() -> Result<()> {
     let mut phase = phase();
-    // Debug builds only: a pause inside the lock, for the test of a signal during publishing.
-    #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("ANONBOX_TEST_PUBLISH_DELAY_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        eprintln!("anonbox: test: publishing");
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
+    test_pause("ANONBOX_TEST_PUBLISH_DELAY_MS", "publishing");
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut result = Ok(());
     for s in staged {
@@ -339,10 +351,19 @@ impl AtomicFile {
                 .map_or(0o666, |m| m.permissions().mode() & 0o7777);
             builder.permissions(std::fs::Permissions::from_mode(mode));
         }
-        let temp = builder
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(target, e))?;
-        register(temp.path());
+        // Created and listed under the phase lock: a signal's cleanup runs before the file
+        // exists or after it is listed, never in between (where it would leave the file).
+        // After a cleanup has started, the lock is never released and the run waits here for
+        // the process to exit.
+        let temp = {
+            let _phase = phase();
+            let temp = builder
+                .tempfile_in(&dir)
+                .map_err(|e| Error::io(target, e))?;
+            test_pause("ANONBOX_TEST_CREATE_DELAY_MS", "creating");
+            register(temp.path());
+            temp
+        };
         Ok(AtomicFile {
             target: real,
             out: BufWriter::with_capacity(1 << 20, Sink::Temp(Registered(Some(temp)))),

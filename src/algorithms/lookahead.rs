@@ -213,6 +213,8 @@ impl Lookahead {
                 self.state.store(IDLE, Ordering::Release);
                 continue;
             };
+            // Classes offered since the worker last looked may be the request's nearest.
+            self.take_offered(checker);
             checker.set_loss_cutoff(req.cutoff);
             let r = checker.check(&req.levels, &|_| false);
             *lock(&self.response) = Some((req.id, r, checker.share_classes()));

@@ -200,6 +200,35 @@ fn adult_reference_rows_are_the_same_with_every_thread_count() {
     assert!(used > 0, "no result evaluated ahead was used");
 }
 
+/// BFS guesses chains of checks (a maximal sweep's raises, a path's binary search) for the
+/// lookahead worker: the same optimum, counts and proof with 1, 2 and 4 threads on the ADULT
+/// rows with suppression (where checks are slow enough for the worker to run), and the worker's
+/// results are used.
+#[test]
+fn bfs_is_the_same_with_every_thread_count() {
+    let table = adult();
+    let mut used = 0;
+    for row in &reference("arx-adult-k-anonymity.json") {
+        let k = row["k"].as_u64().unwrap();
+        let s = row["suppression_limit"].as_f64().unwrap();
+        if k != 5 || s == 0.0 {
+            continue;
+        }
+        let metric = metric_kind(row["metric"].as_str().unwrap());
+        let budget = SuppressionLimit::Fraction(s).budget(table.rows() as u64);
+        used += same_for_every_thread_count(
+            &table,
+            LatticeAlgorithm::Bfs,
+            StoreKind::Antichain,
+            budget,
+            metric,
+            &|| k_anon(k),
+        )
+        .unwrap_or_else(|e| panic!("k={k} s={s}: {e}"));
+    }
+    assert!(used > 0, "no result evaluated ahead was used");
+}
+
 /// Runs every row of the replicated reference whose data set is ADULT x `copies`.
 fn replicated(copies: usize) {
     let dir = tempfile::tempdir().unwrap();

@@ -180,26 +180,24 @@ fn raw_data_never_left_behind_on_signals() {
     assert_eq!(files_in(&tmp), Vec::<String>::new());
 }
 
-/// Defect 1b: a signal while the outputs were being renamed into place removed the temporary
-/// files under the renames: the run failed with exit 1 ("No such file or directory") in place of
-/// either a finished release or a clean interruption. The signal now waits for the renames and
-/// is then ignored: the run has succeeded. (Debug builds pause inside the renames on request.)
-#[test]
-fn a_signal_while_publishing_waits_for_the_release() {
+/// Runs Flash on ADULT (k=5) into `out` with `TMPDIR=tmp`, asks the debug build to pause at
+/// the point `var` names, sends SIGTERM once the pause is announced (`announced`), and returns
+/// the exit code and the rest of stderr.
+fn terminate_during(
+    config: &Path,
+    tmp: &Path,
+    out: &Path,
+    var: &str,
+    announced: &str,
+) -> (Option<i32>, String) {
     use std::io::BufRead;
-    let dir = tempfile::tempdir().unwrap();
-    let config = adult_config(dir.path(), None, "k='5'", "");
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    let out = dir.path().join("release.csv");
-    std::fs::write(&out, b"old release\n").unwrap();
     let mut child = bin()
-        .env("TMPDIR", &tmp)
-        .env("ANONBOX_TEST_PUBLISH_DELAY_MS", "700")
+        .env("TMPDIR", tmp)
+        .env(var, "600")
         .args(["-config"])
-        .arg(&config)
+        .arg(config)
         .args(["-method", "Flash", "-quiet", "-output"])
-        .arg(&out)
+        .arg(out)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -207,14 +205,35 @@ fn a_signal_while_publishing_waits_for_the_release() {
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim_end(), "anonbox: test: publishing");
+    assert_eq!(line.trim_end(), format!("anonbox: test: {announced}"));
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{rest}");
+    (child.wait().unwrap().code(), rest)
+}
+
+/// Defect 1b: a signal while the outputs were being renamed into place removed the temporary
+/// files under the renames: the run failed with exit 1 ("No such file or directory") in place of
+/// either a finished release or a clean interruption. The signal now waits for the renames and
+/// is then ignored: the run has succeeded. (Debug builds pause inside the renames on request.)
+#[test]
+fn a_signal_while_publishing_waits_for_the_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = adult_config(dir.path(), None, "k='5'", "");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = dir.path().join("release.csv");
+    std::fs::write(&out, b"old release\n").unwrap();
+    let (code, rest) = terminate_during(
+        &config,
+        &tmp,
+        &out,
+        "ANONBOX_TEST_PUBLISH_DELAY_MS",
+        "publishing",
+    );
+    assert_eq!(code, Some(0), "{rest}");
     let released = std::fs::read_to_string(&out).unwrap();
     assert_eq!(released.lines().count(), 30_163, "{rest}");
     kcheck::check(&out, &crate::datafly::adult_spec(5, 5)).unwrap();
@@ -228,7 +247,6 @@ fn a_signal_while_publishing_waits_for_the_release() {
 /// waits for a creation to be listed. (Debug builds pause between the two on request.)
 #[test]
 fn a_signal_while_creating_an_output_leaves_no_file() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let config = adult_config(dir.path(), None, "k='5'", "");
     let tmp = dir.path().join("tmp");
@@ -237,28 +255,14 @@ fn a_signal_while_creating_an_output_leaves_no_file() {
     std::fs::create_dir_all(&out_dir).unwrap();
     let out = out_dir.join("release.csv");
     std::fs::write(&out, b"old release\n").unwrap();
-    let mut child = bin()
-        .env("TMPDIR", &tmp)
-        .env("ANONBOX_TEST_CREATE_DELAY_MS", "500")
-        .args(["-config"])
-        .arg(&config)
-        .args(["-method", "Flash", "-quiet", "-output"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim_end(), "anonbox: test: creating");
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(143), "{rest}");
+    let (code, rest) = terminate_during(
+        &config,
+        &tmp,
+        &out,
+        "ANONBOX_TEST_CREATE_DELAY_MS",
+        "creating",
+    );
+    assert_eq!(code, Some(143), "{rest}");
     assert_eq!(
         rest.trim_end(),
         "anonbox: interrupted by SIGTERM: temporary files removed, no output was written"

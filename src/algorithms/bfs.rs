@@ -37,23 +37,30 @@
 //! **Threads.** The strategy is sequential: which transformation it checks next depends on the
 //! tags of the previous check. With more than one thread it runs within
 //! [`Search::with_lookahead`] and names, before a check, the two it will most likely check
-//! next ([`Search::guess_two`]), assuming the likelier verdict: in [`maximize`] the raises of
-//! the next dimensions (74 % of its checks find anonymity, census, q=10), in a path's binary
-//! search the points above (58 % of its probes do not), in [`climb`] the next candidates (most
-//! lose no less). The lookahead worker evaluates the first while the search's thread checks;
-//! when the search then takes the worker's result, the worker goes on with the second while the
-//! search's thread checks the first, so a chain keeps both threads on. A result is recorded
-//! only when the search asks for that transformation, so every check, tag, count and the
-//! optimum are those of one thread. Guesses here are not filtered by their bound
-//! ([`Search::classify_beyond_bound`]): the paths are checked above it for their anonymity.
-//! Census, q=10: 3.21 -> 2.86 s, q=12: 25.1 -> 22.4 s (4,300 of 8,978 checks evaluated ahead at
-//! q=10, 2,900 used). An earlier design that waited for batches of guesses was slower than one
-//! thread (q=12: 27.5-29.5 s against 25.2 s); this one never waits except for the very
-//! transformation it needs, and the checkers share their snapshots ([`super::lookahead`]).
-//! What still limits it: a quarter of the worker's checks start from scratch, against 2 % of
-//! the search's (its history holds what was offered to it, not all the search's; handing it
-//! the search's nearest snapshot with each request cut its grouped items by half and its time
-//! not at all), and the worker is idle half the time (one request in flight).
+//! next ([`Search::guess_two`]), assuming the verdict seen more often so far at that kind of
+//! check ([`Odds`]): in [`maximize`] the raises of the next dimensions if raises are mostly
+//! found anonymous (census, q=10, Loss: 74 %), else the next raises of the same dimension; in a
+//! path's binary search the next probes above or below; in [`climb`] the next candidates (most
+//! lose no less). Where paths mostly end with their first check (DM*: a checked point's class
+//! bound prunes what lies above it), the first check of the path of the queue's next
+//! transformation is guessed instead. The lookahead worker evaluates the first guess while the
+//! search's thread checks; when the search then takes the worker's result, the worker goes on
+//! with the second while the search's thread checks the first, so a chain keeps both threads
+//! on. A result is recorded only when the search asks for that transformation, so every check,
+//! tag, count and the optimum are those of one thread. Guesses here are not filtered by their
+//! bound ([`Search::classify_beyond_bound`]): paths are checked above it for their anonymity.
+//!
+//! Census, 2 threads against 1 (`BENCHMARKS.md`): Loss 1.2-1.25x (q=12: 23.3 -> 18.8 s), DM*
+//! about 1.05x. An earlier design that waited for batches of guesses was slower than one thread
+//! (q=12: 27.5-29.5 s against 25.2 s); this one never waits except for the very transformation
+//! it needs, and the checkers share their snapshots ([`super::lookahead`]). What limits it: a
+//! quarter of the worker's checks start from scratch, against 2 % of the search's (its history
+//! holds what was offered to it, not all the search's; handing it the search's nearest snapshot
+//! with each request halved its grouped items and saved no time); the worker is idle half the
+//! time (one request in flight); DM*'s next path is often one the current check's expansion
+//! puts first in the queue, not the queue's next (856 of 1,365 guesses used at q=10); and
+//! simulating a guess exactly through the tags (passing known points, following a finished
+//! binary search into its sweep) used more of them and was slower.
 //!
 //! **Anytime.** At the search's [`Limit`](super::search::Limit) it stops; the smallest bound in
 //! the queue bounds everything unexplored, which the outcome reports as `lower_bound` beside the
@@ -118,6 +125,7 @@ fn best_first<S: PropertyStore>(search: &mut Search<'_, S>) {
     let dims = search.space().dims();
     let mut levels = vec![0usize; dims];
     let mut queue: BinaryHeap<Reverse<Entry>> = BinaryHeap::new();
+    let mut odds = Odds::default();
     let bottom = search.space().bottom();
     queue.push(Reverse(Entry {
         bound: level_bound(search, bottom, &mut levels),
@@ -154,7 +162,8 @@ fn best_first<S: PropertyStore>(search: &mut Search<'_, S>) {
             // Resolve it with a path, then decide again from what is known (at the limit, the
             // loop stops with this transformation still queued).
             search.set_purpose(Purpose::Classification);
-            classify_path(search, id);
+            let then = queue.peek().map(|e| e.0.id);
+            classify_path(search, id, then, &mut odds);
             queue.push(Reverse(head));
             continue;
         } else {
@@ -207,7 +216,15 @@ fn level_bound<S: PropertyStore>(search: &Search<'_, S>, id: NodeId, levels: &mu
 /// bound tags far more of the region under it than one inside it (pruning them unchecked, as
 /// Flash's `decide` does, made q=10 of the census benchmark take 15,161 checks and 945 M grouped
 /// items; checking them, 10,439 and 268 M).
-fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
+///
+/// `then` is the transformation the queue holds next, whose path the lookahead may guess.
+fn classify_path<S: PropertyStore>(
+    search: &mut Search<'_, S>,
+    id: NodeId,
+    then: Option<NodeId>,
+    odds: &mut Odds,
+) {
+    let checks_before = search.checks();
     let mut path = vec![id];
     let mut cur = id;
     loop {
@@ -226,21 +243,70 @@ fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
     let (mut low, mut high) = (0, path.len() as isize - 1);
     while low <= high {
         let mid = (low + high) / 2;
-        if mid < high && search.lookahead_free_at(path[mid as usize]) {
-            // Most probes are not anonymous (census, q=10: 58 %): the search then goes up.
-            let next = (mid + 1 + high) / 2;
-            let after = (next < high).then(|| path[((next + 1 + high) / 2) as usize]);
-            search.guess_two(path[next as usize], after);
+        let node = path[mid as usize];
+        let unknown = !search.resolved(node);
+        let first = search.checks() == checks_before;
+        if unknown && first && !odds.more.likely() && search.lookahead_free_at(node) {
+            // Paths mostly end with their first check (DM*, whose class bounds prune what
+            // lies above a checked point): guess the first check of the next path.
+            if let Some(next) = then.filter(|&t| t != id && !search.resolved(t)) {
+                search.guess(path_middle(search, next));
+            }
+        } else if unknown && search.lookahead_free_at(node) {
+            // The search goes down from an anonymous point, up from another.
+            let (next, after) = if odds.probes.likely() {
+                let next = (low + mid - 1) / 2;
+                (next, (next > low).then(|| (low + next - 1) / 2))
+            } else {
+                let next = (mid + 1 + high) / 2;
+                (next, (next < high).then(|| (next + 1 + high) / 2))
+            };
+            if (low..=high).contains(&next) && next != mid {
+                search.guess_two(path[next as usize], after.map(|a| path[a as usize]));
+            }
         }
         match probe(search, &path, mid) {
             None => return,
-            Some(true) => high = mid - 1,
-            Some(false) => low = mid + 1,
+            Some(down) => {
+                if unknown {
+                    odds.probes.count(down);
+                }
+                if down {
+                    high = mid - 1;
+                } else {
+                    low = mid + 1;
+                }
+            }
         }
     }
     if low > 0 {
-        maximize(search, path[low as usize - 1]);
+        maximize(search, path[low as usize - 1], odds);
     }
+    // Tally whether the path's first check was followed by another.
+    let checks = search.checks() - checks_before;
+    if checks > 0 {
+        odds.more.count(checks > 1);
+    }
+}
+
+/// The first point [`classify_path`] would check from `id`: the middle of its greedy path, as
+/// the tags are now (a guess for the lookahead).
+fn path_middle<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> NodeId {
+    let mut path = vec![id];
+    let mut cur = id;
+    loop {
+        let space = search.space();
+        let mut next: Vec<NodeId> = space.successors(cur).collect();
+        space.sort(&mut next);
+        match next.into_iter().find(|&s| !search.resolved(s)) {
+            Some(s) => {
+                path.push(s);
+                cur = s;
+            }
+            None => break,
+        }
+    }
+    path[(path.len() - 1) / 2]
 }
 
 /// Raises the invalid transformation `from` to a *maximal* invalid one, whose check tags the
@@ -256,7 +322,7 @@ fn classify_path<S: PropertyStore>(search: &mut Search<'_, S>, id: NodeId) {
 /// again. Raising it costs a few checks (mostly anonymous successors, cheap high in the
 /// lattice) and saves more: census benchmark, q=10: 9,468 → 8,978 checks, q=12: 65,459 →
 /// 52,891 checks and 110 → 69 s.
-fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId) {
+fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId, odds: &mut Odds) {
     let dims = search.space().dims();
     let start = (from % dims as u64) as usize;
     let mut cur = from;
@@ -271,22 +337,67 @@ fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId) {
                     return;
                 }
                 if search.lookahead_free_at(up) {
-                    // Most raises are found anonymous: then the sweep goes on from `cur`.
-                    let mut later = (i + 1..dims)
-                        .filter_map(|j| search.space().successor(cur, (start + j) % dims))
-                        .filter(|&s| !search.resolved(s));
-                    if let Some(next) = later.next() {
-                        let after = later.next();
-                        search.guess_two(next, after);
+                    let space = search.space();
+                    let unknown = |s: &NodeId| !search.resolved(*s);
+                    let next: Vec<NodeId> = if odds.raises.likely() {
+                        // Found anonymous, the sweep goes on from `cur` in the next dimensions.
+                        (i + 1..dims)
+                            .filter_map(|j| space.successor(cur, (start + j) % dims))
+                            .filter(unknown)
+                            .take(2)
+                            .collect()
+                    } else {
+                        // Found not anonymous, it raises `up` further in this dimension.
+                        std::iter::successors(space.successor(up, d), |&s| space.successor(s, d))
+                            .take(2)
+                            .take_while(unknown)
+                            .collect()
+                    };
+                    if let Some((&first, rest)) = next.split_first() {
+                        search.guess_two(first, rest.first().copied());
                     }
                 }
                 let r = search.check(up);
-                if search.tag_verdict(&r) {
+                let anonymous = search.tag_verdict(&r);
+                odds.raises.count(anonymous);
+                if anonymous {
                     break;
                 }
             }
             cur = up;
         }
+    }
+}
+
+/// How the checks went so far, for the lookahead's guesses (see the module docs).
+#[derive(Default)]
+struct Odds {
+    /// Raises of [`maximize`] found anonymous (yes) or not.
+    raises: Tally,
+    /// Probes of a path's binary search that sent it down (yes: anonymous or pruned) or up.
+    probes: Tally,
+    /// Paths whose first check was followed by another (yes) or was their only one.
+    more: Tally,
+}
+
+#[derive(Default)]
+struct Tally {
+    yes: u64,
+    no: u64,
+}
+
+impl Tally {
+    fn count(&mut self, yes: bool) {
+        if yes {
+            self.yes += 1;
+        } else {
+            self.no += 1;
+        }
+    }
+
+    /// True if the next one is more likely yes (ties: yes).
+    fn likely(&self) -> bool {
+        self.yes >= self.no
     }
 }
 

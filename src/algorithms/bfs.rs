@@ -50,8 +50,8 @@
 //! tag, count and the optimum are those of one thread. Guesses here are not filtered by their
 //! bound ([`Search::classify_beyond_bound`]): paths are checked above it for their anonymity.
 //!
-//! Census, 2 threads against 1 (`BENCHMARKS.md`): Loss 1.2-1.25x (q=12: 23.3 -> 18.8 s), DM*
-//! about 1.05x. An earlier design that waited for batches of guesses was slower than one thread
+//! Census, 2 threads against 1 (`BENCHMARKS.md`): Loss 1.14-1.25x (q=12: 24.7 -> 20.5 s), DM*
+//! 1.02-1.13x. An earlier design that waited for batches of guesses was slower than one thread
 //! (q=12: 27.5-29.5 s against 25.2 s); this one never waits except for the very transformation
 //! it needs, and the checkers share their snapshots ([`super::lookahead`]). What limits it: a
 //! quarter of the worker's checks start from scratch, against 2 % of the search's (its history

@@ -53,7 +53,8 @@ Subcommands:
   anonbox help [plan|audit|hierarchy|init]  this help, or a subcommand's
 
 Exit status: 0 success (also when the reader of stdout goes away), 1 the run failed (input data,
-I/O, database), 2 bad flags or configuration (nothing was written).";
+I/O, database), 2 bad flags or configuration (nothing was written), 129 / 130 / 143 interrupted
+by SIGHUP / SIGINT / SIGTERM (temporary files removed, nothing was written).";
 
 /// Raw flag values as clap parses them after [`normalize`]. `None` means "not given", so the XML
 /// config's value (or the default) applies.

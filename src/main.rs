@@ -6,8 +6,8 @@
 //! - 2: bad flags or configuration: the command line or the job could not be built, so nothing
 //!   was read or written.
 //!
-//! - 130 / 143: interrupted by SIGINT / SIGTERM: the temporary outputs were removed (the
-//!   temporary database never has a name on disk) and nothing was written.
+//! - 129 / 130 / 143: interrupted by SIGHUP / SIGINT / SIGTERM: the temporary outputs were
+//!   removed (the temporary database never has a name on disk) and nothing was written.
 //!
 //! Every error is printed as one line, `anonbox: <message>`, on stderr.
 
@@ -104,25 +104,27 @@ fn print(text: &str) -> ExitCode {
     }
 }
 
-/// On SIGINT or SIGTERM: removes the run's temporary output files, says so in one line and
-/// exits 130 or 143. A thread waits for the signals (signal-hook), so the cleanup runs as
-/// ordinary code, not in a signal handler. The outputs are published by renames at the very end
-/// of a run; a signal during those renames waits for them, and a signal after them is ignored
-/// (the run has succeeded and is ending). An error report waits for a cleanup under way
-/// ([`anonbox::io::hold_for_exit`]), so a failure the cleanup caused is never reported instead.
+/// On SIGHUP, SIGINT or SIGTERM: removes the run's temporary output files, says so in one line
+/// and exits 129, 130 or 143. (SIGHUP: the terminal of a long run closed, an SSH session
+/// dropped; by default it killed the process and left the temporary outputs.) A thread waits
+/// for the signals (signal-hook), so the cleanup runs as ordinary code, not in a signal handler.
+/// The outputs are published by renames at the very end of a run; a signal during those renames
+/// waits for them, and a signal after them is ignored (the run has succeeded and is ending). An
+/// error report waits for a cleanup under way ([`anonbox::io::hold_for_exit`]), so a failure the
+/// cleanup caused is never reported instead.
 fn watch_signals() -> anonbox::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGHUP, SIGINT, SIGTERM])
         .map_err(|e| Error::io("<signal handler>", e))?;
     std::thread::spawn(move || {
         for signal in signals.forever() {
             if !anonbox::io::interrupt() {
                 continue;
             }
-            let name = if signal == SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
+            let name = match signal {
+                SIGHUP => "SIGHUP",
+                SIGINT => "SIGINT",
+                _ => "SIGTERM",
             };
             let _ = writeln!(
                 std::io::stderr(),

@@ -233,13 +233,15 @@ fn classify_path<S: PropertyStore>(
         let node = path[mid as usize];
         let unknown = !search.resolved(node);
         let first = search.checks() == checks_before;
-        if unknown && first && !odds.more.likely() && search.lookahead_free_at(node) {
+        // A guess can go to the worker: `node` will be checked, and the worker is free.
+        let free = unknown && search.lookahead_free_at(node);
+        if free && first && !odds.more.likely() {
             // Paths mostly end with their first check (DM*, whose class bounds prune what
             // lies above a checked point): guess the first check of the next path.
             if let Some(next) = then.filter(|&t| t != id && !search.resolved(t)) {
                 search.guess(path_middle(search, next));
             }
-        } else if unknown && search.lookahead_free_at(node) {
+        } else if free {
             // The search goes down from an anonymous point, up from another.
             let (next, after) = if odds.probes.likely() {
                 let next = (low + mid - 1) / 2;

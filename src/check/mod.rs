@@ -941,43 +941,21 @@ impl<'a, const W: usize> Engine<'a, W> {
         finished: &dyn Fn(&[usize]) -> bool,
     ) {
         let g = &self.groups;
-        let classes = (&g.reps[..], &g.counts[..], &g.dist, &g.verdict);
-        let kept = Self::store_snapshot(
-            &mut self.history,
-            &mut self.stats,
-            levels,
-            classes,
-            max_classes,
-            finished,
-        );
+        let kept = self
+            .history
+            .store(levels, g.len(), max_classes, finished, |s| {
+                s.reps.extend_from_slice(&g.reps);
+                s.counts.extend_from_slice(&g.counts);
+                s.dist.clone_from(&g.dist);
+                s.verdict.clone_from(&g.verdict);
+            });
         if let Some(classes) = kept {
+            Self::count_stored(&mut self.stats, &self.history);
             self.kept = Some(SharedClasses {
                 levels: levels.to_vec(),
                 classes,
             });
         }
-    }
-
-    /// Offers classes (representatives, counts, distributions, verdicts) of `levels` to the
-    /// history as a snapshot (a copy), counting it if kept; the kept classes.
-    fn store_snapshot(
-        history: &mut History,
-        stats: &mut CheckerStats,
-        levels: &[usize],
-        (reps, counts, dist, verdict): (&[u32], &[u32], &Vec<groupify::Csr>, &Vec<u8>),
-        max_classes: Option<usize>,
-        finished: &dyn Fn(&[usize]) -> bool,
-    ) -> Option<Arc<history::Classes>> {
-        let stored = history.store(levels, counts.len(), max_classes, finished, |s| {
-            s.reps.extend_from_slice(reps);
-            s.counts.extend_from_slice(counts);
-            s.dist.clone_from(dist);
-            s.verdict.clone_from(verdict);
-        });
-        if stored.is_some() {
-            Self::count_stored(stats, history);
-        }
-        stored
     }
 
     /// Counts a snapshot the history has just stored.

@@ -186,9 +186,9 @@ thread_local! {
 /// the lock while they act, so a signal never removes a temporary file that is being renamed
 /// into place, and a run's last renames are never cut in half by the cleanup. Creating a
 /// temporary file and removing one hold it too, so the cleanup's list of files is never behind
-/// the disk. The cleanup keeps
-/// the lock until the process exits, so [`hold_for_exit`] (the error report) waits: an error the
-/// cleanup itself caused (a temporary file gone) is never reported in place of the signal.
+/// the disk. The cleanup keeps the lock until the process exits, so [`hold_for_exit`] (the error
+/// report) waits: an error the cleanup itself caused (a temporary file gone) is never reported
+/// in place of the signal.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Running,

@@ -12,6 +12,11 @@
 //! [`figures::Classes`], and prints; [`figures`] computes with the shared models of
 //! [`crate::privacy`] (exact flavor), so audit and engines cannot disagree on a definition.
 //!
+//! The file is taken as it stands: every row is a record (`?` is a value like any other, where
+//! the anonymizer's input skips such rows as the toolbox does), values are compared as text (a
+//! field that is not UTF-8 is an error, never replaced), and a file without records is bad input:
+//! an audit that passed on an empty or truncated release would be worse than none.
+//!
 //! Records whose quasi-identifiers are all the suppression marker (`*`) are suppressed records of
 //! an anonymized output: they are left out of the classes (as ARX reports classes) unless
 //! `--include-suppressed`, but their sensitive values still count in the table's distribution
@@ -218,13 +223,14 @@ struct Loaded {
     /// Numeric value of each sensitive code, if every value in the file is a number.
     numeric: Option<Vec<f64>>,
     hierarchy: Option<Hierarchy>,
-    skipped: u64,
     blank: u64,
 }
 
 fn load(a: &AuditArgs) -> Result<Loaded> {
     let format = Format::new(&a.separator, !a.no_header)?;
-    let mut reader = format.open(&a.file)?;
+    // Every row counts, `?` included: the file is audited as it stands (another tool's release
+    // may keep `?` for unknown values; dropping those rows would overstate k).
+    let mut reader = format.open(&a.file)?.keep_unknown();
     let mut rec = csv::ByteRecord::new();
     let header: Option<Vec<String>> = reader.header().map(|h| {
         h.iter()
@@ -233,6 +239,12 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     });
     // Without a header the width is known after the first row.
     let mut have_row = reader.next_row(&mut rec)?;
+    if !have_row {
+        return Err(Error::in_file(
+            &a.file,
+            "no records to audit (the file is empty or a header only)",
+        ));
+    }
     let width = match (&header, have_row) {
         (Some(h), _) => h.len(),
         (None, true) => rec.len(),
@@ -267,22 +279,23 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     let mut classes = Classes::new(qi.len());
     let mut key = vec![0u32; qi.len()];
     let marker = a.suppressed.as_bytes();
+    // Values are grouped as text: a field that is not UTF-8 is an error (read lossily, two
+    // different byte strings could fall into one class).
+    let at = |line: u64, i: usize| move |m: String| Error::at(&a.file, line, Some(name(i)), m);
     while have_row {
         let line = reader.line();
         let suppressed = !a.include_suppressed && qi.iter().all(|&i| trim(&rec[i]) == marker);
         if !suppressed {
             for (j, &i) in qi.iter().enumerate() {
-                key[j] = qi_dicts[j]
-                    .intern(&String::from_utf8_lossy(trim(&rec[i])))
-                    .0;
+                key[j] = qi_dicts[j].intern(field(&rec, i).map_err(at(line, i))?).0;
             }
         }
         let s = match sensitive {
             None => None,
             Some(i) => {
-                let v = String::from_utf8_lossy(trim(&rec[i]));
+                let v = field(&rec, i).map_err(at(line, i))?;
                 Some(match &hier_codes {
-                    Some(map) => *map.get(v.as_ref()).ok_or_else(|| {
+                    Some(map) => *map.get(v).ok_or_else(|| {
                         Error::at(
                             &a.file,
                             line,
@@ -295,7 +308,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
                             ),
                         )
                     })?,
-                    None => sens_dict.intern(&v).0,
+                    None => sens_dict.intern(v).0,
                 })
             }
         };
@@ -321,7 +334,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     }
     let stats = reader.stats();
     if let Some(path) = &a.subset {
-        let mut sub = format.open(path)?;
+        let mut sub = format.open(path)?.keep_unknown();
         while sub.next_row(&mut rec)? {
             let line = sub.line();
             if rec.len() != width {
@@ -341,7 +354,8 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
             }
             let mut found = true;
             for (j, &i) in qi.iter().enumerate() {
-                match qi_dicts[j].code(&String::from_utf8_lossy(trim(&rec[i]))) {
+                let v = field(&rec, i).map_err(|m| Error::at(path, line, Some(name(i)), m))?;
+                match qi_dicts[j].code(v) {
                     Some(c) => key[j] = c,
                     None => found = false,
                 }
@@ -372,9 +386,13 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         sensitive_name: sensitive.map(name),
         numeric,
         hierarchy,
-        skipped: stats.rows_skipped,
         blank: stats.blank_lines,
     })
+}
+
+/// Field `i` of `rec`, trimmed, as text.
+fn field(rec: &csv::ByteRecord, i: usize) -> std::result::Result<&str, String> {
+    crate::io::utf8_field(trim(&rec[i]))
 }
 
 /// The numeric value of each sensitive code, if every value present in the file is a finite
@@ -452,7 +470,6 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
 struct JsonReport<'a> {
     file: String,
     quasi_identifiers: &'a [String],
-    skipped_rows: u64,
     #[serde(flatten)]
     figures: &'a Figures,
     checks: &'a [Check],
@@ -463,7 +480,6 @@ fn json(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check], holds: bool) -
     let report = JsonReport {
         file: a.file.display().to_string(),
         quasi_identifiers: &l.qi_names,
-        skipped_rows: l.skipped,
         figures: f,
         checks,
         holds,
@@ -494,12 +510,8 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
     row(&mut s, "file", a.file.display().to_string());
     row(&mut s, "quasi-identifiers", l.qi_names.join(", "));
     row(&mut s, "records", f.records.to_string());
-    if l.skipped > 0 || l.blank > 0 {
-        row(
-            &mut s,
-            "skipped",
-            format!("{} rows containing '?', {} blank lines", l.skipped, l.blank),
-        );
+    if l.blank > 0 {
+        row(&mut s, "skipped", format!("{} blank lines", l.blank));
     }
     if !a.include_suppressed {
         row(
@@ -512,7 +524,12 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
         );
     }
     row(&mut s, "classes", f.classes.to_string());
-    row(&mut s, "k (smallest class)", f.k.to_string());
+    let k = if f.classes == 0 {
+        "none: every record is suppressed".to_string()
+    } else {
+        f.k.to_string()
+    };
+    row(&mut s, "k (smallest class)", k);
     row(&mut s, "average class size", num(f.average_class_size));
     for (i, c) in f.smallest.iter().enumerate() {
         row(
@@ -524,13 +541,17 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
     row(
         &mut s,
         &format!("at risk (class < {})", f.risk.k),
-        format!("{} records ({})", f.risk.records, percent(f.risk.share)),
+        format!(
+            "{} records ({} of all records)",
+            f.risk.records,
+            percent(f.risk.share)
+        ),
     );
     row(
         &mut s,
         "re-identification",
         format!(
-            "prosecutor risk: highest {}, average {}, {} of the records above {}",
+            "prosecutor risk: highest {}, average {}, {} of the records in classes above {}",
             num(f.risk.highest),
             num(f.risk.average),
             percent(f.risk.records_at_risk),

@@ -24,10 +24,10 @@ pub mod utd_xml;
 mod xml;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::cli::RunArgs;
+use crate::io::Format;
 use crate::job::{
     Generalization, InputSpec, Job, Method, MetricKind, OutputFormat, OutputSpec, PrivacyModel,
     QuasiIdentifier, SensitiveAttribute, SubsetSpec, SuppressionLimit, TDistance,
@@ -82,7 +82,7 @@ struct Builder<'a> {
     warnings: Vec<String>,
 }
 
-/// The input's first non-blank line, split.
+/// The input's first record (its first non-blank line, or lines if quoted), split.
 struct FirstLine {
     fields: Vec<String>,
 }
@@ -834,30 +834,15 @@ pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
 /// The first non-blank line of the input, split by `separator` (literally) and trimmed; `None`
 /// for an input without one. A UTF-8 byte-order mark and a CR line end are removed.
 fn peek_first_line(path: &Path, separator: &str) -> Result<Option<FirstLine>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::new(file);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            return Ok(None);
-        }
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
-            continue;
-        }
-        return Ok(Some(FirstLine {
-            fields: line
-                .split(separator)
-                .map(|f| f.trim().to_string())
-                .collect(),
-        }));
-    }
+    // The shared reader, so that quoting, a byte order mark and blank lines are read exactly
+    // as the load pass reads them (a quoted header name may hold the separator).
+    let reader = Format::new(separator, true)?.open(path)?;
+    Ok(reader.header().map(|h| FirstLine {
+        fields: h
+            .iter()
+            .map(|f| String::from_utf8_lossy(f).trim().to_string())
+            .collect(),
+    }))
 }
 
 #[cfg(test)]

@@ -372,7 +372,7 @@ impl ColumnEncoder<'_> {
     fn encode(&mut self, raw: &[u8]) -> std::result::Result<u32, String> {
         match &mut self.kind {
             Column::File { path } => {
-                let v = utf8(raw)?;
+                let v = crate::io::utf8_field(raw)?;
                 self.dictionary.code(v).ok_or_else(|| {
                     format!(
                         "value '{v}' is not in the hierarchy file {}",
@@ -384,7 +384,7 @@ impl ColumnEncoder<'_> {
                 if let Some(c) = cache.get(raw) {
                     return Ok(c);
                 }
-                let v = utf8(raw)?;
+                let v = crate::io::utf8_field(raw)?;
                 let x = vgh.point(v)?;
                 let label = point_label(x);
                 let (code, new) = self.dictionary.intern(&label);
@@ -412,7 +412,7 @@ impl ColumnEncoder<'_> {
                     counts[c as usize] += 1;
                     return Ok(c);
                 }
-                let v = utf8(raw)?;
+                let v = crate::io::utf8_field(raw)?;
                 builder.check(v)?;
                 let (code, _) = self.dictionary.intern(v);
                 cache.insert(raw.into(), code);
@@ -420,7 +420,7 @@ impl ColumnEncoder<'_> {
                 Ok(code)
             }
             Column::Map { map } => {
-                let v = utf8(raw)?;
+                let v = crate::io::utf8_field(raw)?;
                 if let Some(c) = self.dictionary.code(v) {
                     return Ok(c);
                 }
@@ -433,7 +433,7 @@ impl ColumnEncoder<'_> {
                 if let Some(c) = cache.get(raw) {
                     return Ok(c);
                 }
-                let v = utf8(raw)?;
+                let v = crate::io::utf8_field(raw)?;
                 let x = crate::javafmt::parse_double(v)
                     .ok_or_else(|| format!("'{v}' is not a number"))?;
                 let (code, new) = self.dictionary.intern(&crate::javafmt::double_to_string(x));
@@ -445,15 +445,6 @@ impl ColumnEncoder<'_> {
             }
         }
     }
-}
-
-fn utf8(raw: &[u8]) -> std::result::Result<&str, String> {
-    std::str::from_utf8(raw).map_err(|_| {
-        format!(
-            "value '{}' is not valid UTF-8",
-            String::from_utf8_lossy(raw)
-        )
-    })
 }
 
 /// The hierarchy of a VGH quasi-identifier over its dictionary's points (code order). Paths of

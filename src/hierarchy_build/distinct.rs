@@ -35,12 +35,7 @@ impl Distinct {
     /// Counts one trimmed field. Returns the value if it is new (so the caller can check it
     /// at its line), or the message of a field that is not UTF-8.
     pub fn add(&mut self, raw: &[u8]) -> Result<Option<&str>, String> {
-        let value = std::str::from_utf8(raw).map_err(|_| {
-            format!(
-                "value '{}' is not valid UTF-8",
-                String::from_utf8_lossy(raw)
-            )
-        })?;
+        let value = crate::io::utf8_field(raw)?;
         if let Some(&i) = self.index.get(value) {
             self.values[i as usize].1 += 1;
             return Ok(None);

@@ -55,7 +55,7 @@ pub struct InitArgs {
     /// Folder of config.xml and the hierarchy files (created if missing)
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Replace an existing DIR/config.xml
+    /// Replace an existing DIR/config.xml and DIR/hierarchy_*.csv files
     #[arg(long)]
     pub force: bool,
 }
@@ -99,18 +99,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         )));
     }
     if a.dir.exists() {
-        if !a.dir.is_dir() {
-            return Err(usage(format!("--dir: {} is not a folder", a.dir.display())));
-        }
-        let config = a.dir.join("config.xml");
-        if config.exists() && !a.force {
-            return Err(usage(format!(
-                "{} exists: edit it, or give --force to replace it",
-                config.display()
-            )));
-        }
-        crate::paths::check(&[("input file", a.data.clone())], &[("config", config)])
-            .map_err(|e| usage(e.to_string()))?;
+        check_dir(&a).map_err(usage)?;
     } else {
         let parent = match a.dir.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -128,6 +117,68 @@ pub fn plan(args: &[String]) -> Result<Request> {
         separator,
         format,
     })))
+}
+
+/// True for the names init writes in its folder: `config.xml` and `hierarchy_*.csv`.
+fn written_by_init(name: &str) -> bool {
+    name == "config.xml" || (name.starts_with("hierarchy_") && name.ends_with(".csv"))
+}
+
+/// Checks an existing `--dir` before the data is read: init writes `config.xml` and one
+/// `hierarchy_<column>.csv` per quasi-identifier, names known only once the data is profiled,
+/// so every file of those names already there is checked now. Such a file may be a hierarchy
+/// built or edited by hand (README, step 3): without `--force` init replaces none of them.
+/// Whatever the flags, it refuses a link (its target is outside what init was asked to
+/// write), anything that is not a regular file, and the data file itself.
+fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
+    if !a.dir.is_dir() {
+        return Err(format!("--dir: {} is not a folder", a.dir.display()));
+    }
+    let entries = std::fs::read_dir(&a.dir).map_err(|e| format!("{}: {e}", a.dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| written_by_init(n))
+        .collect();
+    names.sort();
+    let data = std::fs::canonicalize(&a.data).ok();
+    for name in &names {
+        let path = a.dir.join(name);
+        let meta =
+            std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if std::fs::canonicalize(&path).ok() == data && data.is_some() {
+            return Err(format!(
+                "{} is the data file: init writes config.xml and hierarchy_*.csv files in                  --dir, so give it another folder",
+                path.display()
+            ));
+        }
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "{} is a symbolic link: init replaces only plain files in --dir",
+                path.display()
+            ));
+        }
+        if !meta.is_file() {
+            return Err(format!(
+                "{} exists and is not a regular file: init does not replace it",
+                path.display()
+            ));
+        }
+    }
+    if !a.force && !names.is_empty() {
+        let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+        let more = if names.len() > 3 {
+            format!(" and {} more", names.len() - 3)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "{} already holds {}{more}: edit them, choose another --dir, or give --force to              replace config.xml and the hierarchy files",
+            a.dir.display(),
+            shown.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// A quasi-identifier's built hierarchy, ready to write.

@@ -15,7 +15,8 @@ use crate::hierarchy_build::number::Decimal;
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 
-/// Distinct values kept per column; a column with more is near-unique (or free text).
+/// Distinct values kept per column in the first pass; a column with more is near-unique, free
+/// text, or numbers or dates (collected in full, see [`profile_with_cap`]).
 pub const DISTINCT_CAP: usize = 1 << 20;
 
 /// Date formats tried, in this order (the first that reads every value wins).
@@ -74,7 +75,8 @@ pub struct ColumnProfile {
     /// Header name, or `att<index>`.
     pub name: String,
     pub kind: Kind,
-    /// Distinct non-empty values with their counts (at most [`DISTINCT_CAP`]).
+    /// Distinct non-empty values with their counts (at most [`DISTINCT_CAP`], except for
+    /// numbers and dates).
     pub values: Vec<(String, u64)>,
     /// True if the column had more distinct values than were kept.
     pub overflowed: bool,
@@ -99,8 +101,49 @@ pub struct Profile {
     pub columns: Vec<ColumnProfile>,
 }
 
-/// Reads `path` once and profiles every column.
+/// Reads `path` and profiles every column (see [`profile_with_cap`]).
 pub fn profile(format: &Format, path: &Path) -> Result<Profile> {
+    profile_with_cap(format, path, DISTINCT_CAP)
+}
+
+/// Reads `path` once and profiles every column, keeping at most `cap` distinct values per
+/// column. A column of numbers or dates with more (a measurement, a timestamp) stays a
+/// quasi-identifier, whose hierarchy must list every value: its values are collected in full
+/// by a second pass over the file (memory grows with that column's distinct values). Other
+/// columns past the cap are near-unique codes or free text, which need no list.
+pub fn profile_with_cap(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
+    let mut profile = first_pass(format, path, cap)?;
+    let again: Vec<usize> = profile
+        .columns
+        .iter()
+        .filter(|c| c.overflowed && matches!(c.kind, Kind::Decimal { .. } | Kind::Date { .. }))
+        .map(|c| c.index)
+        .collect();
+    if !again.is_empty() {
+        let mut reader = format.open(path)?;
+        let mut rec = csv::ByteRecord::new();
+        let mut full: Vec<Distinct> = again.iter().map(|_| Distinct::new()).collect();
+        while reader.next_row(&mut rec)? {
+            for (d, &i) in full.iter_mut().zip(&again) {
+                let value = trim(&rec[i]);
+                if !value.is_empty() {
+                    // Every field was checked to be UTF-8 by the first pass.
+                    d.add(value).map_err(|m| Error::in_file(path, m))?;
+                }
+            }
+        }
+        for (d, &i) in full.into_iter().zip(&again) {
+            let c = &mut profile.columns[i];
+            c.values = d.into_values();
+            c.overflowed = false;
+            c.kind = kind_of(&c.values);
+        }
+    }
+    Ok(profile)
+}
+
+/// The streaming pass of [`profile_with_cap`].
+fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
     let mut reader = format.open(path)?;
     let header: Option<Vec<String>> = reader.header().map(|h| {
         h.iter()
@@ -110,14 +153,12 @@ pub fn profile(format: &Format, path: &Path) -> Result<Profile> {
     let mut rec = csv::ByteRecord::new();
     let mut columns: Vec<(Distinct, u64)> = Vec::new();
     if let Some(h) = &header {
-        columns = (0..h.len())
-            .map(|_| (Distinct::with_cap(DISTINCT_CAP), 0))
-            .collect();
+        columns = (0..h.len()).map(|_| (Distinct::with_cap(cap), 0)).collect();
     }
     while reader.next_row(&mut rec)? {
         if columns.is_empty() {
             columns = (0..rec.len())
-                .map(|_| (Distinct::with_cap(DISTINCT_CAP), 0))
+                .map(|_| (Distinct::with_cap(cap), 0))
                 .collect();
         }
         let line = reader.line();
@@ -259,5 +300,29 @@ mod tests {
             Kind::Text
         );
         assert_eq!(kind(&[]), Kind::Empty);
+    }
+
+    #[test]
+    fn numbers_and_dates_past_the_cap_are_collected_in_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.csv");
+        let mut text = String::from("w,day,code\n");
+        for i in 0..10 {
+            text.push_str(&format!("{i}.5,2024-01-{:02},C{i:03}\n", i + 1));
+        }
+        std::fs::write(&path, text).unwrap();
+        let p = profile_with_cap(&Format::new(",", true).unwrap(), &path, 3).unwrap();
+        let [w, day, code] = &p.columns[..] else {
+            panic!("three columns")
+        };
+        for c in [w, day] {
+            assert!(!c.overflowed, "{c:?}");
+            assert_eq!(c.distinct(), 10, "{c:?}");
+        }
+        assert_eq!(w.kind.describe(), "decimal 0.5..9.5");
+        assert_eq!(day.kind, Kind::Date { format: "%Y-%m-%d" });
+        // A code needs no list: it stays capped (and is proposed as an identifier).
+        assert!(code.overflowed);
+        assert_eq!(code.distinct(), 3);
     }
 }

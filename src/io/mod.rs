@@ -123,6 +123,16 @@ pub fn column_index(
     }
 }
 
+/// A field as text, or the one message every reader gives for a field that is not UTF-8.
+pub fn utf8_field(raw: &[u8]) -> std::result::Result<&str, String> {
+    std::str::from_utf8(raw).map_err(|_| {
+        format!(
+            "value '{}' is not valid UTF-8",
+            String::from_utf8_lossy(raw)
+        )
+    })
+}
+
 /// Java's `String.trim`: strips bytes `<= b' '` at both ends (the toolbox trims QID values).
 #[inline]
 pub fn trim(field: &[u8]) -> &[u8] {

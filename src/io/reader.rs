@@ -67,6 +67,8 @@ pub struct DelimitedReader<R> {
     eof: bool,
     /// The header (if any) is read: records are data rows.
     header_done: bool,
+    /// Rows containing `?` are data like any other (see [`Self::keep_unknown`]).
+    keep_unknown: bool,
 }
 
 impl<R: BufRead> DelimitedReader<R> {
@@ -105,6 +107,7 @@ impl<R: BufRead> DelimitedReader<R> {
             stats: ReadStats::default(),
             eof: false,
             header_done: false,
+            keep_unknown: false,
         };
         if format.header() {
             let mut header = ByteRecord::new();
@@ -115,6 +118,13 @@ impl<R: BufRead> DelimitedReader<R> {
         }
         reader.header_done = true;
         Ok(reader)
+    }
+
+    /// Returns rows containing `?` instead of skipping them: for files read as they stand
+    /// (`anonbox audit` of another tool's release, where `?` is a value like any other).
+    pub fn keep_unknown(mut self) -> Self {
+        self.keep_unknown = true;
+        self
     }
 
     /// The file being read, as named in messages.
@@ -155,7 +165,7 @@ impl<R: BufRead> DelimitedReader<R> {
                 return Ok(false);
             }
             self.stats.rows_read += 1;
-            if memchr::memchr(b'?', rec.as_slice()).is_some() {
+            if !self.keep_unknown && memchr::memchr(b'?', rec.as_slice()).is_some() {
                 self.stats.rows_skipped += 1;
                 continue;
             }
@@ -241,7 +251,7 @@ impl<R: BufRead> DelimitedReader<R> {
             let body = body.strip_suffix(b"\r").unwrap_or(body);
             if memchr::memchr2(b'"', b'\r', body).is_none() {
                 rec.clear();
-                if self.header_done && memchr::memchr(b'?', body).is_some() {
+                if self.header_done && !self.keep_unknown && memchr::memchr(b'?', body).is_some() {
                     // A data row the caller skips for its '?': no need to split it.
                     rec.push_field(body);
                     self.line_pos = self.line_buf.len();
@@ -552,6 +562,18 @@ mod tests {
         }
         assert_eq!(rows, vec![vec![b"2".to_vec(), b"3".to_vec()]]);
         assert_eq!(r.stats().rows_skipped, 2);
+        // Kept, they are split like any row (and a short one is an error).
+        let mut r = f
+            .reader(Path::new("x"), &b"a,b\n1,?\n\"?\",x\n?\n"[..])
+            .unwrap()
+            .keep_unknown();
+        for want in [[&b"1"[..], b"?"], [b"?", b"x"]] {
+            assert!(r.next_row(&mut rec).unwrap());
+            assert_eq!(rec.iter().collect::<Vec<_>>(), want);
+        }
+        let e = r.next_row(&mut rec).unwrap_err().to_string();
+        assert!(e.contains("x:4: expected 2 fields, found 1"), "{e}");
+        assert_eq!(r.stats().rows_skipped, 0);
     }
 
     #[test]

@@ -668,3 +668,52 @@ fn readme_audit_example_runs_as_written() {
     assert!(v["k"].as_u64().unwrap() >= 5);
     assert!(v["sensitive"]["distinct_l"].as_u64().unwrap() >= 2);
 }
+
+/// A file is audited as it stands: every row counts, `?` included (ARX releases keep it for
+/// unknown values); values are compared as text, so a field that is not UTF-8 is an error (read
+/// lossily, two different values would fall into one class and k would be overstated); a file
+/// without records is bad input, not a release that holds; a release whose records are all
+/// suppressed has no smallest class.
+#[test]
+fn every_row_counts_and_nothing_is_guessed() {
+    let d = dir_with(&[
+        (
+            "qm.csv",
+            "a,b,note\n1,x,ok\n1,x,ok\n2,y,what?\n?,?,?\n?,?,?\n",
+        ),
+        ("headeronly.csv", "a,b\n"),
+        ("empty.csv", ""),
+        ("allsup.csv", "a,b\n*,*\n*,*\n"),
+    ]);
+    std::fs::write(d.path().join("bad.csv"), b"a,b\n1,caf\xe9\n2,caf\xe8\n").unwrap();
+    let p = d.path();
+    let (code, v) = json(p, &["qm.csv", "--qi", "a,b", "-k", "2"]);
+    assert_eq!(code, 1, "(2,y) is unique: {v}");
+    assert_eq!(v["records"], 5);
+    assert_eq!(v["classes"], 3);
+    assert_eq!(v["k"], 1);
+    bad(
+        p,
+        &["bad.csv", "--qi", "b", "-k", "2"],
+        &["bad.csv:2: b: value 'caf", "not valid UTF-8"],
+    );
+    bad(
+        p,
+        &["empty.csv", "--qi", "0", "--no-header"],
+        &["empty.csv", "no records to audit"],
+    );
+    bad(
+        p,
+        &["headeronly.csv", "--qi", "a"],
+        &["headeronly.csv", "no records to audit"],
+    );
+    let out = audit(p, &["allsup.csv", "--qi", "a,b"])
+        .code(0)
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("k (smallest class)    none: every record is suppressed"),
+        "{text}"
+    );
+}

@@ -180,3 +180,90 @@ fn errors_and_nothing_written() {
     assert!(err.starts_with("anonbox: bad.csv:3: b: value '"), "{err}");
     assert!(!dir.path().join("out/config.xml").exists());
 }
+
+/// init replaces no file it finds in `--dir` without `--force` (a hierarchy built or edited by
+/// hand), never writes through a link (its target lies outside the folder), and never names
+/// the data file; and the config it writes runs when a header name holds the separator or a
+/// quote (the config reader splits the header as the loader does).
+#[test]
+fn existing_files_links_and_quoted_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("\"age, years\",\"sex \"\"at birth\"\"\"\n");
+    for i in 0..200 {
+        text.push_str(&format!("{},{}\n", 20 + i % 50, ["F", "M"][i % 2]));
+    }
+    std::fs::write(p.join("q.csv"), &text).unwrap();
+    std::fs::create_dir(p.join("cfg")).unwrap();
+    std::fs::write(p.join("cfg/hierarchy_sex.csv"), "HAND EDITED\n").unwrap();
+    let o = anonbox(p, &["init", "q.csv", "--header", "--dir", "cfg"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("already holds hierarchy_sex.csv") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("cfg/hierarchy_sex.csv")).unwrap(),
+        "HAND EDITED\n"
+    );
+    assert!(!p.join("cfg/config.xml").exists());
+
+    // With --force it writes, and the config runs.
+    let o = anonbox(p, &["init", "q.csv", "--header", "--dir", "cfg", "--force"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = anonbox(
+        p,
+        &[
+            "-config",
+            "cfg/config.xml",
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A link is refused even with --force, and its target is left alone.
+    #[cfg(unix)]
+    {
+        std::fs::write(p.join("precious.csv"), "keep me\n").unwrap();
+        std::fs::create_dir(p.join("linked")).unwrap();
+        std::os::unix::fs::symlink("../precious.csv", p.join("linked/hierarchy_x.csv")).unwrap();
+        let o = anonbox(
+            p,
+            &["init", "q.csv", "--header", "--dir", "linked", "--force"],
+        );
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("hierarchy_x.csv is a symbolic link"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(p.join("precious.csv")).unwrap(),
+            "keep me\n"
+        );
+        assert!(!p.join("linked/config.xml").exists());
+    }
+
+    // The data file itself, named like a file init writes.
+    std::fs::create_dir(p.join("own")).unwrap();
+    std::fs::write(p.join("own/hierarchy_age.csv"), &text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "own/hierarchy_age.csv",
+            "--header",
+            "--dir",
+            "own",
+            "--force",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is the data file"));
+    assert_eq!(
+        std::fs::read_to_string(p.join("own/hierarchy_age.csv")).unwrap(),
+        text
+    );
+}

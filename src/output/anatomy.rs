@@ -15,7 +15,10 @@
 //!   are held in memory (their bytes) until the QIT is written.
 //!
 //! The ids are the method's final classes: Datafly's and Incognito's class numbers (suppressed
-//! records in the suppression class), Mondrian's in finalisation order, Anatomy's groups. An
+//! records in the suppression class), Mondrian's in finalisation order, Anatomy's groups. A
+//! suppressed record's quasi-identifiers print as in genVals (the VGH root or the hierarchy's
+//! top), not raw: the toolbox printed them raw, releasing the very records it suppressed, with
+//! their exact quasi-identifiers, as a group smaller than k. An
 //! input with a header gives each file a header (`EID` for the id). A quasi-identifier with a
 //! hierarchy file prints its original value.
 //!
@@ -66,9 +69,27 @@ pub fn write_from_store(
 ) -> Result<()> {
     let values = qit_values(job, encoding);
     let classes = RecordClasses::new(store, job.method == Method::Anatomy, backend)?;
-    write(job, target, records, &values, progress, &mut |f| {
-        classes.for_each(f)
-    })
+    let suppressed = Suppressed {
+        classes: store.suppressed_classes()?,
+        labels: encoding.qids.iter().map(|q| q.suppressed.clone()).collect(),
+    };
+    write(
+        job,
+        target,
+        records,
+        &values,
+        &suppressed,
+        progress,
+        &mut |f| classes.for_each(f),
+    )
+}
+
+/// The suppressed classes and what a suppressed record's quasi-identifiers print in the QIT.
+#[derive(Debug, Default)]
+pub struct Suppressed {
+    pub classes: rustc_hash::FxHashSet<u64>,
+    /// Per quasi-identifier, in `<qid>` order.
+    pub labels: Vec<String>,
 }
 
 /// Every record's class and quasi-identifier codes, in record order.
@@ -185,6 +206,7 @@ pub fn write(
     target: &Path,
     records: u64,
     values: &[Vec<String>],
+    suppressed: &Suppressed,
     progress: &Progress,
     drive: &mut RecordDriver<'_>,
 ) -> Result<()> {
@@ -232,9 +254,15 @@ pub fn write(
             n += 1;
             eid_text.clear();
             eid_text.push_str(&eid.to_string());
-            for (q, &c) in codes.iter().enumerate() {
-                wq.field(values[q][c as usize].as_bytes())
-                    .map_err(qit_err)?;
+            if suppressed.classes.contains(&eid) {
+                for label in &suppressed.labels {
+                    wq.field(label.as_bytes()).map_err(qit_err)?;
+                }
+            } else {
+                for (q, &c) in codes.iter().enumerate() {
+                    wq.field(values[q][c as usize].as_bytes())
+                        .map_err(qit_err)?;
+                }
             }
             wq.field(eid_text.as_bytes()).map_err(qit_err)?;
             wq.end_record().map_err(qit_err)?;

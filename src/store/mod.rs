@@ -298,6 +298,43 @@ impl Store {
         self.insert_class(id, &root, records, true)
     }
 
+    /// The ids of the suppressed classes of `EquivalenceTable` (the suppression class of
+    /// Datafly and Incognito), whose records every output format must print suppressed.
+    pub fn suppressed_classes(&self) -> Result<rustc_hash::FxHashSet<u64>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT EquivalenceID FROM EquivalenceTable WHERE Suppressed")
+            .ctx(&self.path)?;
+        let ids = stmt
+            .query_map([], |r| r.get::<_, i64>(0))
+            .ctx(&self.path)?
+            .map(|r| r.map(|id| id as u64).ctx(&self.path))
+            .collect();
+        ids
+    }
+
+    /// Gives every suppressed class of `EquivalenceTable` the strings `labels` (quasi-identifier
+    /// order) in `temp.GenValsDist`, instead of statistics that would describe its records.
+    pub fn mask_suppressed_stats(&self, labels: &[&str]) -> Result<()> {
+        if labels.is_empty() {
+            return Ok(());
+        }
+        let set: Vec<String> = (0..labels.len())
+            .map(|q| format!("S{q} = ?{}", q + 1))
+            .collect();
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "UPDATE temp.GenValsDist SET {} WHERE EquivalenceID IN \
+                 (SELECT EquivalenceID FROM EquivalenceTable WHERE Suppressed)",
+                set.join(", ")
+            ))
+            .ctx(&self.path)?;
+        stmt.execute(rusqlite::params_from_iter(labels))
+            .ctx(&self.path)?;
+        Ok(())
+    }
+
     /// Adds one final class to `EquivalenceTable` (`labels` in quasi-identifier order).
     pub fn insert_class(
         &self,

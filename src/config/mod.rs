@@ -295,6 +295,7 @@ impl<'a> Builder<'a> {
         }
 
         let privacy = self.privacy(method, k, l, c, t, &sensitive, width)?;
+        self.flags_apply(method, &privacy)?;
         let (k, l) = self.enforceable(method, &privacy, k, l, &sensitive)?;
 
         let suppression = match (args.supp_threshold, args.suppression, cfg.suppression) {
@@ -548,6 +549,65 @@ impl<'a> Builder<'a> {
     /// - the lattice methods (Flash, OLA, BFS, Optimal): every model.
     ///
     /// Returns the k and l the method runs with.
+    /// Refuses a privacy flag (`-k`, `-l`, `-c`, `-t`) that the run would ignore: neither the
+    /// method's own parameter nor one of a model it enforces. A custodian who types `-l 3` asks
+    /// for l-diversity; a release without it would be less protection than asked.
+    fn flags_apply(&self, method: Method, models: &[PrivacyModel]) -> Result<()> {
+        let args = self.args;
+        let has = |f: fn(&PrivacyModel) -> bool| models.iter().any(f);
+        let own_c = method == Method::IncognitoL && self.cfg.privacy.is_none();
+        let flags = [
+            (
+                "-k",
+                args.k.is_some(),
+                matches!(
+                    method,
+                    Method::Datafly | Method::Mondrian | Method::IncognitoK
+                ) || has(|m| matches!(m, PrivacyModel::KAnonymity { .. })),
+                "k-anonymity",
+            ),
+            (
+                "-l",
+                args.l.is_some(),
+                has(|m| {
+                    matches!(
+                        m,
+                        PrivacyModel::DistinctL { .. }
+                            | PrivacyModel::EntropyL { .. }
+                            | PrivacyModel::RecursiveCL { .. }
+                    )
+                }),
+                "l-diversity",
+            ),
+            (
+                "-c",
+                args.c.is_some(),
+                own_c || has(|m| matches!(m, PrivacyModel::RecursiveCL { .. })),
+                "recursive (c,l)-diversity",
+            ),
+            (
+                "-t",
+                args.t.is_some(),
+                has(|m| matches!(m, PrivacyModel::TCloseness { .. })),
+                "t-closeness",
+            ),
+        ];
+        for (flag, given, applies, model) in flags {
+            if given && !applies {
+                let hint = if method.is_lattice() || self.cfg.privacy.is_some() {
+                    "declare it in the config's <privacy>"
+                } else {
+                    "use a method that enforces it, such as Flash with it in <privacy>"
+                };
+                return Err(Error::Usage(format!(
+                    "{flag}: {} would ignore it: this run enforces no {model} ({hint})",
+                    method.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn enforceable(
         &self,
         method: Method,

@@ -185,12 +185,6 @@ fn flags_override_the_config() {
             "2",
             "-method",
             "mondrian",
-            "-l",
-            "4",
-            "-c",
-            "0",
-            "-t",
-            "0.9",
             "-input",
             other.to_str().unwrap(),
             "-output",
@@ -206,7 +200,7 @@ fn flags_override_the_config() {
         ],
     )
     .unwrap();
-    assert_eq!((job.k, job.l, job.c, job.t), (2, 4.0, 0.0, 0.9));
+    assert_eq!((job.k, job.l, job.c, job.t), (2, 3.0, 0.5, 0.4));
     assert_eq!(job.method, Method::Mondrian);
     assert_eq!(job.input.path, other);
     let output = job.output.unwrap();
@@ -215,6 +209,45 @@ fn flags_override_the_config() {
     assert_eq!(job.suppression, Some(SuppressionLimit::Tuples(3)));
     assert_eq!(job.seed, 9);
     assert_eq!(job.metric, MetricKind::Dm);
+}
+
+/// A privacy flag the run would ignore is refused (exit 2): typing `-l 3` asks for
+/// l-diversity, and a release without it would be less protection than asked. Values in the
+/// config are the toolbox's defaults for every method and stay accepted.
+#[test]
+fn flags_a_run_would_ignore_are_refused() {
+    let w = small();
+    let cfg = small_config("k='5' l='3' c='0.5' t='0.4'", SMALL_QID);
+    for (method, flag, value) in [
+        ("Mondrian", "-l", "3"),
+        ("Datafly", "-c", "2"),
+        ("Flash", "-t", "0.2"),
+        ("Incognito_K", "-l", "2"),
+    ] {
+        let e = build(&w, &cfg, &["-method", method, flag, value]).unwrap_err();
+        assert!(matches!(e, anonbox::Error::Usage(_)), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains(&format!("{flag}: {method} would ignore it")),
+            "{e}"
+        );
+    }
+    for method in ["Mondrian", "Datafly", "Flash", "OLA", "Incognito_K"] {
+        build(&w, &cfg, &["-method", method, "-k", "3"]).unwrap();
+    }
+    // A model of <privacy> takes its flag, with any method that enforces it.
+    let privacy = format!(
+        "{SMALL_QID}\n<sens><att index='2'/></sens>\n\
+         <privacy><k-anonymity k='2'/><distinct-l-diversity l='2'/></privacy>"
+    );
+    let cfg = small_config("", &privacy);
+    let (job, _) = build(&w, &cfg, &["-method", "Flash", "-l", "3", "-k", "4"]).unwrap();
+    assert!(job
+        .privacy
+        .iter()
+        .any(|m| matches!(m, PrivacyModel::DistinctL { l, .. } if *l == 3.0)));
+    let e = build_err(&w, &cfg, &["-method", "Flash", "-t", "0.3"]);
+    assert!(e.contains("-t: Flash would ignore it"), "{e}");
 }
 
 #[test]

@@ -55,8 +55,11 @@ pub fn run(job: &Job) -> Result<()> {
 /// run has succeeded; on an error none is (see [`crate::io::AtomicFile`]).
 pub fn run_job(job: &Job) -> Result<RunResult> {
     let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
-    if result.is_err() {
-        crate::io::discard();
+    match &result {
+        // The summary says what was released: only once it is.
+        Ok(r) if !job.quiet => eprint!("{}", output::summary::render(&r.report)),
+        Ok(_) => {}
+        Err(_) => crate::io::discard(),
     }
     result
 }
@@ -65,7 +68,7 @@ fn run_staged(job: &Job) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
     let progress = Progress::new(job.quiet);
-    let ran = match job.method {
+    let mut ran = match job.method {
         Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(
                 store,
@@ -114,10 +117,7 @@ fn run_staged(job: &Job) -> Result<RunResult> {
             })?
         }
     };
-    finish(job, &ran)?;
-    if !job.quiet {
-        eprint!("{}", output::summary::render(&ran.report));
-    }
+    finish(job, &mut ran)?;
     Ok(RunResult { report: ran.report })
 }
 
@@ -413,9 +413,10 @@ fn warn_unproven(job: &Job, outcome: &Outcome) {
 }
 
 /// Report file (HTML or JSON, by the file's extension) and run record.
-fn finish(job: &Job, ran: &Ran) -> Result<()> {
-    if let Some(store) = &ran.store {
+fn finish(job: &Job, ran: &mut Ran) -> Result<()> {
+    if let Some(store) = ran.store.take() {
         store.finish_run(&ran.report.to_json())?;
+        store.commit()?;
     }
     if let Some(path) = &job.report {
         if output::html::is_html(path) {

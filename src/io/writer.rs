@@ -312,6 +312,32 @@ pub fn is_stream(path: &Path) -> bool {
 impl AtomicFile {
     /// Starts writing `target` (see the type's docs). The folder must exist.
     pub fn create(target: &Path) -> Result<AtomicFile> {
+        AtomicFile::create_with(target, false)
+    }
+
+    /// A temporary file for a database that another library writes (SQLite, through
+    /// [`temp_path`](Self::temp_path)), owner-only (0600) whatever the file it replaces: it
+    /// holds the raw data. Staged and published like any output, so a failed or interrupted
+    /// run leaves no database and an existing one untouched. Never a stream.
+    pub fn create_private(target: &Path) -> Result<AtomicFile> {
+        if is_stdout(target) || is_stream(target) {
+            return Err(Error::Usage(format!(
+                "{} is not a regular file: a database must be a file",
+                target.display()
+            )));
+        }
+        AtomicFile::create_with(target, true)
+    }
+
+    /// The temporary file's path (none for a stream).
+    pub fn temp_path(&self) -> Option<&Path> {
+        match self.out.get_ref() {
+            Sink::Temp(r) => r.0.as_ref().map(|t| t.path()),
+            Sink::Stream(_) => None,
+        }
+    }
+
+    fn create_with(target: &Path, private: bool) -> Result<AtomicFile> {
         if is_stdout(target) {
             return Ok(AtomicFile {
                 target: target.to_path_buf(),
@@ -349,6 +375,7 @@ impl AtomicFile {
                 .ok()
                 .filter(|m| m.is_file())
                 .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+            let mode = if private { 0o600 } else { mode };
             builder.permissions(std::fs::Permissions::from_mode(mode));
         }
         // Created and listed under the phase lock: a signal's cleanup runs before the file

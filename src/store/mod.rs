@@ -13,8 +13,11 @@
 //!   `HierarchyLabel`) and generated views with labels (see [`schema`]).
 //!
 //! Life cycle: [`Store::open`] creates the file owner-only (0600) before anything is written,
-//! sets pragmas (a throwaway database: `journal_mode=OFF`, `synchronous=OFF`; a kept one: WAL),
-//! migrates, and clears a kept database's previous run. [`Store::load`] streams the input in
+//! sets pragmas (`journal_mode=OFF`, `synchronous=OFF`: nobody else opens the file while the run
+//! writes it) and migrates. A kept database (`-db`) is a fresh temporary file next to its
+//! destination, which [`Store::commit`] stages and the run renames into place with its other
+//! outputs: a failed or interrupted run leaves no database behind and an existing one untouched
+//! (its previous run is replaced as a whole). [`Store::load`] streams the input in
 //! large transactions through multi-row inserts, then writes the catalogue and groups the
 //! tuples (indexes after the data); [`Store::load_table`] does the same from a table the in-memory
 //! engine already read (the lattice searches with `-db`), and [`Store::assign_full_domain`]
@@ -73,6 +76,9 @@ pub const LABEL_PASS_TUPLES: usize = 4_000_000;
 /// An open working database.
 pub struct Store {
     conn: Connection,
+    /// A kept database's temporary file, staged by [`Store::commit`] (declared after `conn`, so
+    /// that the connection closes before an uncommitted file is removed).
+    file: Option<crate::io::AtomicFile>,
     path: PathBuf,
     /// The database outlives the run (`-db`).
     kept: bool,
@@ -106,7 +112,7 @@ impl Store {
     /// Opens the working database: `db` to keep it there, else a temporary file removed when
     /// the `Store` drops. A kept database's previous run is cleared.
     pub fn open(db: Option<&Path>) -> Result<Store> {
-        let (conn, path, kept) = match db {
+        let (conn, file, path, kept) = match db {
             None => {
                 // SQLite's private temporary database (an empty file name): SQLite creates it in
                 // the temporary folder and unlinks it at once, so no path ever shows the raw
@@ -119,13 +125,26 @@ impl Store {
                      PRAGMA locking_mode = EXCLUSIVE;",
                 )
                 .ctx(&path)?;
-                (conn, PathBuf::from("<temporary database>"), false)
+                (conn, None, PathBuf::from("<temporary database>"), false)
             }
             Some(path) => {
-                let conn = open_kept(path)?;
-                conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                    .ctx(path)?;
-                (conn, path.to_path_buf(), true)
+                check_kept(path)?;
+                // Written into a temporary file next to `path` and renamed over it with the
+                // run's other outputs: a failed or interrupted run leaves no database, and an
+                // existing one as it was. Nobody else opens the file before that, so it runs
+                // as the throwaway one does (no journal, no syncing until the commit).
+                let file = crate::io::AtomicFile::create_private(path)?;
+                let temp = file
+                    .temp_path()
+                    .expect("a database is a file")
+                    .to_path_buf();
+                let conn = Connection::open(&temp).ctx(path)?;
+                conn.execute_batch(
+                    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
+                     PRAGMA locking_mode = EXCLUSIVE;",
+                )
+                .ctx(path)?;
+                (conn, Some(file), path.to_path_buf(), true)
             }
         };
         // `threads`: helper threads of SQLite's sorter, one per core (the `GROUP BY` of a
@@ -138,6 +157,7 @@ impl Store {
         .ctx(&path)?;
         let mut store = Store {
             conn,
+            file,
             path,
             kept,
             layout: None,
@@ -146,7 +166,6 @@ impl Store {
             record_tuple: None,
         };
         migrate::migrate(&mut store.conn, &store.path)?;
-        store.clear()?;
         Ok(store)
     }
 
@@ -157,6 +176,7 @@ impl Store {
         migrate::migrate(&mut conn, &path)?;
         Ok(Store {
             conn,
+            file: None,
             path,
             kept: false,
             layout: None,
@@ -215,20 +235,17 @@ impl Store {
             .ctx(&self.path)
     }
 
-    /// Removes a previous run's tables and catalogue rows (a kept database holds one run).
-    fn clear(&self) -> Result<()> {
-        let mut sql = String::from("BEGIN;");
-        for view in schema::VIEWS {
-            sql.push_str(&format!("DROP VIEW IF EXISTS {view};"));
+    /// Closes the database and stages a kept one for [`crate::io::publish`] (the run's last
+    /// step before its outputs are renamed into place). A throwaway database just closes.
+    pub fn commit(self) -> Result<()> {
+        let Store {
+            conn, file, path, ..
+        } = self;
+        conn.close().map_err(|(_, e)| e).ctx(&path)?;
+        match file {
+            Some(f) => f.commit(),
+            None => Ok(()),
         }
-        for table in schema::TABLES {
-            sql.push_str(&format!("DROP TABLE IF EXISTS {table};"));
-        }
-        sql.push_str(
-            "DELETE FROM HierarchyLabel; DELETE FROM HierarchyMap; DELETE FROM Dictionary; \
-             DELETE FROM Attribute; DELETE FROM Run; COMMIT;",
-        );
-        self.exec(&sql)
     }
 
     /// Records what is being run (the `Run` row).
@@ -625,38 +642,35 @@ impl ClassesById {
 
 /// Opens (creating owner-only) a database that outlives the run. An existing file must be an
 /// anonbox database (or empty): anything else is refused rather than overwritten.
-fn open_kept(path: &Path) -> Result<Connection> {
-    let existed = path.exists();
-    if !existed {
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        opts.open(path).map_err(|e| Error::io(path, e))?;
+/// Checks an existing `-db` file before anything is written (errors are flag errors: the file
+/// is left as it is): it must be an anonbox database this anonbox can read.
+fn check_kept(path: &Path) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
     }
-    let conn = Connection::open(path).ctx(path)?;
-    if existed {
-        let version = migrate::version(&conn, path)?;
-        let objects: i64 = conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
-            .ctx(path)?;
-        if version == 0 && objects > 0 {
-            return Err(Error::Invalid(format!(
-                "{} exists and is not an anonbox database: choose another -db file",
-                path.display()
-            )));
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| Error::io(path, e))?;
-        }
+    let refuse = |why: String| {
+        Error::Usage(format!(
+            "-db: {} {why}: choose another -db file",
+            path.display()
+        ))
+    };
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
+    let objects: i64 = conn
+        .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|e| refuse(format!("is not an SQLite database ({e})")))?;
+    let version = migrate::version(&conn, path)?;
+    if version == 0 && objects > 0 {
+        return Err(refuse("exists and is not an anonbox database".into()));
     }
-    Ok(conn)
+    if version > migrate::latest() {
+        return Err(refuse(format!(
+            "was written by a newer anonbox (schema version {version}; this anonbox knows \
+             versions up to {})",
+            migrate::latest()
+        )));
+    }
+    Ok(())
 }
 
 /// [`LabelSource`] over the store: each record (in `RecordID` order) through its tuple in

@@ -8,12 +8,6 @@
 
 use crate::job::Job;
 
-/// Data tables, dropped when a kept database is reused.
-pub const TABLES: &[&str] = &["AnonRecordTable", "QidTuple", "EquivalenceTable"];
-
-/// Generated views, dropped with the tables.
-pub const VIEWS: &[&str] = &["RecordView", "AnonymizedView"];
-
 /// Column names of the data tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {

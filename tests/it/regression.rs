@@ -159,8 +159,21 @@ fn raw_data_never_left_behind_on_signals() {
         "too few runs were interrupted ({interrupted})"
     );
 
-    // A kept database (-db, WAL) interrupted mid-run stays a consistent SQLite database.
+    // A kept database (-db) interrupted mid-run: the one of the run before stays as it was,
+    // and no temporary file is left beside it.
     let db = out_dir.join("work.db");
+    let o = bin()
+        .arg("-config")
+        .arg(&config)
+        .args(["-method", "Flash", "-quiet", "-output"])
+        .arg(out_dir.join("kept.csv"))
+        .arg("-db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let before = std::fs::read(&db).unwrap();
+    let listed = files_in(&out_dir);
     let child = bin()
         .env("TMPDIR", &tmp)
         .arg("-config")
@@ -177,13 +190,69 @@ fn raw_data_never_left_behind_on_signals() {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
-    child.wait_with_output().unwrap();
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let check: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(check, "ok");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(143),
+        "the run ended before the signal"
+    );
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the kept database changed"
+    );
+    assert_eq!(files_in(&out_dir), listed);
     assert_eq!(files_in(&tmp), Vec::<String>::new());
+}
+
+/// A kept database (`-db`) is an output like the others: written to a temporary file and
+/// renamed into place only when the run succeeds. A failed run neither creates one nor changes
+/// the one there; a file that is not an anonbox database is refused before anything is read.
+#[test]
+fn a_kept_database_appears_only_with_a_successful_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = adult_config(d, None, "k='5'", "");
+    let run = |db: &str, k: &str| {
+        bin()
+            .current_dir(d)
+            .arg("-config")
+            .arg(&config)
+            .args([
+                "-method", "Flash", "-quiet", "-k", k, "-output", "out.csv", "-db", db,
+            ])
+            .output()
+            .unwrap()
+    };
+    let o = run("w.db", "5");
+    assert!(o.status.success(), "{o:?}");
+    let good = std::fs::read(d.join("w.db")).unwrap();
+    let listed = files_in(d);
+    // More than the records: a data error after the load (exit 1).
+    let o = run("w.db", "1000000");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(std::fs::read(d.join("w.db")).unwrap() == good);
+    let o = run("new.db", "1000000");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(files_in(d), listed);
+    // Not an anonbox database: refused (exit 2), left alone.
+    std::fs::write(d.join("notes.db"), b"my notes\n").unwrap();
+    let foreign = rusqlite::Connection::open(d.join("other.db")).unwrap();
+    foreign
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    drop(foreign);
+    let other = std::fs::read(d.join("other.db")).unwrap();
+    for (db, why) in [
+        ("notes.db", "is not an SQLite database"),
+        ("other.db", "is not an anonbox database"),
+    ] {
+        let o = run(db, "5");
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(why) && err.lines().count() == 1, "{err}");
+    }
+    assert_eq!(std::fs::read(d.join("notes.db")).unwrap(), b"my notes\n");
+    assert!(std::fs::read(d.join("other.db")).unwrap() == other);
 }
 
 /// Runs Flash on ADULT (k=5) into `out` with `TMPDIR=tmp`, asks the debug build to pause at

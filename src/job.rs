@@ -95,11 +95,11 @@ impl Method {
 }
 
 impl Job {
-    /// Threads of the lattice searches: `-threads`, else every core.
+    /// Threads of the lattice searches: `-threads`, at most every core (a search keeps a
+    /// checker per thread: more threads than cores only cost memory and time), else every core.
     pub fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        })
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        self.threads.map_or(cores, |n| n.clamp(1, cores))
     }
 
     /// The privacy models the method enforces (see `config::Builder::enforceable`), as the

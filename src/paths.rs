@@ -125,6 +125,13 @@ pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf
                 )));
             }
         }
+        // A link that leads nowhere but to links (a loop, or deeper than the system follows)
+        // would be replaced by a file; a dangling link is fine (its target is created).
+        if let Err(e) = std::fs::metadata(path) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                return Err(usage(format!("the {what} {}: {e}", path.display())));
+            }
+        }
         // The file that will really be replaced (a link's target) and its folder.
         let real = crate::io::resolve_link(path);
         let dir = match real.parent() {

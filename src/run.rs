@@ -193,7 +193,6 @@ pub fn run_in_memory(
     started: Instant,
     method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
 ) -> Result<Ran> {
-    check_output_format(job)?;
     // A kept database is opened (and refused, if it is not one of ours) before the input is
     // read, as on the store path; it is filled after the search.
     let mut store = match &job.db {
@@ -359,17 +358,6 @@ fn say(job: &Job, line: &str) {
     }
     use std::io::Write;
     let _ = writeln!(std::io::stdout().lock(), "{line}");
-}
-
-/// Fails early on output formats the in-memory runner cannot write (before the load).
-fn check_output_format(job: &Job) -> Result<()> {
-    match job.output.as_ref().map(|o| o.format) {
-        None | Some(OutputFormat::GenVals) => Ok(()),
-        Some(f) => Err(Error::Invalid(format!(
-            "output format {} not implemented yet",
-            output::format_name(f)
-        ))),
-    }
 }
 
 /// Warns (stderr) about skipped rows and blank lines (not with `-quiet`).

@@ -339,7 +339,15 @@ impl<'a> Builder<'a> {
             time_limit: args
                 .time_limit
                 .or(cfg.time_limit)
-                .map(std::time::Duration::from_secs_f64),
+                .map(|t| {
+                    std::time::Duration::try_from_secs_f64(t).map_err(|_| {
+                        Error::Usage(format!(
+                            "the time limit of {t:e} s is too large (at most {} s)",
+                            u64::MAX
+                        ))
+                    })
+                })
+                .transpose()?,
             threads: args.threads,
             risk_threshold: args
                 .risk_threshold
@@ -363,7 +371,17 @@ impl<'a> Builder<'a> {
             }
         };
         if !path.is_file() {
-            let msg = format!("input file {} does not exist", path.display());
+            // The input is read twice (load, then output), so it must be a regular file.
+            let msg = if path.as_os_str() == "-" || crate::io::is_stream(&path) {
+                format!(
+                    "input {} is a stream: anonbox reads its input twice, so give a file",
+                    path.display()
+                )
+            } else if path.is_dir() {
+                format!("input {} is a folder, not a file", path.display())
+            } else {
+                format!("input file {} does not exist", path.display())
+            };
             return Err(if from_flag {
                 Error::Usage(format!("-input: {msg}"))
             } else {
@@ -425,6 +443,26 @@ impl<'a> Builder<'a> {
                      FILE for a report only)",
                 )),
             };
+        if method.is_lattice() && format != OutputFormat::GenVals {
+            return Err(Error::Usage(format!(
+                "output format {}: {} writes genVals only (genValsDist and anatomy describe the \
+                 classes of the toolbox's methods)",
+                crate::output::format_name(format),
+                method.name()
+            )));
+        }
+        if format == OutputFormat::Anatomy
+            && (crate::io::is_stdout(&path) || crate::io::is_stream(&path))
+        {
+            return Err(self.source_err(
+                src,
+                format!(
+                    "the anatomy format writes two files, NAME_QIT and NAME_ST: '{}' is not a \
+                     file name",
+                    path.display()
+                ),
+            ));
+        }
         let written = match format {
             OutputFormat::Anatomy => {
                 let (qit, st) = anatomy_paths(&path);

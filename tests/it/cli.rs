@@ -392,3 +392,80 @@ fn census_config_errors_name_the_bundled_file() {
         &["config.xml:1: <output filename='Output/Output-Datafly_genVals.data'> attribute filename: output folder", "does not exist"],
     );
 }
+
+/// Misuse found by probing the binary: every case refused with exit 2 and one line, before the
+/// input is read, and nothing written (the anatomy pair for `-` landed in files named `-_QIT`
+/// and `-_ST`; a link loop was replaced by a file; a huge time limit panicked).
+#[test]
+fn misuse_is_refused_before_anything_is_written() {
+    let w = setup("", SMALL_QID);
+    let run = ["-config", "c.xml", "-output", "out.csv"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = run.to_vec();
+        v.extend_from_slice(extra);
+        v
+    };
+    fails(
+        &w,
+        &with(&["-method", "Flash", "-outputFormat", "anatomy"]),
+        &["Flash writes genVals only"],
+    );
+    fails(
+        &w,
+        &with(&["-method", "OLA", "-outputFormat", "genValsDist"]),
+        &["OLA writes genVals only"],
+    );
+    fails(
+        &w,
+        &[
+            "-config",
+            "c.xml",
+            "-method",
+            "Datafly",
+            "-outputFormat",
+            "anatomy",
+            "-output",
+            "-",
+        ],
+        &["the anatomy format writes two files"],
+    );
+    fails(
+        &w,
+        &with(&["-method", "Flash", "-timeLimit", "1e300"]),
+        &["time limit of 1e300 s is too large"],
+    );
+    fails(&w, &with(&["-input", "."]), &["input . is a folder"]);
+    fails(&w, &with(&["-input", "/dev/stdin"]), &["is a stream"]);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("loop2", w.path("loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", w.path("loop2")).unwrap();
+        fails(
+            &w,
+            &["-config", "c.xml", "-output", "loop1"],
+            &["the output loop1"],
+        );
+        assert!(std::fs::symlink_metadata(w.path("loop1"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+}
+
+/// `-threads` above the cores runs on the cores (a checker per thread: a huge count took
+/// minutes and gigabytes); the report says how many ran.
+#[test]
+fn threads_above_the_cores_run_on_the_cores() {
+    let w = setup("", SMALL_QID);
+    anonbox(w.dir.path())
+        .args([
+            "-config", "c.xml", "-method", "Flash", "-k", "2", "-quiet", "-output", "out.csv",
+        ])
+        .args(["-threads", "1000000", "-report", "r.json"])
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.path("r.json")).unwrap()).unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert_eq!(report["threads"].as_u64(), Some(cores));
+}

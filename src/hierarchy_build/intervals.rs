@@ -4,14 +4,15 @@
 //! - `widths=5,10,20`: level `i` is the interval of width `w_i` holding the value, on a grid
 //!   anchored at `start` (default 0): `[start + n w, start + (n + 1) w[`. Each width must be a
 //!   whole multiple of the one before, so intervals nest and the hierarchy is monotonic. The
-//!   range is `[start, end[` (`end` optional): a value outside it is a data error, unless
+//!   range is `[start, end[` (`end` optional; an interval reaching past it stops at it, so
+//!   labels never overlap the top code): a value outside it is a data error, unless
 //!   `bottom` (values below `start` become `<start` at every level) or `top` (values from `end`
 //!   on become `>=end`) coding is asked for.
 //! - `quantiles=10,4,2`: level 1 puts the sorted values into 10 bins of about equal record
-//!   counts (a value is never split), level 2 groups those bins, adjacent ones together, into 4
-//!   of about equal counts, and so on. A bin reads `[lowest, next bin's lowest[`, the last one
-//!   `[lowest, highest]`. With fewer distinct values than bins there are fewer bins, but the
-//!   level is still there.
+//!   counts (a value is never split, nor are `1` and `1.0`), level 2 groups those bins,
+//!   adjacent ones together, into 4 of about equal counts, and so on. A bin reads `[lowest,
+//!   next bin's lowest[`, the last one `[lowest, highest]`. With fewer distinct values than
+//!   bins there are fewer bins, but the level is still there.
 //!
 //! Labels are ARX's (`[20, 25[`) or, with `labels=toolbox`, the UT Dallas toolbox's interval
 //! syntax (`[20:25)`). Numbers are exact decimals ([`super::number`]). An empty value is an
@@ -222,6 +223,9 @@ impl Intervals {
                                 let n = x.bin(&self.start, w).expect("checked");
                                 let lo = Decimal::bound(&self.start, w, n).expect("checked");
                                 let hi = Decimal::bound(&self.start, w, n + 1).expect("checked");
+                                // The last interval stops at `end` when it is off the grid
+                                // (values from `end` on are top coded or refused).
+                                let hi = self.end.map_or(hi, |e| hi.min(e));
                                 row.push(self.label(lo, hi, false));
                             }
                         }
@@ -245,7 +249,16 @@ impl Intervals {
         order.sort();
         let counts: Vec<u64> = order.iter().map(|&(_, i)| values[i].1).collect();
         let mut labels: Vec<Vec<String>> = vec![Vec::with_capacity(bins.len()); order.len()];
-        let mut unit: Vec<usize> = (0..order.len()).collect();
+        // One unit per number, not per text: `1`, `1.0` and `01` are one value, never split.
+        let mut unit: Vec<usize> = Vec::with_capacity(order.len());
+        for (i, &(x, _)) in order.iter().enumerate() {
+            let same = i > 0 && order[i - 1].0 == x;
+            unit.push(match unit.last() {
+                Some(&u) if same => u,
+                Some(&u) => u + 1,
+                None => 0,
+            });
+        }
         for &b in bins {
             // Records per unit, units in order.
             let units = unit.last().map_or(0, |&u| u + 1);
@@ -347,6 +360,12 @@ mod tests {
         assert_eq!(rows[0], ["5", "<20", "*"]);
         assert_eq!(rows[1], ["60", ">=60", "*"]);
         assert_eq!(rows[2], ["59.5", "[50, 60[", "*"]);
+        // An end off the grid clips the last interval, at every level.
+        let b = build(&[("widths", "10,20"), ("end", "25"), ("top", "true")]).unwrap();
+        let rows = b.rows(&[("22", 1), ("26", 1), ("3", 1)]);
+        assert_eq!(rows[0], ["22", "[20, 25[", "[20, 25[", "*"]);
+        assert_eq!(rows[1], ["26", ">=25", ">=25", "*"]);
+        assert_eq!(rows[2], ["3", "[0, 10[", "[0, 20[", "*"]);
         let b = build(&[("widths", "10"), ("end", "60")]).unwrap();
         assert!(b.check("60").unwrap_err().contains("top coding"));
         assert!(b.check("x").unwrap_err().contains("'x' is not a number"));
@@ -373,6 +392,20 @@ mod tests {
         let rows = b.rows(&refs);
         assert_eq!(rows[0], ["1", "[1, 3[", "[1, 5[", "[1, 5[", "*"]);
         assert_eq!(rows[7], ["8", "[7, 8]", "[5, 8]", "[5, 8]", "*"]);
+        // Numerically equal values are one value, whatever their text.
+        let values = [
+            ("1", 3),
+            ("1.0", 1),
+            ("01", 1),
+            ("2", 1),
+            ("3", 1),
+            ("4", 1),
+        ];
+        let rows = build(&[("quantiles", "2")]).unwrap().rows(&values);
+        for r in &rows[..3] {
+            assert_eq!(r[1], "[1, 2[", "{r:?}");
+        }
+        assert_eq!(rows[3][1], "[2, 4]");
         // One value: one bin per level, every level present.
         assert_eq!(
             b.rows(&[("3", 9)])[0],

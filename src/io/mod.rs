@@ -102,8 +102,20 @@ pub fn column_index(
 ) -> std::result::Result<usize, String> {
     let spec = spec.trim();
     if let Some(names) = header {
-        if let Some(i) = names.iter().position(|n| n == spec) {
-            return Ok(i);
+        let mut found = names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| *n == spec)
+            .map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(i), None) => return Ok(i),
+            (Some(i), Some(j)) => {
+                return Err(format!(
+                    "'{spec}' names columns {i} and {j} of {}: give the column's index",
+                    file.display()
+                ))
+            }
+            _ => {}
         }
     }
     match spec.parse::<usize>() {
@@ -154,6 +166,22 @@ mod tests {
         assert_eq!(trim(b"   "), b"");
         assert_eq!(trim(b""), b"");
         assert_eq!(trim(b"\xc3\xa9 "), b"\xc3\xa9");
+    }
+
+    #[test]
+    fn columns_by_name_or_index() {
+        let names: Vec<String> = ["a", "b", "a"].map(String::from).to_vec();
+        let f = Path::new("f.csv");
+        assert_eq!(column_index("b", Some(&names), 3, f), Ok(1));
+        assert_eq!(column_index("2", Some(&names), 3, f), Ok(2));
+        let e = column_index("a", Some(&names), 3, f).unwrap_err();
+        assert_eq!(
+            e,
+            "'a' names columns 0 and 2 of f.csv: give the column's index"
+        );
+        assert!(column_index("3", None, 3, f)
+            .unwrap_err()
+            .contains("out of range"));
     }
 
     #[test]

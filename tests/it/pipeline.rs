@@ -294,14 +294,14 @@ fn kept_database_is_private_and_explains_itself() {
     assert!(out.starts_with(&format!("{label},")), "{out}");
     drop(conn);
 
-    // A newer schema is refused, and the file is left alone.
+    // A newer schema is refused before the input is read (exit 2), and the file is left alone.
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 999).unwrap();
     drop(conn);
     let a = d
         .cmd(&["-config", "c.xml", "-db", "work.db"])
         .assert()
-        .code(1);
+        .code(2);
     let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("written by a newer anonbox"), "{stderr}");
 
@@ -310,7 +310,7 @@ fn kept_database_is_private_and_explains_itself() {
     let a = d
         .cmd(&["-config", "c.xml", "-db", "other.db"])
         .assert()
-        .code(1);
+        .code(2);
     let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
     assert!(stderr.contains("other.db"), "{stderr}");
     assert_eq!(

@@ -540,6 +540,20 @@ impl<'a> Builder<'a> {
                 }
             }
             (None, Some(name), Some(h)) => match h.iter().position(|c| c == name) {
+                // A name two columns share could leave the other one released as it is.
+                Some(i) if h[i + 1..].contains(name) => Err(self.at(
+                    &att.site,
+                    format!(
+                        "'{name}' names columns {i} and {} of the header of {}: give the \
+                         column's index",
+                        i + 1
+                            + h[i + 1..]
+                                .iter()
+                                .position(|c| c == name)
+                                .expect("contained"),
+                        input.display()
+                    ),
+                )),
                 Some(i) => Ok((i, name.clone())),
                 None => Err(self.at(
                     &att.site,

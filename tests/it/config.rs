@@ -648,3 +648,21 @@ fn utd_xml_is_usable_on_its_own() {
     assert_eq!(c.root.tag, "<config>");
     assert_eq!(c.qid.unwrap().1.len(), 2);
 }
+
+/// A header name two columns share is refused: taking the first could leave the other released
+/// as it is.
+#[test]
+fn a_name_two_columns_share_is_refused() {
+    let w = Workdir::new();
+    w.write("d.csv", "a,a,b\n1,2,x\n1,3,y\n");
+    let cfg = "<?xml version='1.0'?>\n<config><input filename='d.csv' header='true'/>\
+               <output filename='o.csv'/>\n<qid><att name='a'><vgh value='[0:10)'/></att></qid>\
+               </config>\n";
+    let e = build_err(&w, cfg, &["-method", "Datafly"]);
+    assert!(
+        e.contains("'a' names columns 0 and 1 of the header of"),
+        "{e}"
+    );
+    let ok = cfg.replace("<att name='a'>", "<att index='1' name='a'>");
+    build(&w, &ok, &["-method", "Datafly"]).unwrap();
+}

@@ -125,6 +125,17 @@ pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf
                 )));
             }
         }
+        // A name ending in a separator names a folder, existing or not.
+        if path
+            .as_os_str()
+            .to_string_lossy()
+            .ends_with(std::path::MAIN_SEPARATOR)
+        {
+            return Err(usage(format!(
+                "the {what} {} names a folder: give a file name",
+                path.display()
+            )));
+        }
         // A link that leads nowhere but to links (a loop, or deeper than the system follows)
         // would be replaced by a file; a dangling link is fine (its target is created).
         if let Err(e) = std::fs::metadata(path) {

@@ -59,13 +59,15 @@ pub struct AttributeProfile {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Values {
     pub distinct: u64,
-    /// Up to [`EXAMPLES`] `(value, records)`, most records first (ties: first seen).
+    /// Up to [`EXAMPLES`] `(value, records)`, most records first (ties: first seen), only
+    /// values of at least the profile's minimum of records (see [`shown_before`]).
     pub examples: Vec<(String, u64)>,
 }
 
 impl Values {
-    /// From `(label, records)` pairs (labels may repeat; zero counts are ignored).
-    fn of<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>) -> Values {
+    /// From `(label, records)` pairs (labels may repeat; zero counts are ignored); examples
+    /// only of labels held by at least `min` records.
+    fn of<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>, min: u64) -> Values {
         let mut order: Vec<(&'a str, u64)> = Vec::new();
         let mut index: rustc_hash::FxHashMap<&'a str, usize> = Default::default();
         for (label, n) in pairs.into_iter().filter(|p| p.1 > 0) {
@@ -83,6 +85,7 @@ impl Values {
             distinct,
             examples: order
                 .into_iter()
+                .filter(|p| p.1 >= min)
                 .take(EXAMPLES)
                 .map(|(l, n)| (l.to_string(), n))
                 .collect(),
@@ -96,6 +99,7 @@ impl Release {
         classes: &FullDomainClasses<'_>,
         names: &[String],
         threshold: f64,
+        min_before: u64,
     ) -> Release {
         let class_sizes = classes.released_sizes();
         let input_class_sizes = classes.input_sizes();
@@ -111,12 +115,13 @@ impl Release {
                         .iter()
                         .filter(|(_, c)| !c.suppressed)
                         .map(|(ids, c)| (h.label(level, ids[j]), c.size)),
+                    1,
                 );
                 AttributeProfile {
                     name: names.get(j).cloned().unwrap_or_default(),
                     level: Some(level),
                     height: h.max_level(),
-                    before: before(h, classes.leaf_counts(j)),
+                    before: before(h, classes.leaf_counts(j), min_before),
                     after,
                 }
             })
@@ -157,7 +162,7 @@ impl Release {
         suppressed: &[bool],
     ) -> Release {
         let classes = FullDomainClasses::of_table(table, levels, suppressed);
-        Release::full_domain(&classes, &names(job), job.risk_threshold)
+        Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job))
     }
 
     /// The release of a store-backed method, after the method filled `EquivalenceTable` and
@@ -176,7 +181,7 @@ impl Release {
             store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
             let mut class_sizes = Vec::new();
             store.for_each_released_class(|_, n| class_sizes.push(n))?;
-            let mut r = Release::full_domain(&classes, &names(job), threshold);
+            let mut r = Release::full_domain(&classes, &names(job), threshold, shown_before(job));
             r.risk = Some(Risk::from_sizes(class_sizes.iter().copied(), threshold));
             r.class_sizes = class_sizes;
             return Ok(r);
@@ -208,7 +213,7 @@ impl Release {
             .iter()
             .enumerate()
             .map(|(j, h)| {
-                let before = before(h, &leaf[j]);
+                let before = before(h, &leaf[j], shown_before(job));
                 AttributeProfile {
                     name: job.qids[j].name.clone(),
                     level: None,
@@ -217,7 +222,7 @@ impl Release {
                     after: if anatomy {
                         before.clone()
                     } else {
-                        Values::of(published.iter().map(|(l, n)| (l[j].as_str(), *n)))
+                        Values::of(published.iter().map(|(l, n)| (l[j].as_str(), *n)), 1)
                     },
                     before,
                 }
@@ -243,12 +248,21 @@ fn names(job: &Job) -> Vec<String> {
 }
 
 /// The original values of a column: level-0 labels with their records.
-fn before(h: &Hierarchy, leaf: &[u64]) -> Values {
+fn before(h: &Hierarchy, leaf: &[u64], min: u64) -> Values {
     Values::of(
         leaf.iter()
             .enumerate()
             .map(|(code, &n)| (h.label(0, h.get(code as u32, 0)), n)),
+        min,
     )
+}
+
+/// The fewest records an input value must hold to be shown as an example (reports are read,
+/// and passed on, beside the release): the job's k, at least 2. A rarer value is a fact about
+/// a few people that the release itself may hide (an age held by one record, listed in input
+/// order, would link the first row of a genVals output to its raw age).
+fn shown_before(job: &Job) -> u64 {
+    job.k.max(2)
 }
 
 /// [`interval_ncp`] of Mondrian's published classes against the VGH roots; `None` if a label

@@ -612,10 +612,11 @@ impl<'a> Builder<'a> {
             (
                 "-k",
                 args.k.is_some(),
-                matches!(
-                    method,
-                    Method::Datafly | Method::Mondrian | Method::IncognitoK
-                ) || has(|m| matches!(m, PrivacyModel::KAnonymity { .. })),
+                // Datafly and Mondrian take the larger of -k and <privacy>'s k; Incognito_K
+                // enforces -k itself only without <privacy> (with it, the models are the list).
+                matches!(method, Method::Datafly | Method::Mondrian)
+                    || (method == Method::IncognitoK && self.cfg.privacy.is_none())
+                    || has(|m| matches!(m, PrivacyModel::KAnonymity { .. })),
                 "k-anonymity",
             ),
             (
@@ -746,7 +747,10 @@ impl<'a> Builder<'a> {
         width: Option<usize>,
     ) -> Result<Vec<PrivacyModel>> {
         let Some((_, elements)) = &self.cfg.privacy else {
-            let numeric = sensitive.first().is_some_and(|s| s.map.is_none());
+            // Numbers: neither a map nor a hierarchy file (whose labels are categories).
+            let numeric = sensitive
+                .first()
+                .is_some_and(|s| s.map.is_none() && s.hierarchy.is_none());
             return Ok(vec![match method {
                 Method::IncognitoL if c <= 0.0 => PrivacyModel::EntropyL { attribute: 0, l },
                 Method::IncognitoL => PrivacyModel::RecursiveCL { attribute: 0, c, l },

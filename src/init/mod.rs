@@ -148,7 +148,8 @@ fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
             std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if std::fs::canonicalize(&path).ok() == data && data.is_some() {
             return Err(format!(
-                "{} is the data file: init writes config.xml and hierarchy_*.csv files in                  --dir, so give it another folder",
+                "{} is the data file: init writes config.xml and hierarchy_*.csv files in \
+                 --dir, so give it another folder",
                 path.display()
             ));
         }
@@ -173,7 +174,8 @@ fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
             String::new()
         };
         return Err(format!(
-            "{} already holds {}{more}: edit them, choose another --dir, or give --force to              replace config.xml and the hierarchy files",
+            "{} already holds {}{more}: edit them, choose another --dir, or give --force to \
+             replace them",
             a.dir.display(),
             shown.join(", ")
         ));

@@ -180,6 +180,15 @@ struct Staged {
 thread_local! {
     /// The outputs the current run has committed (a run writes its outputs on one thread).
     static STAGED: std::cell::RefCell<Vec<Staged>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Files that belong to a replaced output and go with it once the run is published.
+    static OBSOLETE: std::cell::RefCell<Vec<PathBuf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Removes `paths` (those that exist) right after the run's outputs are published, and never
+/// if the run fails: the side files of a database being replaced (an SQLite `-wal` next to a
+/// new database would be replayed into it, and holds the old one's data).
+pub fn remove_on_publish(paths: &[PathBuf]) {
+    OBSOLETE.with(|o| o.borrow_mut().extend_from_slice(paths));
 }
 
 /// Where the process stands between its run and a signal. [`publish`] and [`interrupt`] hold
@@ -255,12 +264,16 @@ pub fn publish() -> Result<()> {
     }
     if result.is_ok() {
         *phase = Phase::Published;
+        for path in OBSOLETE.with(|o| std::mem::take(&mut *o.borrow_mut())) {
+            let _ = std::fs::remove_file(path);
+        }
     }
     result
 }
 
 /// Removes every output committed on this thread and not published (a failed run).
 pub fn discard() {
+    OBSOLETE.with(|o| o.borrow_mut().clear());
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
     for s in staged {
         let path = s.temp.to_path_buf();

@@ -35,6 +35,8 @@ pub struct Report {
     pub method: &'static str,
     pub input: String,
     pub output: Option<String>,
+    /// The files written for `output`: itself, or the anatomy format's `_QIT` and `_ST` pair.
+    pub output_files: Vec<String>,
     /// Data rows read (header and blank lines excluded), skipped ones included.
     pub rows_read: u64,
     /// Rows skipped because a field contains `?`.
@@ -99,6 +101,16 @@ impl Report {
             method: job.method.name(),
             input: job.input.path.display().to_string(),
             output: job.output.as_ref().map(|o| o.path.display().to_string()),
+            output_files: job
+                .output
+                .as_ref()
+                .map_or_else(Vec::new, |o| match o.format {
+                    crate::job::OutputFormat::Anatomy => {
+                        let (qit, st) = crate::config::anatomy_paths(&o.path);
+                        vec![qit.display().to_string(), st.display().to_string()]
+                    }
+                    _ => vec![o.path.display().to_string()],
+                }),
             rows_read: load.stats.rows_read,
             rows_skipped: load.stats.rows_skipped,
             blank_lines: load.stats.blank_lines,

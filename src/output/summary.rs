@@ -32,7 +32,11 @@ pub fn render(report: &Report) -> String {
     };
     row(
         "output",
-        report.output.clone().unwrap_or_else(|| "(none)".into()),
+        if report.output_files.is_empty() {
+            "(none)".into()
+        } else {
+            report.output_files.join(", ")
+        },
     );
     let released = report.records - report.suppressed_records;
     row(

@@ -243,7 +243,19 @@ impl Store {
         } = self;
         conn.close().map_err(|(_, e)| e).ctx(&path)?;
         match file {
-            Some(f) => f.commit(),
+            Some(f) => {
+                // The replaced database's journal files (an older anonbox kept it in WAL).
+                let mut side = Vec::new();
+                for db in [path.clone(), crate::io::resolve_link(&path)] {
+                    for suffix in ["-wal", "-shm", "-journal"] {
+                        let mut name = db.clone().into_os_string();
+                        name.push(suffix);
+                        side.push(PathBuf::from(name));
+                    }
+                }
+                crate::io::remove_on_publish(&side);
+                f.commit()
+            }
             None => Ok(()),
         }
     }
@@ -654,7 +666,18 @@ fn check_kept(path: &Path) -> Result<()> {
             path.display()
         ))
     };
-    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+    // Immutable: read without locks and without creating the `-shm` file a WAL database would
+    // otherwise get (a failed run must leave the folder as it was).
+    let mut uri = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'?' | b'#' | b'%' | 0x80.. => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(*b as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(&uri, flags)
         .map_err(|e| refuse(format!("cannot be opened ({e})")))?;
     let objects: i64 = conn
         .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))

@@ -435,6 +435,11 @@ fn misuse_is_refused_before_anything_is_written() {
         &["time limit of 1e300 s is too large"],
     );
     fails(&w, &with(&["-input", "."]), &["input . is a folder"]);
+    fails(
+        &w,
+        &with(&["-db", "new.db/"]),
+        &["the database new.db/ names a folder"],
+    );
     fails(&w, &with(&["-input", "/dev/stdin"]), &["is a stream"]);
     #[cfg(unix)]
     {

@@ -248,6 +248,19 @@ fn flags_a_run_would_ignore_are_refused() {
         .any(|m| matches!(m, PrivacyModel::DistinctL { l, .. } if *l == 3.0)));
     let e = build_err(&w, &cfg, &["-method", "Flash", "-t", "0.3"]);
     assert!(e.contains("-t: Flash would ignore it"), "{e}");
+    // With <privacy>, Incognito_K enforces the models listed: -k without a k-anonymity model
+    // would be ignored.
+    let l_only = format!(
+        "{SMALL_QID}\n<sens><att index='2'/></sens>\n\
+         <privacy><distinct-l-diversity l='2'/></privacy>"
+    );
+    let e = build_err(
+        &w,
+        &small_config("", &l_only),
+        &["-method", "Incognito_K", "-k", "5"],
+    );
+    assert!(e.contains("-k: Incognito_K would ignore it"), "{e}");
+    build(&w, &cfg, &["-method", "Incognito_K", "-k", "5"]).unwrap();
 }
 
 #[test]
@@ -361,6 +374,17 @@ fn privacy_models_derived_from_the_method() {
             attribute: 0,
             t: 0.2,
             distance: TDistance::Ordered
+        }]
+    );
+    // A hierarchy file's labels are categories, not numbers: the equal distance.
+    w.write("disease.csv", "flu;*\ncancer;*\n");
+    let filed = format!("{SMALL_QID}<sens><att index='3' hierarchy='disease.csv'/></sens>");
+    assert_eq!(
+        model(&small_config("method='incognito_t'", &filed), &[]),
+        [PrivacyModel::TCloseness {
+            attribute: 0,
+            t: 0.2,
+            distance: TDistance::Equal
         }]
     );
     assert_eq!(

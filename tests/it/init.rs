@@ -200,7 +200,9 @@ fn existing_files_links_and_quoted_names() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("already holds hierarchy_sex.csv") && err.contains("--force"),
+        err.contains("already holds hierarchy_sex.csv")
+            && err.contains("--force")
+            && !err.contains("  "),
         "{err}"
     );
     assert_eq!(

@@ -234,6 +234,35 @@ fn a_kept_database_appears_only_with_a_successful_run() {
     let o = run("new.db", "1000000");
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     assert_eq!(files_in(d), listed);
+    // A database an older anonbox kept in WAL, its -wal and -shm still beside it (a writer
+    // that never closed): a failed run leaves the three files as they are; a successful one
+    // replaces the database and removes them (a stale -wal would be replayed into the new one).
+    let conn = rusqlite::Connection::open(d.join("w.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; CREATE TABLE stale (x); INSERT INTO stale VALUES (1);",
+    )
+    .unwrap();
+    std::mem::forget(conn);
+    let side = |s: &str| d.join(format!("w.db{s}"));
+    let wal = std::fs::read(side("-wal")).unwrap();
+    assert!(side("-shm").exists());
+    let o = run("w.db", "1000000");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(std::fs::read(side("-wal")).unwrap() == wal && side("-shm").exists());
+    let o = run("w.db", "5");
+    assert!(o.status.success(), "{o:?}");
+    assert!(!side("-wal").exists() && !side("-shm").exists());
+    let conn = rusqlite::Connection::open(d.join("w.db")).unwrap();
+    let stale: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = 'stale'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stale, 0);
+    drop(conn);
+
     // Not an anonbox database: refused (exit 2), left alone.
     std::fs::write(d.join("notes.db"), b"my notes\n").unwrap();
     let foreign = rusqlite::Connection::open(d.join("other.db")).unwrap();

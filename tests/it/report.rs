@@ -534,3 +534,85 @@ fn checked_transformations_are_sampled_above_the_cap() {
     assert_eq!(flash.checked.stride, 1);
     assert_eq!(flash.checked.items.len() as u64, flash.checks);
 }
+
+/// The "most frequent before" cells show only input values of k records or more: with the
+/// input in the output's order, a value of one record listed there (ties came in input order)
+/// gave the raw age of the first rows of a fully generalized release.
+#[test]
+fn html_report_lists_no_rare_input_value() {
+    let dir = workdir("census-income-1k.xml");
+    let d = dir.path();
+    let input =
+        std::fs::read_to_string(d.join("tests/data/census-income-1k/Input/census-income_1K.data"))
+            .unwrap();
+    let small: String = input.split_inclusive('\n').take(12).collect();
+    std::fs::write(d.join("small.data"), small).unwrap();
+    let args = [
+        "-config",
+        "configs/census-income-1k.xml",
+        "-input",
+        "small.data",
+        "-method",
+        "Flash",
+        "-k",
+        "3",
+        "-suppression",
+        "0.3",
+        "-output",
+        "out.data",
+        "-quiet",
+    ];
+    let (html, _) = html_and_report(d, &args);
+    let table = &html[html.find("<table id=\"attribute-table\">").unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let mut cells = 0;
+    for row in table.split("<tr>").skip(2) {
+        let before = row.split("<td class=\"examples\">").nth(1).unwrap();
+        let before = &before[..before.find("</td>").unwrap()];
+        for count in before.split('(').skip(1) {
+            let n: u64 = count[..count.find(')').unwrap()].parse().unwrap();
+            assert!(n >= 3, "a value of {n} records shown: {before}");
+        }
+        cells += 1;
+    }
+    assert_eq!(cells, 2, "{table}");
+}
+
+/// Anatomy publishes its quasi-identifiers as they are: the risk chart has no release series
+/// (it drew one, far below the input's), and the report names the two files written.
+#[test]
+fn html_report_of_anatomy() {
+    let dir = workdir("adult-occupation.xml");
+    let d = dir.path();
+    let config = std::fs::read_to_string(d.join("configs/adult-occupation.xml")).unwrap();
+    let start = config.find("<privacy>").unwrap();
+    let end = config.find("</privacy>").unwrap() + "</privacy>".len();
+    let mut plain = config.clone();
+    plain.replace_range(start..end, "");
+    std::fs::write(d.join("configs/anatomy.xml"), plain).unwrap();
+    let args = [
+        "-config",
+        "configs/anatomy.xml",
+        "-method",
+        "Anatomy",
+        "-l",
+        "2",
+        "-output",
+        "a.csv",
+        "-quiet",
+    ];
+    let (html, r) = html_and_report(d, &args);
+    assert_eq!(
+        r["output_files"],
+        serde_json::json!(["a_QIT.csv", "a_ST.csv"])
+    );
+    assert!(r["risk"].is_null());
+    let risk = &html[html.find("<figure id=\"chart-risk\">").unwrap()..];
+    let risk = &risk[..risk.find("</figure>").unwrap()];
+    let texts: Vec<&str> = risk.split(['<', '>']).map(str::trim).collect();
+    assert!(
+        texts.contains(&"input") && !texts.contains(&"release"),
+        "{risk}"
+    );
+    assert!(html.contains("a_QIT.csv, a_ST.csv"));
+}

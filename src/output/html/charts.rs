@@ -83,7 +83,14 @@ pub fn class_sizes(sizes: &[u64], k: Option<u64>) -> Result<String> {
             .disable_x_mesh()
             .x_desc("class size (records); bins from each power of two and from k")
             .y_desc("classes")
-            .x_label_formatter(&|x| format!("{}", x.round()))
+            // Level sums are whole and never negative: no label at a half-way tick.
+            .x_label_formatter(&|x| {
+                if *x < 0.0 {
+                    String::new()
+                } else {
+                    integral(*x)
+                }
+            })
             .y_labels((top as usize + 1).min(11))
             .y_label_formatter(&|y| integral(*y))
             .label_style((FONT, 13))
@@ -169,11 +176,12 @@ pub fn risk_shares(sizes: impl IntoIterator<Item = u64>) -> [f64; 6] {
     })
 }
 
-/// Share of records per risk band before (grey) and after (blue) anonymization.
-pub fn risk_bands(before: &SizeCounts, after: &[u64], threshold: f64) -> Result<String> {
+/// Share of records per risk band before (grey) and after (blue) anonymization; without
+/// `after` (Anatomy, whose quasi-identifiers are published as they are), the input only.
+pub fn risk_bands(before: &SizeCounts, after: Option<&[u64]>, threshold: f64) -> Result<String> {
     let (b, a) = (
         risk_shares(before.iter()),
-        risk_shares(after.iter().copied()),
+        after.map(|a| risk_shares(a.iter().copied())),
     );
     let n = RISK_BANDS.len() as f64;
     svg(|root| {
@@ -214,11 +222,13 @@ pub fn risk_bands(before: &SizeCounts, after: &[u64], threshold: f64) -> Result<
             .map_err(chart_error)?
             .label("input")
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], GREY.filled()));
-        chart
-            .draw_series((0..a.len()).map(|i| bar(i, a[i], false, BLUE)))
-            .map_err(chart_error)?
-            .label("release")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], BLUE.filled()));
+        if let Some(a) = a {
+            chart
+                .draw_series((0..a.len()).map(|i| bar(i, a[i], false, BLUE)))
+                .map_err(chart_error)?
+                .label("release")
+                .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], BLUE.filled()));
+        }
         legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })

@@ -163,13 +163,23 @@ pub fn render(
         title: "Re-identification risk before and after".into(),
         svg: charts::risk_bands(
             &release.input_class_sizes,
-            &release.class_sizes,
+            release
+                .risk
+                .as_ref()
+                .map(|_| release.class_sizes.as_slice()),
             job.risk_threshold,
         )?,
-        caption: "Share of the records in each band of prosecutor risk (1 / the size of the \
-                  record's class), in the input (its distinct quasi-identifier tuples) and in the \
-                  release (suppressed records left out)."
-            .into(),
+        caption: if release.risk.is_some() {
+            "Share of the records in each band of prosecutor risk (1 / the size of the \
+             record's class), in the input (its distinct quasi-identifier tuples) and in the \
+             release (suppressed records left out)."
+        } else {
+            "Share of the records in each band of prosecutor risk (1 / the size of the \
+             record's class) in the input (its distinct quasi-identifier tuples). The release \
+             publishes the quasi-identifiers as they are (Anatomy's QIT): their risk is the \
+             input's; what Anatomy protects is the link to the sensitive values."
+        }
+        .into(),
     });
     if let Some(sample) = checked {
         let shown = sample.items.len();

@@ -91,6 +91,16 @@ fn render(
     }
     row("privacy", job.enforced_models().join(", "));
     row("suppression", suppression_line(job, summary));
+    if !job.method.is_lattice() && job.method.is_full_domain() {
+        // Datafly and Incognito report the loss of their result; they do not minimize it.
+        row(
+            "metric",
+            format!(
+                "{} (measured on the result, not minimized)",
+                job.metric.name()
+            ),
+        );
+    }
     if job.method.is_lattice() {
         row("metric", job.metric.name().to_string());
         row(

@@ -17,10 +17,10 @@
 //! field that is not UTF-8 is an error, never replaced), and a file without records is bad input:
 //! an audit that passed on an empty or truncated release would be worse than none.
 //!
-//! Records whose quasi-identifiers are all the suppression marker (`*`) are suppressed records of
-//! an anonymized output: they are left out of the classes (as ARX reports classes) unless
-//! `--include-suppressed`, but their sensitive values still count in the table's distribution
-//! that t-closeness compares with (as in ARX).
+//! Records whose quasi-identifiers are all the suppression marker (`*`, or one per column, as a
+//! toolbox config's VGH roots) are suppressed records of an anonymized output: they are left out
+//! of the classes (as ARX reports classes) unless `--include-suppressed`, but their sensitive
+//! values still count in the table's distribution that t-closeness compares with (as in ARX).
 
 pub mod figures;
 
@@ -67,9 +67,10 @@ pub struct AuditArgs {
     /// The first line is data, not a header (columns are then indexes)
     #[arg(long)]
     pub no_header: bool,
-    /// The value of a suppressed quasi-identifier
-    #[arg(long, value_name = "STR", default_value = "*")]
-    pub suppressed: String,
+    /// The value of a suppressed quasi-identifier; repeated, one per --qi column in order (a
+    /// toolbox release suppresses to each attribute's VGH root: `[0:100)`, `[0:1]`)
+    #[arg(long, value_name = "STR", default_value = "*", action = clap::ArgAction::Append)]
+    pub suppressed: Vec<String>,
     /// Group records whose quasi-identifiers are all suppressed as a class of their own
     #[arg(long)]
     pub include_suppressed: bool,
@@ -154,6 +155,14 @@ pub fn run(args: &[String], out: &mut dyn Write) -> Result<bool> {
 /// Validates the numbers of the flags.
 fn validate(a: &AuditArgs) -> Result<()> {
     let usage = |m: String| Err(Error::Usage(format!("audit: {m}")));
+    if a.suppressed.len() > 1 && a.suppressed.len() != a.qi.len() {
+        return usage(format!(
+            "--suppressed given {} times for {} --qi columns: give it once (for every column) or \
+             once per column, in --qi order",
+            a.suppressed.len(),
+            a.qi.len()
+        ));
+    }
     if a.k == Some(0) {
         return usage("-k must be at least 1".into());
     }
@@ -278,13 +287,18 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     let mut sens_dict = Dictionary::new();
     let mut classes = Classes::new(qi.len());
     let mut key = vec![0u32; qi.len()];
-    let marker = a.suppressed.as_bytes();
+    // One marker per quasi-identifier (validated: one for all, or one each).
+    let markers: Vec<&[u8]> = (0..qi.len())
+        .map(|j| a.suppressed[j.min(a.suppressed.len() - 1)].as_bytes())
+        .collect();
+    let all_suppressed =
+        |rec: &csv::ByteRecord| qi.iter().zip(&markers).all(|(&i, m)| trim(&rec[i]) == *m);
     // Values are grouped as text: a field that is not UTF-8 is an error (read lossily, two
     // different byte strings could fall into one class).
     let at = |line: u64, i: usize| move |m: String| Error::at(&a.file, line, Some(name(i)), m);
     while have_row {
         let line = reader.line();
-        let suppressed = !a.include_suppressed && qi.iter().all(|&i| trim(&rec[i]) == marker);
+        let suppressed = !a.include_suppressed && all_suppressed(&rec);
         if !suppressed {
             for (j, &i) in qi.iter().enumerate() {
                 key[j] = qi_dicts[j].intern(field(&rec, i).map_err(at(line, i))?).0;
@@ -349,7 +363,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
                     ),
                 ));
             }
-            if !a.include_suppressed && qi.iter().all(|&i| trim(&rec[i]) == marker) {
+            if !a.include_suppressed && all_suppressed(&rec) {
                 continue;
             }
             let mut found = true;
@@ -519,7 +533,8 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
             "suppressed",
             format!(
                 "{} (every quasi-identifier '{}'; left out of the classes)",
-                f.suppressed, a.suppressed
+                f.suppressed,
+                a.suppressed.join("', '")
             ),
         );
     }

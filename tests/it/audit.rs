@@ -717,3 +717,31 @@ fn every_row_counts_and_nothing_is_guessed() {
         "{text}"
     );
 }
+
+/// A toolbox config suppresses each attribute to its own VGH root: one `--suppressed` per
+/// quasi-identifier recognizes those records, so audit agrees with the run's report (it counted
+/// them as a class of 7 under 10-anonymity, and failed).
+#[test]
+fn suppression_labels_per_column() {
+    let d = dir_with(&[(
+        "c.data",
+        "[0:50),[0.0],a\n[0:50),[0.0],b\n[0:100),[0:1],c\n[0:100),[0:1],d\n[0:100),[0.0],e\n",
+    )]);
+    let p = d.path();
+    let args = ["c.data", "--no-header", "--qi", "0,1", "-k", "2"];
+    let (code, v) = json(p, &args);
+    assert_eq!((code, v["suppressed"].as_u64()), (1, Some(0)), "{v}");
+    let mut per_column = args.to_vec();
+    per_column.extend(["--suppressed", "[0:100)", "--suppressed", "[0:1]"]);
+    let (code, v) = json(p, &per_column);
+    assert_eq!(code, 1, "[0:100),[0.0] is a class of one: {v}");
+    assert_eq!(v["suppressed"], 2);
+    assert_eq!(v["classes"], 2);
+    let mut three = per_column.clone();
+    three.extend(["--suppressed", "x"]);
+    bad(
+        p,
+        &three,
+        &["--suppressed given 3 times for 2 --qi columns"],
+    );
+}

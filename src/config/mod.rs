@@ -897,6 +897,22 @@ impl<'a> Builder<'a> {
             let (site, _) = self.cfg.privacy.as_ref().expect("checked above");
             return Err(self.at(site, "<privacy> declares no privacy model"));
         }
+        // A method that enforces k-anonymity never drops a k beside <privacy>: -k sets the
+        // model's k (above) or adds the model; the root's k (the toolbox's parameter) raises
+        // it, as Datafly and Mondrian take the larger. (Incognito_L/_T and Anatomy never used k.)
+        let takes_k = method.is_lattice() || method == Method::IncognitoK;
+        if let (true, Some(extra)) = (takes_k, args.k.or(self.cfg.k)) {
+            let extra = extra.max(1) as u64;
+            let model_k = models.iter_mut().find_map(|m| match m {
+                PrivacyModel::KAnonymity { k } => Some(k),
+                _ => None,
+            });
+            match (model_k, args.k) {
+                (Some(_), Some(_)) => {} // -k is the model's k
+                (Some(k), None) => *k = (*k).max(extra),
+                (None, _) => models.insert(0, PrivacyModel::KAnonymity { k: extra }),
+            }
+        }
         Ok(models)
     }
 }

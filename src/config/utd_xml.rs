@@ -68,11 +68,11 @@ pub struct UtdConfig {
     pub output: Option<OutputElement>,
     /// `<id>` children, all `<id>` elements together.
     pub ids: Vec<AttributeElement>,
-    /// The last `<qid>`: its site and children. `None` if there is no `<qid>`.
+    /// The `<qid>` (one at most): its site and children. `None` if there is no `<qid>`.
     pub qid: Option<(Site, Vec<AttributeElement>)>,
-    /// The last `<sens>`.
+    /// The `<sens>` (one at most).
     pub sens: Option<(Site, Vec<AttributeElement>)>,
-    /// The last `<privacy>`.
+    /// The `<privacy>` (one at most).
     pub privacy: Option<(Site, Vec<PrivacyElement>)>,
 }
 
@@ -277,16 +277,26 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
         })?);
     }
 
+    // A block given twice would replace the first, whose columns would go out as they are
+    // (or whose models would not be enforced): refused.
+    for tag in ["input", "output", "qid", "sens", "privacy"] {
+        if let Some(second) = root.children.iter().filter(|c| c.is(tag)).nth(1) {
+            return Err(p.err(
+                second,
+                &[],
+                format!("a second <{tag}> element: give one, with every attribute in it"),
+            ));
+        }
+    }
     for child in &root.children {
         if child.is("input") {
             cfg.input = Some(p.input(child)?);
         } else if child.is("output") {
             cfg.output = Some(p.output(child)?);
         } else if child.is("id") {
+            // Every identifier must name its column: one skipped would be released as it is.
             for att in &child.children {
-                if att.attr("index").is_some() || att.attr("name").is_some() {
-                    cfg.ids.push(p.attribute(att, Role::Id)?);
-                }
+                cfg.ids.push(p.attribute(att, Role::Id)?);
             }
         } else if child.is("qid") {
             let atts = child
@@ -763,6 +773,24 @@ mod tests {
     const CENSUS: &str = r#"<config k="10" method="Datafly" suppThreshold="10"><input filename="Input/census-income_1K.data" separator="," /><output filename="Output/Output-Datafly_genVals.data" format="genVals" /><id><att index="1" /><att index="2" /></id><qid><att index="12"><map><entry cat="Female" int="0" /><entry cat="Male" int="1" /></map><vgh value="[0:1]" /></att><att index="0"><vgh value="[0:100)"><node value="[0:50)"><node value="[0:25)" /><node value="[25:50)" /></node><node value="[50:100)"><node value="[50:75)" /><node value="[75:100)" /></node></vgh></att></qid><sens><att index="41"><map><entry cat="-_50000." int="1" /><entry cat="50000+." int="2" /></map></att></sens></config>"#;
 
     #[test]
+    fn a_block_given_twice_or_an_unnamed_identifier_is_refused() {
+        let two_qids = CENSUS.replace("</qid>", "</qid><qid><att index=\"3\"/></qid>");
+        assert!(
+            err(&two_qids).contains("a second <qid> element"),
+            "{}",
+            err(&two_qids)
+        );
+        let two = CENSUS.replace("</sens>", "</sens><privacy/><privacy/>");
+        assert!(
+            err(&two).contains("a second <privacy> element"),
+            "{}",
+            err(&two)
+        );
+        let unnamed = CENSUS.replace("<att index=\"2\" />", "<att idx=\"2\" />");
+        assert!(err(&unnamed).contains("<att"), "{}", err(&unnamed));
+    }
+
+    #[test]
     fn reads_the_census_config() {
         let c = parse_str(CENSUS).unwrap();
         assert_eq!(c.k, Some(10));
@@ -801,10 +829,9 @@ mod tests {
             "<Whatever K='3' METHOD='mondrian' L='2.5' c='0' T='0.1' wrapper='x'>
                <INPUT FileName='a.csv' SEPARATOR='&#09;'/>
                <Output FILENAME='o.csv' Format='GENVALSDIST'/>
-               <Id><x index='4'/><y/></Id>
+               <Id><x index='4'/></Id>
                <ID><z index='5'/></ID>
                <kid><att index='9'/></kid>
-               <Qid><a index='0'><vgh value='[0:9]'/></a></Qid>
                <qid><b index='1'><vgh value='[0:9]'><n value='[0:4]'/><m value='(4:9]'/></vgh></b></qid>
                <Sens><s index='2'/></Sens>
              </Whatever>",
@@ -818,12 +845,12 @@ mod tests {
         assert_eq!(c.method, Some(Method::Mondrian));
         assert_eq!(c.input.unwrap().separator.as_deref(), Some("\t"));
         assert_eq!(c.output.unwrap().format, Some(OutputFormat::GenValsDist));
-        // <id> elements accumulate; a child without index is skipped.
+        // <id> elements accumulate (a child without index or name is refused, and so is a
+        // second <qid>: see `a_block_given_twice_or_an_unnamed_identifier_is_refused`).
         assert_eq!(
             c.ids.iter().map(|a| a.index.unwrap()).collect::<Vec<_>>(),
             [4, 5]
         );
-        // The last <qid> wins.
         let (_, q) = c.qid.unwrap();
         assert_eq!(q.len(), 1);
         assert_eq!(q[0].index, Some(1));

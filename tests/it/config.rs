@@ -248,19 +248,44 @@ fn flags_a_run_would_ignore_are_refused() {
         .any(|m| matches!(m, PrivacyModel::DistinctL { l, .. } if *l == 3.0)));
     let e = build_err(&w, &cfg, &["-method", "Flash", "-t", "0.3"]);
     assert!(e.contains("-t: Flash would ignore it"), "{e}");
-    // With <privacy>, Incognito_K enforces the models listed: -k without a k-anonymity model
-    // would be ignored.
+    // A method that enforces k-anonymity never drops a k beside <privacy>: -k, or the root's
+    // k (the larger of it and the model's), is enforced as a model.
     let l_only = format!(
         "{SMALL_QID}\n<sens><att index='2'/></sens>\n\
          <privacy><distinct-l-diversity l='2'/></privacy>"
     );
-    let e = build_err(
+    let k_of = |job: &Job| {
+        job.privacy.iter().find_map(|m| match m {
+            PrivacyModel::KAnonymity { k } => Some(*k),
+            _ => None,
+        })
+    };
+    for method in ["Incognito_K", "Flash"] {
+        let (job, _) = build(
+            &w,
+            &small_config("", &l_only),
+            &["-method", method, "-k", "5"],
+        )
+        .unwrap();
+        assert_eq!(k_of(&job), Some(5), "{method}");
+        let (job, _) = build(&w, &small_config("k='7'", &l_only), &["-method", method]).unwrap();
+        assert_eq!(k_of(&job), Some(7), "{method}");
+        let (job, _) = build(&w, &small_config("k='7'", &privacy), &["-method", method]).unwrap();
+        assert_eq!(
+            k_of(&job),
+            Some(7),
+            "{method}: the larger of the root's and the model's"
+        );
+        let (job, _) = build(&w, &small_config("k='1'", &privacy), &["-method", method]).unwrap();
+        assert_eq!(k_of(&job), Some(2), "{method}");
+    }
+    let (job, _) = build(
         &w,
-        &small_config("", &l_only),
-        &["-method", "Incognito_K", "-k", "5"],
-    );
-    assert!(e.contains("-k: Incognito_K would ignore it"), "{e}");
-    build(&w, &cfg, &["-method", "Incognito_K", "-k", "5"]).unwrap();
+        &small_config("k='7'", &l_only),
+        &["-method", "Incognito_L"],
+    )
+    .unwrap();
+    assert_eq!(k_of(&job), None, "Incognito_L never used k");
 }
 
 #[test]

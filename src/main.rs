@@ -150,6 +150,10 @@ fn fail(e: &Error, code: u8) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Standard output closed by its reader (`| head`): the reader has what it wanted. A FIFO or
+/// another destination closed early is a failed write like any other.
 fn is_broken_pipe(e: &Error) -> bool {
-    matches!(e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    matches!(e, Error::Io { source, path }
+        if source.kind() == std::io::ErrorKind::BrokenPipe
+            && (path.as_os_str() == "-" || path.as_os_str() == "<stdout>"))
 }

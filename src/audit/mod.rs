@@ -236,7 +236,13 @@ struct Loaded {
 }
 
 fn load(a: &AuditArgs) -> Result<Loaded> {
-    let format = Format::new(&a.separator, !a.no_header)?;
+    // `\t` as init, hierarchy and the run's configs write a tab.
+    let separator = if a.separator == "\\t" {
+        "\t"
+    } else {
+        &a.separator
+    };
+    let format = Format::new(separator, !a.no_header)?;
     // Every row counts, `?` included: the file is audited as it stands (another tool's release
     // may keep `?` for unknown values; dropping those rows would overstate k).
     let mut reader = format.open(&a.file)?.keep_unknown();

@@ -107,16 +107,23 @@ pub fn profile(format: &Format, path: &Path) -> Result<Profile> {
 }
 
 /// Reads `path` once and profiles every column, keeping at most `cap` distinct values per
-/// column. A column of numbers or dates with more (a measurement, a timestamp) stays a
-/// quasi-identifier, whose hierarchy must list every value: its values are collected in full
-/// by a second pass over the file (memory grows with that column's distinct values). Other
-/// columns past the cap are near-unique codes or free text, which need no list.
+/// column. A column of numbers or dates with more (a measurement, a timestamp) may stay a
+/// quasi-identifier (integers are identifiers only from 99 % distinct), whose hierarchy must
+/// list every value, and its range and share come from every value: its values are collected
+/// in full by a second pass over the file (memory grows with that column's distinct values).
+/// Other columns past the cap are near-unique codes or free text, which need no list.
 pub fn profile_with_cap(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
     let mut profile = first_pass(format, path, cap)?;
     let again: Vec<usize> = profile
         .columns
         .iter()
-        .filter(|c| c.overflowed && matches!(c.kind, Kind::Decimal { .. } | Kind::Date { .. }))
+        .filter(|c| {
+            c.overflowed
+                && matches!(
+                    c.kind,
+                    Kind::Integer { .. } | Kind::Decimal { .. } | Kind::Date { .. }
+                )
+        })
         .map(|c| c.index)
         .collect();
     if !again.is_empty() {
@@ -306,16 +313,17 @@ mod tests {
     fn numbers_and_dates_past_the_cap_are_collected_in_full() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d.csv");
-        let mut text = String::from("w,day,code\n");
+        let mut text = String::from("w,day,code,n\n");
         for i in 0..10 {
-            text.push_str(&format!("{i}.5,2024-01-{:02},C{i:03}\n", i + 1));
+            text.push_str(&format!("{i}.5,2024-01-{:02},C{i:03},{}\n", i + 1, i * 7));
         }
         std::fs::write(&path, text).unwrap();
         let p = profile_with_cap(&Format::new(",", true).unwrap(), &path, 3).unwrap();
-        let [w, day, code] = &p.columns[..] else {
-            panic!("three columns")
+        let [w, day, code, n] = &p.columns[..] else {
+            panic!("four columns")
         };
-        for c in [w, day] {
+        assert_eq!(n.kind.describe(), "integer 0..63");
+        for c in [w, day, n] {
             assert!(!c.overflowed, "{c:?}");
             assert_eq!(c.distinct(), 10, "{c:?}");
         }

@@ -19,6 +19,10 @@ pub fn needs_quotes(field: &[u8], sep: &[u8]) -> bool {
     } else {
         field.iter().any(|&b| b == b'\n' || b == b'\r')
             || field.windows(sep.len()).any(|w| w == sep)
+            // A separator that overlaps itself (`::`): a field ending in `:` followed by `::`
+            // reads back as a separator one byte early.
+            || (1..sep.len())
+                .any(|k| field.ends_with(&sep[..k]) && sep[k..] == sep[..sep.len() - k])
     }
 }
 
@@ -246,29 +250,72 @@ fn test_pause(var: &str, what: &str) {
     let _ = (var, what);
 }
 
-/// Renames every output committed on this thread into place, in commit order.
+/// Renames every output committed on this thread into place, in commit order. A file already
+/// at a target is first moved aside (renamed in its folder), so that when a rename fails (a
+/// folder made read-only, a directory put in the way) every earlier one is undone and the old
+/// files are back: a failed run changes no file. The old files are removed once all are in.
 pub fn publish() -> Result<()> {
     let mut phase = phase();
     test_pause("ANONBOX_TEST_PUBLISH_DELAY_MS", "publishing");
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let mut done: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
     let mut result = Ok(());
     for s in staged {
         let path = s.temp.to_path_buf();
         if result.is_ok() {
-            if let Err(e) = s.temp.persist(&s.target) {
-                // Earlier renames cannot be undone; the rest are removed.
-                result = Err(Error::io(&s.target, e.error));
+            let target = s.target.clone();
+            match replace(s) {
+                Ok(aside) => done.push((target, aside)),
+                Err(e) => result = Err(e),
             }
         }
         unregister(&path);
     }
-    if result.is_ok() {
-        *phase = Phase::Published;
-        for path in OBSOLETE.with(|o| std::mem::take(&mut *o.borrow_mut())) {
-            let _ = std::fs::remove_file(path);
+    if result.is_err() {
+        for (target, aside) in done.into_iter().rev() {
+            let _ = match aside {
+                Some(old) => std::fs::rename(old, &target),
+                None => std::fs::remove_file(&target),
+            };
+        }
+        return result;
+    }
+    for (_, aside) in done {
+        if let Some(old) = aside {
+            let _ = std::fs::remove_file(old);
         }
     }
-    result
+    *phase = Phase::Published;
+    for path in OBSOLETE.with(|o| std::mem::take(&mut *o.borrow_mut())) {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// Renames `s` into place, the file there (if any) moved aside first; returns where it went.
+fn replace(s: Staged) -> Result<Option<PathBuf>> {
+    static ASIDE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let target = s.target;
+    let aside = match std::fs::symlink_metadata(&target) {
+        Ok(m) if m.is_file() => {
+            let n = ASIDE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let name = target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let old = target.with_file_name(format!(".{name}.{}.{n}.old", std::process::id()));
+            std::fs::rename(&target, &old).map_err(|e| Error::io(&target, e))?;
+            Some(old)
+        }
+        _ => None,
+    };
+    if let Err(e) = s.temp.persist(&target) {
+        if let Some(old) = &aside {
+            let _ = std::fs::rename(old, &target);
+        }
+        return Err(Error::io(&target, e.error));
+    }
+    Ok(aside)
 }
 
 /// Removes every output committed on this thread and not published (a failed run).
@@ -379,18 +426,22 @@ impl AtomicFile {
         let prefix = format!(".{name}.");
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
+        // A replaced file keeps its mode exactly (set again after creation: the umask applies
+        // to a new file's mode); a new one is an ordinary new file (the umask decides); a
+        // database is owner-only.
         #[cfg(unix)]
-        {
+        let keep: Option<u32> = {
             use std::os::unix::fs::PermissionsExt;
-            // A replaced file keeps its mode; a new one is an ordinary new file (the umask
-            // decides).
-            let mode = std::fs::metadata(&real)
+            let old = std::fs::metadata(&real)
                 .ok()
                 .filter(|m| m.is_file())
-                .map_or(0o666, |m| m.permissions().mode() & 0o7777);
-            let mode = if private { 0o600 } else { mode };
-            builder.permissions(std::fs::Permissions::from_mode(mode));
-        }
+                .map(|m| m.permissions().mode() & 0o7777);
+            let keep = if private { Some(0o600) } else { old };
+            builder.permissions(std::fs::Permissions::from_mode(keep.unwrap_or(0o666)));
+            keep
+        };
+        #[cfg(not(unix))]
+        let _ = private;
         // Created and listed under the phase lock: a signal's cleanup runs before the file
         // exists or after it is listed, never in between (where it would leave the file).
         // After a cleanup has started, the lock is never released and the run waits here for
@@ -400,6 +451,13 @@ impl AtomicFile {
             let temp = builder
                 .tempfile_in(&dir)
                 .map_err(|e| Error::io(target, e))?;
+            #[cfg(unix)]
+            if let Some(mode) = keep {
+                use std::os::unix::fs::PermissionsExt;
+                temp.as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(mode))
+                    .map_err(|e| Error::io(target, e))?;
+            }
             test_pause("ANONBOX_TEST_CREATE_DELAY_MS", "creating");
             register(temp.path());
             temp
@@ -481,11 +539,17 @@ mod tests {
         let mut w = f.writer(Vec::new());
         w.record([&b"1,000"[..], b"a, b"]).unwrap();
         assert_eq!(w.into_inner(), b"1,000, \"a, b\"\n".to_vec());
+        // A separator that overlaps itself: a field ending in its start is quoted.
+        let f = Format::new("::", false).unwrap();
+        let mut w = f.writer(Vec::new());
+        w.record([&b"A:"[..], b"c0", b"x:"]).unwrap();
+        assert_eq!(w.into_inner(), b"\"A:\"::c0::\"x:\"\n".to_vec());
+        assert!(!needs_quotes(b"a,", b", "));
     }
 
     #[test]
     fn round_trips_through_the_reader() {
-        let fields: Vec<&[u8]> = vec![b"a\"b", b"x,y", b"\"q", b"l\r\nm", b"", b"\xff ,"];
+        let fields: Vec<&[u8]> = vec![b"a\"b", b"x,y", b"\"q", b"l\r\nm", b"", b"A:", b"\xff ,"];
         for sep in [",", ";", ", ", "::"] {
             let f = Format::new(sep, false).unwrap();
             let mut w = f.writer(Vec::new());

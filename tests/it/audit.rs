@@ -716,6 +716,13 @@ fn every_row_counts_and_nothing_is_guessed() {
         text.contains("k (smallest class)    none: every record is suppressed"),
         "{text}"
     );
+    // `\t` is a tab, as for init, hierarchy and the configs.
+    std::fs::write(p.join("t.tsv"), "a\tb\n1\t2\n1\t2\n").unwrap();
+    let (code, v) = json(
+        p,
+        &["t.tsv", "--separator", "\\t", "--qi", "a,b", "-k", "2"],
+    );
+    assert_eq!((code, v["k"].as_u64()), (0, Some(2)), "{v}");
 }
 
 /// A toolbox config suppresses each attribute to its own VGH root: one `--suppressed` per

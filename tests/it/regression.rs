@@ -284,6 +284,56 @@ fn a_kept_database_appears_only_with_a_successful_run() {
     assert!(std::fs::read(d.join("other.db")).unwrap() == other);
 }
 
+/// A rename that fails while the outputs are published (here a folder put where the report
+/// goes, during the debug build's pause) undoes the renames before it: the release that was
+/// already in place is the old one again, and nothing is left beside it. (Every output was
+/// renamed in turn, and the ones before the failure stayed.)
+#[test]
+fn a_failed_rename_while_publishing_undoes_the_others() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = adult_config(d, None, "k='5'", "");
+    std::fs::write(d.join("release.csv"), b"old release\n").unwrap();
+    let mut child = bin()
+        .current_dir(d)
+        .env("ANONBOX_TEST_PUBLISH_DELAY_MS", "600")
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-method",
+            "Flash",
+            "-quiet",
+            "-output",
+            "release.csv",
+            "-db",
+            "work.db",
+        ])
+        .args(["-report", "report.json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), "anonbox: test: publishing");
+    std::fs::create_dir(d.join("report.json")).unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(1), "{rest}");
+    assert!(rest.contains("report.json"), "{rest}");
+    assert_eq!(
+        std::fs::read(d.join("release.csv")).unwrap(),
+        b"old release\n"
+    );
+    assert_eq!(
+        files_in(d),
+        vec!["config.xml", "release.csv", "report.json"],
+        "the database renamed before the failure is gone again"
+    );
+}
+
 /// Runs Flash on ADULT (k=5) into `out` with `TMPDIR=tmp`, asks the debug build to pause at
 /// the point `var` names, sends SIGTERM once the pause is announced (`announced`), and returns
 /// the exit code and the rest of stderr.
@@ -887,19 +937,22 @@ fn a_replaced_output_keeps_its_mode() {
     let dir = tempfile::tempdir().unwrap();
     let config = adult_config(dir.path(), None, "k='5' method='Flash'", "");
     let out = dir.path().join("release.csv");
-    std::fs::write(&out, b"old").unwrap();
-    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let o = bin()
-        .arg("-config")
-        .arg(&config)
-        .args(["-quiet", "-output"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{o:?}");
-    let meta = std::fs::metadata(&out).unwrap();
-    assert!(meta.len() > 1000);
-    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    // 0o666: bits the umask (022 or 077) would take from a new file are kept too.
+    for mode in [0o600, 0o666] {
+        std::fs::write(&out, b"old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(mode)).unwrap();
+        let o = bin()
+            .arg("-config")
+            .arg(&config)
+            .args(["-quiet", "-output"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let meta = std::fs::metadata(&out).unwrap();
+        assert!(meta.len() > 1000);
+        assert_eq!(meta.permissions().mode() & 0o777, mode);
+    }
 }
 
 /// Defect 11: ARX accepts hierarchy files that repeat a line for the same value; anonbox refused

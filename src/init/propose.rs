@@ -93,16 +93,26 @@ pub fn propose(profile: &Profile, separator: &str) -> Proposal {
         > LATTICE_BUDGET
     {
         let tallest = columns
-            .iter_mut()
-            .filter_map(|c| match &mut c.role {
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match &c.role {
                 Role::QuasiIdentifier { kind, params } if levels(kind, params) > 3 => {
-                    Some((levels(kind, params), kind, params))
+                    Some((levels(kind, params), i))
                 }
                 _ => None,
             })
-            .max_by_key(|(l, _, _)| *l);
+            .max_by_key(|&(l, i)| (l, i));
         match tallest {
-            Some((_, kind, params)) => coarsen(kind, params),
+            Some((_, i)) => {
+                let c = &mut columns[i];
+                if let Role::QuasiIdentifier { kind, params } = &mut c.role {
+                    coarsen(kind, params);
+                }
+                const NOTE: &str = "; finest levels dropped to keep the lattice small";
+                if !c.reason.contains(NOTE) {
+                    c.reason.push_str(NOTE);
+                }
+            }
             None => {
                 let last = columns
                     .iter_mut()

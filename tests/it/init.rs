@@ -269,3 +269,20 @@ fn existing_files_links_and_quoted_names() {
         text
     );
 }
+
+/// A hierarchy coarsened for the lattice budget says so beside the proposal it came from (the
+/// comment said "intervals of 10, 20, 40" over a file of one level).
+#[test]
+fn coarsened_hierarchies_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = common::data("census-income-1k/Input/census-income_1K.data");
+    let o = anonbox(dir.path(), &["init", data.to_str().unwrap(), "--dir", "c"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(dir.path().join("c/config.xml")).unwrap();
+    let line = config.lines().find(|l| l.contains("<!-- att0:")).unwrap();
+    assert!(
+        line.contains("finest levels dropped to keep the lattice small")
+            && line.contains("built by: intervals widths=40"),
+        "{line}"
+    );
+}

@@ -190,11 +190,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         };
         usage(m)
     })?;
-    let separator = if a.separator == "\\t" {
-        "\t".to_string()
-    } else {
-        a.separator.clone()
-    };
+    let separator = crate::io::separator_arg(&a.separator);
     let format = Format::new(&separator, a.header).map_err(|e| usage(e.to_string()))?;
     if !a.input.is_file() {
         return Err(usage(format!(

@@ -762,9 +762,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// worker is idle; its result is recorded only if the strategy does check it (see the
     /// module docs). The guess is dropped at the next check, used or not.
     pub fn guess(&mut self, id: NodeId) {
-        if self.looking_ahead() {
-            self.guess = Some(id);
-        }
+        self.guess_two(id, None);
     }
 
     /// [`Search::guess`] `next`, and name the one likely checked after it: when the next

@@ -236,13 +236,7 @@ struct Loaded {
 }
 
 fn load(a: &AuditArgs) -> Result<Loaded> {
-    // `\t` as init, hierarchy and the run's configs write a tab.
-    let separator = if a.separator == "\\t" {
-        "\t"
-    } else {
-        &a.separator
-    };
-    let format = Format::new(separator, !a.no_header)?;
+    let format = Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?;
     // Every row counts, `?` included: the file is audited as it stands (another tool's release
     // may keep `?` for unknown values; dropping those rows would overstate k).
     let mut reader = format.open(&a.file)?.keep_unknown();
@@ -260,11 +254,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
             "no records to audit (the file is empty or a header only)",
         ));
     }
-    let width = match (&header, have_row) {
-        (Some(h), _) => h.len(),
-        (None, true) => rec.len(),
-        (None, false) => 0,
-    };
+    let width = header.as_ref().map_or(rec.len(), Vec::len);
     let col = |spec: &str, flag: &str| column(spec, header.as_deref(), width, flag, &a.file);
     let qi: Vec<usize> = a.qi.iter().map(|s| col(s, "--qi")).collect::<Result<_>>()?;
     let sensitive = a

@@ -399,12 +399,7 @@ impl<'a> Builder<'a> {
             (None, Some(s)) => s,
             (None, None) => ",".to_string(),
         };
-        // `\t` as typed on a shell: the toolbox split with a Java regex, where it means a tab.
-        let separator = if separator == "\\t" {
-            "\t".to_string()
-        } else {
-            separator
-        };
+        let separator = crate::io::separator_arg(&separator);
         Ok(InputSpec {
             path,
             separator,
@@ -592,15 +587,6 @@ impl<'a> Builder<'a> {
         Ok(h)
     }
 
-    /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never
-    /// silently releases less protection than asked). What each method enforces:
-    /// - Datafly, Mondrian: k-anonymity only (its k becomes the method's k);
-    /// - Anatomy: distinct l-diversity of the first sensitive attribute only (its l becomes l);
-    /// - Incognito_K/_L/_T: k-anonymity, the three l-diversities and t-closeness with equal or
-    ///   ordered distance, of one sensitive attribute;
-    /// - the lattice methods (Flash, OLA, BFS, Optimal): every model.
-    ///
-    /// Returns the k and l the method runs with.
     /// Refuses a privacy flag (`-k`, `-l`, `-c`, `-t`) that the run would ignore: neither the
     /// method's own parameter nor one of a model it enforces. A custodian who types `-l 3` asks
     /// for l-diversity; a release without it would be less protection than asked.
@@ -612,10 +598,10 @@ impl<'a> Builder<'a> {
             (
                 "-k",
                 args.k.is_some(),
-                // Datafly and Mondrian take the larger of -k and <privacy>'s k; Incognito_K
-                // enforces -k itself only without <privacy> (with it, the models are the list).
+                // Datafly and Mondrian take the larger of -k and <privacy>'s k; the others
+                // enforce it as a model (`privacy` adds it for Incognito_K and the lattice
+                // methods).
                 matches!(method, Method::Datafly | Method::Mondrian)
-                    || (method == Method::IncognitoK && self.cfg.privacy.is_none())
                     || has(|m| matches!(m, PrivacyModel::KAnonymity { .. })),
                 "k-anonymity",
             ),
@@ -661,6 +647,15 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never
+    /// silently releases less protection than asked). What each method enforces:
+    /// - Datafly, Mondrian: k-anonymity only (its k becomes the method's k);
+    /// - Anatomy: distinct l-diversity of the first sensitive attribute only (its l becomes l);
+    /// - Incognito_K/_L/_T: k-anonymity, the three l-diversities and t-closeness with equal or
+    ///   ordered distance, of one sensitive attribute;
+    /// - the lattice methods (Flash, OLA, BFS, Optimal): every model.
+    ///
+    /// Returns the k and l the method runs with.
     fn enforceable(
         &self,
         method: Method,
@@ -963,11 +958,10 @@ pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
     }
 }
 
-/// The first non-blank line of the input, split by `separator` (literally) and trimmed; `None`
-/// for an input without one. A UTF-8 byte-order mark and a CR line end are removed.
+/// The input's first record, its fields trimmed; `None` for an input without one. Read by the
+/// shared reader, so that quoting, a byte order mark and blank lines are read exactly as the
+/// load pass reads them (a quoted header name may hold the separator).
 fn peek_first_line(path: &Path, separator: &str) -> Result<Option<FirstLine>> {
-    // The shared reader, so that quoting, a byte order mark and blank lines are read exactly
-    // as the load pass reads them (a quoted header name may hold the separator).
     let reader = Format::new(separator, true)?.open(path)?;
     Ok(reader.header().map(|h| FirstLine {
         fields: h

@@ -85,11 +85,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         ));
     };
     let usage = |m: String| Error::Usage(format!("init: {m}"));
-    let separator = if a.separator == "\\t" {
-        "\t".to_string()
-    } else {
-        a.separator.clone()
-    };
+    let separator = crate::io::separator_arg(&a.separator);
     let format =
         Format::new(&separator, a.header).map_err(|e| usage(format!("--separator: {e}")))?;
     if !a.data.is_file() {

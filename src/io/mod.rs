@@ -135,6 +135,16 @@ pub fn column_index(
     }
 }
 
+/// A separator as given on a command line or in a config: `\t` (as typed on a shell; the
+/// toolbox split with a Java regex, where it means a tab) is a tab, anything else is itself.
+pub fn separator_arg(given: &str) -> String {
+    if given == "\\t" {
+        "\t".to_string()
+    } else {
+        given.to_string()
+    }
+}
+
 /// A field as text, or the one message every reader gives for a field that is not UTF-8.
 pub fn utf8_field(raw: &[u8]) -> std::result::Result<&str, String> {
     std::str::from_utf8(raw).map_err(|_| {

@@ -80,8 +80,6 @@ pub struct Store {
     /// that the connection closes before an uncommitted file is removed).
     file: Option<crate::io::AtomicFile>,
     path: PathBuf,
-    /// The database outlives the run (`-db`).
-    kept: bool,
     layout: Option<Layout>,
     /// Memory for counting tuples during the load ([`load::TUPLE_MEMORY`]).
     tuple_memory: usize,
@@ -112,7 +110,7 @@ impl Store {
     /// Opens the working database: `db` to keep it there, else a temporary file removed when
     /// the `Store` drops. A kept database's previous run is cleared.
     pub fn open(db: Option<&Path>) -> Result<Store> {
-        let (conn, file, path, kept) = match db {
+        let (conn, file, path) = match db {
             None => {
                 // SQLite's private temporary database (an empty file name): SQLite creates it in
                 // the temporary folder and unlinks it at once, so no path ever shows the raw
@@ -125,7 +123,7 @@ impl Store {
                      PRAGMA locking_mode = EXCLUSIVE;",
                 )
                 .ctx(&path)?;
-                (conn, None, PathBuf::from("<temporary database>"), false)
+                (conn, None, PathBuf::from("<temporary database>"))
             }
             Some(path) => {
                 check_kept(path)?;
@@ -144,7 +142,7 @@ impl Store {
                      PRAGMA locking_mode = EXCLUSIVE;",
                 )
                 .ctx(path)?;
-                (conn, Some(file), path.to_path_buf(), true)
+                (conn, Some(file), path.to_path_buf())
             }
         };
         // `threads`: helper threads of SQLite's sorter, one per core (the `GROUP BY` of a
@@ -159,7 +157,6 @@ impl Store {
             conn,
             file,
             path,
-            kept,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
             label_pass_tuples: LABEL_PASS_TUPLES,
@@ -178,7 +175,6 @@ impl Store {
             conn,
             file: None,
             path,
-            kept: false,
             layout: None,
             tuple_memory: load::TUPLE_MEMORY,
             label_pass_tuples: LABEL_PASS_TUPLES,
@@ -209,7 +205,7 @@ impl Store {
 
     /// True if the database outlives the run (`-db`).
     pub fn is_kept(&self) -> bool {
-        self.kept
+        self.file.is_some()
     }
 
     /// Column names of the data tables (after [`Store::load`]).

@@ -36,7 +36,7 @@
 //!
 //! **Threads.** The strategy is sequential: which transformation it checks next depends on the
 //! tags of the previous check. With more than one thread it runs within
-//! [`Search::with_lookahead`] and names, before a check, the two it will most likely check
+//! [`Search::with_helpers`] and names, before a check, the two it will most likely check
 //! next ([`Search::guess_two`]), assuming the verdict seen more often so far at that kind of
 //! check ([`Odds`]): in [`maximize`] the raises of the next dimensions if raises are mostly
 //! found anonymous (census, q=10, Loss: 74 %), else the next raises of the same dimension; in a
@@ -104,10 +104,10 @@ impl Ord for Entry {
 
 /// Runs best-first branch and bound on `search` to the proof of optimality, or to its limit.
 pub fn search<S: PropertyStore>(search: &mut Search<'_, S>) {
-    search.with_lookahead(best_first);
+    search.with_helpers(best_first);
 }
 
-/// The search proper (see the module docs), within [`Search::with_lookahead`].
+/// The search proper (see the module docs), within [`Search::with_helpers`].
 fn best_first<S: PropertyStore>(search: &mut Search<'_, S>) {
     search.enable_pruning();
     search.classify_beyond_bound();

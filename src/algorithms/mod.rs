@@ -379,6 +379,7 @@ pub fn run_lattice<'a>(
             "hubs": out.stats.hubs,
             "stopped_early": out.stats.stopped,
             "split": out.stats.split,
+            "team": out.stats.team,
             "history_peak_bytes": out.stats.history_peak_bytes,
         }),
     );

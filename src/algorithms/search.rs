@@ -35,17 +35,20 @@
 //!   bound of its direct specializations.
 //!
 //! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
-//! threads only evaluate ahead what it will check next, and a result is recorded only when the
-//! sequential search asks for it:
-//! - Flash's walk and BFS run [`Search::with_lookahead`]: while the search's own checker
+//! threads only evaluate ahead what it will check next, or share the work of each check, and a
+//! result is recorded only when the sequential search asks for it:
+//! - Flash's walk and BFS run [`Search::with_helpers`]: while the search's own checker
 //!   checks the current transformation, a worker with a second checker evaluates the one the
 //!   strategy names with [`Search::guess`] (Flash: the next path's first check, see
 //!   [`super::lookahead`]) or [`Search::guess_two`] (BFS: the next two of a chain, see its
 //!   module docs);
-//! - OLA evaluates nothing ahead;
+//! - on inputs of [`crate::check::TEAM_INPUT_ITEMS`] items and more, each check of the walk is
+//!   split over a team of the threads instead ([`Checker::set_team`]: classes partitioned by
+//!   hash, the same classes in another order, and integer sums), and there is no lookahead
+//!   worker;
 //! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split
-//!   each check from scratch instead ([`Checker::set_pool`]: the same classes in the same
-//!   order), and there is no lookahead worker.
+//!   each check from scratch ([`Checker::set_pool`]: the same classes in the same order);
+//! - OLA evaluates nothing ahead.
 //!
 //! The final phase takes the next batch of
 //! candidates in its sequential order (bound order; bottom-up within one level, whose inherited
@@ -270,10 +273,10 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     /// The transformation the strategy will likely check after the next one
     /// ([`Search::guess`]).
     guess: Option<NodeId>,
-    /// The lookahead worker's mailbox ([`Search::with_lookahead`]) and what it is checking.
+    /// The lookahead worker's mailbox ([`Search::with_helpers`]) and what it is checking.
     lookahead: Option<std::sync::Arc<Lookahead>>,
     in_flight: Option<NodeId>,
-    /// Checks made by the search's own checker within [`Search::with_lookahead`], and their
+    /// Checks made by the search's own checker within [`Search::with_helpers`], and their
     /// time.
     own_checks: (u64, std::time::Duration),
 }
@@ -648,7 +651,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     }
 
     /// The result of checking `id` (checked once, then cached), with tagging. Within
-    /// [`Search::with_lookahead`], a pending [`Search::guess`] goes to the lookahead worker
+    /// [`Search::with_helpers`], a pending [`Search::guess`] goes to the lookahead worker
     /// first, and a result it computed for `id` is taken instead of checking again.
     pub fn check(&mut self, id: NodeId) -> CheckResult {
         let guess = self.guess.take();
@@ -720,15 +723,35 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         }
     }
 
-    /// Runs `strategy` with a lookahead worker ([`super::lookahead`]) on another thread, when
-    /// the search has more than one thread and its checks do not split over them (large
-    /// inputs use the other threads within each check instead, see [`Checker::set_pool`]).
-    pub fn with_lookahead(&mut self, strategy: impl FnOnce(&mut Self)) {
+    /// Runs `strategy` with the search's other threads helping, when it has more than one:
+    /// - inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more: each check from scratch
+    ///   splits over the pool ([`Checker::set_pool`]);
+    /// - from [`crate::check::TEAM_INPUT_ITEMS`] items ([`Checker::prefers_team`]): each
+    ///   check splits over a team of the pool's threads ([`Checker::set_team`]);
+    /// - below: a lookahead worker ([`super::lookahead`]) evaluates ahead what the strategy
+    ///   names ([`Search::guess`]).
+    pub fn with_helpers(&mut self, strategy: impl FnOnce(&mut Self)) {
         // A pool exists with more than one thread only.
         let pool = match self.pool.clone() {
             Some(pool) if !self.checker.splits_checks() => pool,
             _ => return strategy(self),
         };
+        if self.checker.prefers_team() {
+            let helpers = pool.current_num_threads() - 1;
+            let team = std::sync::Arc::new(crate::check::Team::new(helpers));
+            self.checker.set_team(Some(team.clone()));
+            pool.in_place_scope(|scope| {
+                for i in 0..helpers {
+                    let team = &team;
+                    scope.spawn(move |_| team.serve(i));
+                }
+                // Closed however the strategy ends (as the lookahead below).
+                let _close = team.closer();
+                strategy(self);
+            });
+            self.checker.set_team(None);
+            return;
+        }
         self.add_workers();
         let mut worker = self.workers.remove(0);
         let lookahead = std::sync::Arc::new(Lookahead::new());
@@ -747,7 +770,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.workers.insert(0, worker);
     }
 
-    /// True within [`Search::with_lookahead`] once the search's own checks take long enough
+    /// True within [`Search::with_helpers`] once the search's own checks take long enough
     /// on average for a worker to pay ([`LOOKAHEAD_MIN_CHECK`]): guesses are used.
     pub fn looking_ahead(&self) -> bool {
         let (n, time) = self.own_checks;
@@ -757,7 +780,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     }
 
     /// Tells the search which transformation the strategy will likely check after the next
-    /// one (Flash: the first check of the next path). Within [`Search::with_lookahead`], the
+    /// one (Flash: the first check of the next path). Within [`Search::with_helpers`], the
     /// next [`Search::check`] that checks hands it to the lookahead worker first, if the
     /// worker is idle; its result is recorded only if the strategy does check it (see the
     /// module docs). The guess is dropped at the next check, used or not.

@@ -60,7 +60,7 @@ pub const VERDICT_OUTLIER: u8 = 2;
 const EMPTY: u32 = 0;
 
 #[inline(always)]
-fn hash<const W: usize>(k: &[u64; W]) -> u64 {
+pub(super) fn hash<const W: usize>(k: &[u64; W]) -> u64 {
     let mut h = 0u64;
     for &w in k {
         h = (h.rotate_left(29) ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -132,7 +132,11 @@ impl<const W: usize> Groups<W> {
 
     #[cold]
     fn grow(&mut self) {
-        self.bits += 1;
+        // A table built by `concat` has no slots yet: as many doublings as its classes need.
+        self.bits = self.bits.max(3) + 1;
+        while self.counts.len() * 2 + 2 > 1usize << self.bits {
+            self.bits += 1;
+        }
         let cap = 1usize << self.bits;
         self.clear_slots(cap);
         let mask = cap - 1;
@@ -163,7 +167,7 @@ impl<const W: usize> Groups<W> {
         }
     }
 
-    /// Adds `count` records with `key` (representative `rep` if the class is new);
+    /// Adds `count` records with `key` and representative `rep` (a class keeps its smallest);
     /// returns the class index.
     #[inline(always)]
     pub fn insert(&mut self, key: [u64; W], count: u32, rep: u32) -> u32 {
@@ -173,6 +177,10 @@ impl<const W: usize> Groups<W> {
         match self.probe(&key) {
             Ok(e) => {
                 self.counts[e as usize] += count;
+                // The smallest representative: the same whatever order the members come in
+                // (sources of a split check are not in item order, see `partitioned`).
+                let r = &mut self.reps[e as usize];
+                *r = (*r).min(rep);
                 e
             }
             Err(i) => {
@@ -186,9 +194,48 @@ impl<const W: usize> Groups<W> {
         }
     }
 
+    /// Makes this table the classes of `parts`, one after the other (each in its order; keys,
+    /// counts and representatives; no distributions or verdicts), copying part `q` on
+    /// `copy`'s part `q` (see [`super::team`]). The slot table is rebuilt at the next insert.
+    pub fn concat(
+        &mut self,
+        parts: &[std::sync::Mutex<Groups<W>>],
+        run: impl Fn(&(dyn Fn(usize) + Sync)),
+    ) {
+        let lens: Vec<usize> = parts.iter().map(|p| lock(p).len()).collect();
+        let total: usize = lens.iter().sum();
+        self.levels = None;
+        self.bits = 0;
+        self.verdict.clear();
+        for d in &mut self.dist {
+            d.clear();
+        }
+        self.keys.resize(total, [0; W]);
+        self.counts.resize(total, 0);
+        self.reps.resize(total, 0);
+        let mut outs = Vec::with_capacity(parts.len());
+        let (mut keys, mut counts, mut reps) =
+            (&mut self.keys[..], &mut self.counts[..], &mut self.reps[..]);
+        for &n in &lens {
+            let (k, kr) = std::mem::take(&mut keys).split_at_mut(n);
+            let (c, cr) = std::mem::take(&mut counts).split_at_mut(n);
+            let (r, rr) = std::mem::take(&mut reps).split_at_mut(n);
+            outs.push(std::sync::Mutex::new((k, c, r)));
+            (keys, counts, reps) = (kr, cr, rr);
+        }
+        run(&|q| {
+            let src = lock(&parts[q]);
+            let mut out = lock(&outs[q]);
+            let (k, c, r) = &mut *out;
+            k.copy_from_slice(&src.keys);
+            c.copy_from_slice(&src.counts);
+            r.copy_from_slice(&src.reps);
+        });
+    }
+
     /// Re-groups these classes in place (a roll-up without distributions): class `e`'s key
     /// becomes `moved(key, reps[e])`, and classes with equal new keys merge (counts added, the
-    /// first one's representative kept), in order of first appearance: the same classes, in
+    /// smallest representative kept), in order of first appearance: the same classes, in
     /// the same order, as inserting them one by one into an empty table. A class's new index
     /// is never above its old one, so the entries move down their own arrays and only the slot
     /// table is rebuilt: a roll-up of millions of classes needs no second table. Verdicts and
@@ -210,7 +257,10 @@ impl<const W: usize> Groups<W> {
             moved(&mut key, rep);
             // Entries below `out` are the new classes; `e >= out` has been read.
             match self.probe(&key) {
-                Ok(t) => self.counts[t as usize] += count,
+                Ok(t) => {
+                    self.counts[t as usize] += count;
+                    self.reps[t as usize] = self.reps[t as usize].min(rep);
+                }
                 Err(i) => {
                     self.slots[i] = out as u32 + 1;
                     self.keys[out] = key;
@@ -232,6 +282,10 @@ impl<const W: usize> Groups<W> {
         self.levels = levels;
         true
     }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Reusable buffers of [`merge_csr`] (kept by the checker, so a check allocates nothing).

@@ -48,6 +48,13 @@
 //! gets a table by leaf code of what it adds to its key word (`gm[to] - gm[from]`, wrapping), built
 //! when it has no more entries than the source has classes (else the two-lookup `apply`).
 //!
+//! **Threads**: on inputs of [`SPLIT_CHECK_ITEMS`] items and more, a check from scratch splits
+//! its items into ranges over the pool's threads and merges the ranges' tables
+//! ([`Checker::set_pool`]); on inputs of [`TEAM_INPUT_ITEMS`] items and more below that, a
+//! search splits every grouping and tally of [`TEAM_ITEMS`] items or more over a team of its
+//! threads, classes partitioned by hash ([`Checker::set_team`], `partitioned`, `team`). Either
+//! way the classes, and so every result, are those of one thread.
+//!
 //! State machine: the checker's state is (buffer levels: none | L, previous classes: none | P).
 //! `plain(T)` moves the buffer to T (all rows, so the buffer is always consistent) and sets P = T;
 //! `roll-up(T)` needs P <= T and sets P = T; `snapshot(T)` needs a buffer and a snapshot S <= T,
@@ -64,6 +71,9 @@
 mod encode;
 mod groupify;
 mod history;
+mod partitioned;
+mod tally;
+pub mod team;
 
 use crate::data::{Codes, EncodedTable};
 use crate::metrics::{ClassStats, Metric};
@@ -74,7 +84,9 @@ use groupify::{
     merge_csr, merge_slots, Csr, Groups, MergeBuffers, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN,
 };
 use history::History;
+use partitioned::Partitions;
 use std::sync::Arc;
+pub use team::Team;
 
 /// The history's bytes by default: 256 MiB, a fraction of what a search's other structures
 /// need at the sizes it serves, for a small loss of speed where it binds.
@@ -92,6 +104,19 @@ pub const STOP_EARLY_ITEMS: usize = 1 << 19;
 /// split, 0.64 s on one thread. On ADULT (19,502 items) splitting alone was slower than one
 /// thread (0.160 against 0.136 s).
 pub const SPLIT_CHECK_ITEMS: usize = 1 << 19;
+
+/// Items (or source classes, or classes to tally) from which a check is split over the
+/// checker's team ([`Checker::set_team`], see `partitioned`): below, the hand-overs (about a
+/// microsecond each, three per check) cost more than half the work saves.
+pub const TEAM_ITEMS: usize = 2048;
+
+/// Distinct tuples from which a search splits its checks over a team ([`Checker::set_team`])
+/// instead of running a lookahead worker, below [`SPLIT_CHECK_ITEMS`]. Measured on 2 cores
+/// (search time, 1 thread -> 2 threads): CUP (63,441 items) k=5 2 % Loss 0.34 s -> 0.22 s split,
+/// 0.34 s with the lookahead; on ADULT (19,502 items) each wins some rows (k=5 4 %: DM* 0.123 s
+/// -> 0.093 s with the lookahead, 0.099 s split; Loss 0.073 -> 0.069 / 0.056 s; DM 0.194 ->
+/// 0.144 / 0.176 s), so it stays with the lookahead.
+pub const TEAM_INPUT_ITEMS: usize = 1 << 15;
 
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;
@@ -128,6 +153,12 @@ pub struct CheckerConfig {
     /// Split a check from scratch over the threads of the checker's pool
     /// ([`Checker::set_pool`]) when there are at least this many items; `usize::MAX`: never.
     pub split_items: usize,
+    /// Split a check over the checker's team ([`Checker::set_team`]) when it groups or tallies
+    /// at least this many items or classes.
+    pub team_items: usize,
+    /// A search with more than one thread splits its checks over a team, instead of running a
+    /// lookahead worker, from this many items (and below `split_items`); `usize::MAX`: never.
+    pub team_input_items: usize,
 }
 
 impl Default for CheckerConfig {
@@ -144,6 +175,8 @@ impl Default for CheckerConfig {
             hubs: true,
             stop_early_items: STOP_EARLY_ITEMS,
             split_items: SPLIT_CHECK_ITEMS,
+            team_items: TEAM_ITEMS,
+            team_input_items: TEAM_INPUT_ITEMS,
         }
     }
 }
@@ -159,6 +192,7 @@ impl CheckerConfig {
             hubs: false,
             stop_early_items: usize::MAX,
             split_items: usize::MAX,
+            team_input_items: usize::MAX,
             ..CheckerConfig::default()
         }
     }
@@ -220,6 +254,8 @@ pub struct CheckerStats {
     pub stopped: u64,
     /// Checks from scratch split over the threads ([`Checker::set_pool`], counted in `plain`).
     pub split: u64,
+    /// Groupings and tallies split over the team ([`Checker::set_team`]).
+    pub team: u64,
 }
 
 /// One class of the current grouping, decoded (for tests and diagnostics).
@@ -250,6 +286,8 @@ trait Core<'a>: Send {
     fn split_history(&mut self, parts: usize);
     fn free_buffers(&mut self);
     fn set_pool(&mut self, pool: Option<Arc<rayon::ThreadPool>>);
+    fn set_team(&mut self, team: Option<Arc<Team>>);
+    fn prefers_team(&self) -> bool;
     fn splits_checks(&self) -> bool;
     fn share_classes(&self) -> Option<SharedClasses>;
     fn kept(&mut self) -> Option<SharedClasses>;
@@ -440,6 +478,19 @@ impl<'a> Checker<'a> {
         self.core.set_pool(pool)
     }
 
+    /// Lets checks of [`CheckerConfig::team_items`] items and more be split over `team`'s
+    /// threads (see `partitioned`); `None`: on the calling thread only.
+    pub fn set_team(&mut self, team: Option<Arc<Team>>) {
+        self.core.set_team(team)
+    }
+
+    /// True if a search with more than one thread should split this checker's checks over a
+    /// team rather than evaluate ahead with a second checker (see
+    /// [`CheckerConfig::team_input_items`]).
+    pub fn prefers_team(&self) -> bool {
+        self.core.prefers_team()
+    }
+
     /// The classes of the last check, if it completed and its classes are few enough for a
     /// snapshot: for another checker of the same table to keep ([`Checker::adopt`]). Classes
     /// are (representative item, count) pairs of the shared encoding, so they are the same in
@@ -551,6 +602,11 @@ struct Engine<'a, const W: usize> {
     chunks: Vec<Chunk<W>>,
     /// The snapshot the last check kept ([`Checker::kept`]).
     kept: Option<SharedClasses>,
+    /// The team checks are split over ([`Checker::set_team`]), and its buffers.
+    team: Option<Arc<Team>>,
+    partitions: Partitions<W>,
+    /// Per part of a split tally, its outliers.
+    part_outliers: Vec<partitioned::Padded<Vec<(u32, u32)>>>,
 }
 
 /// One range of a split check: its classes and its items' classes in them. Aligned to its own
@@ -827,6 +883,9 @@ impl<'a, const W: usize> Engine<'a, W> {
             pool: None,
             chunks: Vec::new(),
             kept: None,
+            team: None,
+            partitions: Partitions::new(),
+            part_outliers: Vec::new(),
         }
     }
 
@@ -969,8 +1028,11 @@ impl<'a, const W: usize> Engine<'a, W> {
     /// split over its threads (see [`Self::plain_split`]).
     fn plain(&mut self, levels: &[usize]) -> bool {
         let n = self.s.enc.items();
-        let complete = match self.pool.clone() {
-            Some(pool) if n >= self.s.config.split_items && pool.current_num_threads() > 1 => {
+        let complete = match (self.pool.clone(), self.team.clone()) {
+            (_, Some(team)) if n >= self.s.config.team_items && !self.s.needs_targets() => {
+                self.plain_team(levels, &team)
+            }
+            (Some(pool), _) if n >= self.s.config.split_items && pool.current_num_threads() > 1 => {
                 self.plain_split(levels, &pool)
             }
             _ => {
@@ -1220,8 +1282,23 @@ impl<'a, const W: usize> Engine<'a, W> {
         let track = !self.s.slots.is_empty();
         let scratch_start = self.s.config.projection;
         let n = self.groups.len();
-        self.stats.items += n as u64;
         self.stats.cells += (n * self.steps.len()) as u64;
+        if let Some(team) = self
+            .team
+            .clone()
+            .filter(|_| n >= self.s.config.team_items && !track)
+        {
+            drop(cols);
+            // The spare table's buffers take the result.
+            let spare = std::mem::replace(&mut self.spare, Groups::new(0));
+            let src = std::mem::replace(&mut self.groups, spare);
+            let keys = &src.keys;
+            let start_key = |e: usize| if scratch_start { keys[e] } else { [0; W] };
+            let done = self.regroup_team(&src.counts, &src.reps, &start_key, use_deltas, &team);
+            self.spare = src;
+            return done;
+        }
+        self.stats.items += n as u64;
         if !track {
             // No distributions to merge: in place (see `Groups::regroup`).
             let (enc, steps) = (&self.s.enc, &self.steps);
@@ -1282,10 +1359,32 @@ impl<'a, const W: usize> Engine<'a, W> {
             Vec::new()
         };
         self.history.touch(index);
+        let track = !self.s.slots.is_empty();
+        let n = self.history.snapshots[index].len();
+        if let Some(team) = self
+            .team
+            .clone()
+            .filter(|_| n >= self.s.config.team_items && !track)
+        {
+            drop(cols);
+            self.stats.cells += (n * self.steps.len()) as u64;
+            let snap = self.history.snapshots[index].classes.clone();
+            let buffer = std::mem::take(&mut self.buffer);
+            let projection = self.s.config.projection;
+            let start_key = |e: usize| {
+                if projection {
+                    buffer[snap.reps[e] as usize]
+                } else {
+                    [0; W]
+                }
+            };
+            let done = self.regroup_team(&snap.counts, &snap.reps, &start_key, use_deltas, &team);
+            self.buffer = buffer;
+            return done;
+        }
         let snap = &*self.history.snapshots[index].classes;
         let dst = &mut self.groups;
         dst.reset(snap.len());
-        let track = !self.s.slots.is_empty();
         self.targets.clear();
         let projection = self.s.config.projection;
         for (&rep, &count) in snap.reps.iter().zip(&snap.counts) {
@@ -1340,48 +1439,22 @@ impl<'a, const W: usize> Engine<'a, W> {
         if cache {
             verdicts.resize(self.groups.len(), VERDICT_UNKNOWN);
         }
+        let n = self.groups.len();
+        let t = match self.team.clone().filter(|_| n >= self.s.config.team_items) {
+            Some(team) => self.tally_team(&team, &mut verdicts, &mut outliers),
+            None => tally::tally(&self.s, &self.groups, 0..n, &mut verdicts, &mut outliers),
+        };
+        let tally::Tally {
+            supp,
+            kept,
+            sq_all,
+            sq_kept,
+            raise,
+            relaxed_supp,
+            empty,
+            empty_fail,
+        } = t;
         let g = &self.groups;
-        let mut views = Vec::with_capacity(self.s.slots.len());
-        let (mut supp, mut kept, mut sq_all, mut sq_kept) = (0u64, 0u64, 0u64, 0u64);
-        let floor = self.s.min_size.min(self.s.enc.rows as u64);
-        let mut raise = 0u64;
-        let mut relaxed_supp = 0u64;
-        // Classes without released records (research subset only).
-        let (mut empty, mut empty_fail) = (0u64, false);
-        for e in 0..g.len() {
-            let c = g.counts[e] as u64;
-            if c == 0 {
-                empty += 1;
-                empty_fail = empty_fail || !self.class_ok(g, e, &mut views);
-                continue;
-            }
-            sq_all += c * c;
-            if c < floor {
-                raise += c * (floor - c);
-            }
-            let ok = match verdicts.get(e) {
-                Some(&VERDICT_OK) => true,
-                Some(&VERDICT_OUTLIER) => false,
-                Some(_) => {
-                    let ok = self.s.judge(c, &g.dist, e, &mut views);
-                    verdicts[e] = verdict(ok);
-                    ok
-                }
-                None => self.s.judge(c, &g.dist, e, &mut views),
-            };
-            if ok {
-                kept += 1;
-                sq_kept += c * c;
-            } else {
-                if self.s.relaxing && !self.s.judge_relaxed(c, &g.dist, e, &mut views) {
-                    relaxed_supp += c;
-                }
-                supp += c;
-                if supp <= self.s.budget {
-                    outliers.push((self.s.enc.tuple(g.reps[e] as usize), c as u32));
-                }
-            }
-        }
         let anonymous = supp <= self.s.budget && !empty_fail;
         let all_classes = g.len() as u64 - empty;
         let relaxed = if self.s.relaxing {
@@ -1465,6 +1538,10 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         self.pool = pool;
     }
 
+    fn set_team(&mut self, team: Option<Arc<Team>>) {
+        self.team = team.filter(|t| t.parts() > 1);
+    }
+
     fn share_classes(&self) -> Option<SharedClasses> {
         let g = &self.groups;
         let levels = g.levels.as_ref()?;
@@ -1497,6 +1574,11 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         if self.history.store_shared(&c.levels, &c.classes, finished) {
             Self::count_stored(&mut self.stats, &self.history);
         }
+    }
+
+    fn prefers_team(&self) -> bool {
+        let items = self.s.enc.items();
+        items >= self.s.config.team_input_items && items < self.s.config.split_items
     }
 
     fn splits_checks(&self) -> bool {
@@ -1578,7 +1660,11 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         let Some(levels) = &g.levels else {
             return Vec::new();
         };
-        (0..g.len())
+        // One thread's order (see `partitioned`).
+        let mut order: Vec<usize> = (0..g.len()).collect();
+        order.sort_unstable_by_key(|&e| g.reps[e]);
+        order
+            .into_iter()
             .map(|e| {
                 let rep: Vec<u32> = self
                     .s
@@ -1661,6 +1747,8 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         self.recent_plain.clear();
         self.chunks = Vec::new();
         self.kept = None;
+        self.partitions = Partitions::new();
+        self.part_outliers = Vec::new();
     }
 
     fn metric(&self) -> &dyn Metric {

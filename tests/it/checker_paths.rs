@@ -3,7 +3,7 @@
 //! Compared per step: the sorted multiset of (generalized tuple, count, sensitive distribution)
 //! and the verdict (anonymous, suppressed, classes, loss, bound).
 
-use anonbox::check::{CheckResult, Checker, CheckerConfig, Class, Source};
+use anonbox::check::{CheckResult, Checker, CheckerConfig, Class, Source, Team};
 use anonbox::data::EncodedTable;
 use anonbox::job::MetricKind;
 use anonbox::metrics;
@@ -112,6 +112,22 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
             },
         ),
         (
+            // Every grouping and tally split over a team of three (see `compare`).
+            "all, team",
+            CheckerConfig {
+                team_items: 0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
+            "all, team, stopping early",
+            CheckerConfig {
+                team_items: 0,
+                stop_early_items: 0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
             "all, tiny history",
             CheckerConfig {
                 history_capacity: 2,
@@ -167,6 +183,25 @@ fn compare(
     with_dist: bool,
     budget: u64,
 ) -> Vec<[u64; 4]> {
+    // The caller and two helpers, served for the whole walk.
+    let team = std::sync::Arc::new(Team::new(2));
+    std::thread::scope(|scope| {
+        for i in 0..2 {
+            let team = &team;
+            scope.spawn(move || team.serve(i));
+        }
+        let _close = team.closer();
+        compare_with(table, walk, with_dist, budget, &team)
+    })
+}
+
+fn compare_with(
+    table: &EncodedTable,
+    walk: &[Vec<usize>],
+    with_dist: bool,
+    budget: u64,
+    team: &std::sync::Arc<Team>,
+) -> Vec<[u64; 4]> {
     // Three threads: ranges of unequal work, and a merge of more than one table.
     let pool = std::sync::Arc::new(
         rayon::ThreadPoolBuilder::new()
@@ -194,6 +229,9 @@ fn compare(
             if name.contains("split") {
                 c.set_pool(Some(pool.clone()));
             }
+            if name.contains("team") {
+                c.set_team(Some(team.clone()));
+            }
             (name, c)
         })
         .collect();
@@ -220,7 +258,9 @@ fn compare(
             }
             if *name == "all" {
                 in_order = Some(checker.classes());
-            } else if name.contains("split") && !name.contains("stopping") {
+            } else if (name.contains("split") || name.contains("team"))
+                && !name.contains("stopping")
+            {
                 let order = in_order.as_ref().unwrap();
                 assert_eq!(
                     order,
@@ -258,6 +298,16 @@ fn compare(
             );
         } else {
             assert_eq!(split, 0, "{name} splits without a pool");
+        }
+        let teamed = checker.stats().team;
+        if name.contains("team") {
+            // Every tally at least (groupings with distributions to merge stay on one thread).
+            assert!(
+                teamed >= checker.stats().checks,
+                "{name}: {teamed} team checks"
+            );
+        } else {
+            assert_eq!(teamed, 0, "{name} uses a team it does not have");
         }
     }
     used

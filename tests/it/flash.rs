@@ -558,11 +558,11 @@ fn same_for_every_thread_count(
     metric: MetricKind,
     criteria: &dyn Fn() -> Vec<Box<dyn PrivacyCriterion>>,
 ) -> Result<u64, String> {
-    let with = |threads| {
+    let with = |threads, config| {
         let plan = Plan {
             algorithm: alg,
             store,
-            config: CheckerConfig::default(),
+            config,
             limit: Limit::default(),
             threads,
         };
@@ -581,19 +581,33 @@ fn same_for_every_thread_count(
             used,
         )
     };
-    let (one, none) = with(1);
+    let (one, none) = with(1, CheckerConfig::default());
     if none != 0 {
         return Err(format!(
             "{alg:?}: one thread used {none} results evaluated ahead"
         ));
     }
     let mut used = 0;
-    for threads in [2, 4] {
-        let (got, u) = with(threads);
+    // With the lookahead (these tables are small), and with every check split over a team.
+    let team = CheckerConfig {
+        team_input_items: 0,
+        team_items: 0,
+        ..CheckerConfig::default()
+    };
+    for (threads, config) in [(2, CheckerConfig::default()), (4, CheckerConfig::default())]
+        .into_iter()
+        .chain([(2, team), (4, team)])
+    {
+        let (got, u) = with(threads, config);
         used += u;
         if got != one {
+            let how = if config.team_input_items == 0 {
+                ", team"
+            } else {
+                ""
+            };
             return Err(format!(
-                "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads {got:?}"
+                "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads{how} {got:?}"
             ));
         }
     }
@@ -1087,7 +1101,7 @@ fn a_panic_within_the_lookahead_does_not_hang() {
     search.set_threads(2);
     let top = search.space().size() - 1;
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        search.with_lookahead(|s| {
+        search.with_helpers(|s| {
             s.check(0);
             s.guess(top);
             s.check(1);

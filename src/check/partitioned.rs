@@ -1,0 +1,286 @@
+//! Checks split over a [`Team`]: the classes are partitioned by their key's hash, one table per
+//! part, so that no class is ever merged from two threads.
+//!
+//! A grouping on a team of `P` threads (from the items, [`Engine::plain_team`], or from the
+//! classes of a roll-up or snapshot, [`Engine::regroup_team`]):
+//! 1. each thread moves the keys of its own range of items (or source classes) and lists them
+//!    by the partition of their key ([`part_of`]: a second mix of the table's hash, so a
+//!    partition's keys still spread over its table's slots), key, records and representative
+//!    together: the other thread then streams them instead of reading keys here and there;
+//! 2. thread `q` groups the entries of partition `q`, from every range in order, into table
+//!    `q`; a class keeps its smallest representative (every table does, [`Groups::insert`]), so
+//!    the representatives are those one thread finds whatever order the sources come in;
+//! 3. the tables are copied one after the other into the checker's table
+//!    ([`Groups::concat`]), each by its own thread.
+//!
+//! The per-class pass then runs on the team too ([`Engine::tally_team`]): one range of classes
+//! per thread, integer sums added, outliers listed in range order.
+//!
+//! The result has the classes one thread finds, with the same counts and representatives, in
+//! another order (partition by partition). Nothing a check returns depends on that order: the
+//! sums over classes are integers and the metrics that read the outlier classes add integers
+//! (Loss) or sort them first (Entropy); snapshots and roll-ups from them give the same classes
+//! again. [`Engine::classes`] sorts by representative, which restores one thread's order (a
+//! table built on one thread has its classes in order of their smallest item). Groupings with
+//! distributions to merge stay on one thread (their merge follows the classes' order); their
+//! tally, where the criteria judge each class, is split.
+//!
+//! Compared with cutting the items into ranges and merging the ranges' tables (what
+//! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
+//! from scratch have nearly as many classes as items, the merge cost nearly what the split
+//! saved. What the split costs instead is the lists (each entry written once more, half of them
+//! read on the other core): on 2 cores a check from scratch takes 0.65 of its one-thread time
+//! (CUP: 161 -> 110 ms over 174 checks, ADULT: 96 -> 66 ms over 594), a roll-up 0.63, a tally
+//! 0.6. Indices instead of entries in the lists (reading the keys where they are) took 0.69.
+
+use std::sync::Mutex;
+
+use super::groupify::{hash, Groups};
+use super::tally::{tally, Tally};
+use super::team::Team;
+use super::Engine;
+
+/// The partition of a key's hash among `parts`: the high half of a second multiplication, which
+/// depends on every bit of the hash (the table's slots use its top bits).
+#[inline(always)]
+pub(super) fn part_of(h: u64, parts: usize) -> usize {
+    let mixed = h.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 32;
+    ((mixed * parts as u64) >> 32) as usize
+}
+
+/// A class to be: key, records, representative item.
+type Entry<const W: usize> = ([u64; W], u32, u32);
+
+/// A split check's buffers, kept by the engine between checks.
+pub(super) struct Partitions<const W: usize> {
+    /// Per range, per partition: the entries of that range in that partition.
+    lists: Vec<Mutex<Vec<Padded<Vec<Entry<W>>>>>>,
+    /// Per partition, its classes.
+    tables: Vec<Mutex<Groups<W>>>,
+}
+
+impl<const W: usize> Partitions<W> {
+    pub(super) fn new() -> Partitions<W> {
+        Partitions {
+            lists: Vec::new(),
+            tables: Vec::new(),
+        }
+    }
+
+    /// Sized for `parts` ranges and partitions, the lists empty.
+    fn size(&mut self, parts: usize) {
+        while self.lists.len() < parts {
+            self.lists.push(Mutex::new(Vec::new()));
+            self.tables.push(Mutex::new(Groups::new(0)));
+        }
+        for l in &mut self.lists[..parts] {
+            let l = l.get_mut().unwrap_or_else(|e| e.into_inner());
+            l.resize_with(parts, Default::default);
+            l.iter_mut().for_each(|v| v.0.clear());
+        }
+    }
+}
+
+/// One range of a split tally: its sums, its outliers and its classes' cached verdicts.
+type TallyPart<'p> = (Tally, &'p mut Vec<(u32, u32)>, &'p mut [u8]);
+
+/// A value on cache lines of its own (what two threads write must not share a line).
+#[derive(Default)]
+#[repr(align(128))]
+pub(super) struct Padded<T>(pub T);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Lists `entry(i)` for `i` in `start..start + len` by partition into `out`.
+#[inline(always)]
+fn list<const W: usize>(
+    out: &mut [Padded<Vec<Entry<W>>>],
+    start: usize,
+    len: usize,
+    mut entry: impl FnMut(usize) -> Entry<W>,
+) {
+    let parts = out.len();
+    for i in start..start + len {
+        let e = entry(i);
+        out[part_of(hash(&e.0), parts)].0.push(e);
+    }
+}
+
+impl<const W: usize> Engine<'_, W> {
+    /// [`Self::plain`] on the team (see the module docs); false if it stopped at the class
+    /// limit. Only without distributions to merge.
+    pub(super) fn plain_team(&mut self, levels: &[usize], team: &Team) -> bool {
+        let n = self.s.enc.items();
+        let parts = team.parts();
+        let use_deltas = self.prepare_transform(levels);
+        let mut buffer = std::mem::take(&mut self.buffer);
+        let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
+        p.size(parts);
+        let cols = self.step_columns(use_deltas);
+        let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
+        let weights = &enc.weights[..];
+        let size = n.div_ceil(parts).max(1);
+        // 1. Move the keys of each range and list its items by partition.
+        {
+            let ranges: Vec<Mutex<&mut [[u64; W]]>> =
+                buffer.chunks_mut(size).map(Mutex::new).collect();
+            let lists = &p.lists;
+            team.run(&|r| {
+                let Some(range) = ranges.get(r) else {
+                    return;
+                };
+                let mut keys = lock(range);
+                let start = r * size;
+                Self::transform_range(enc, steps, cols, &mut keys, start);
+                list(&mut lock(&lists[r]), start, keys.len(), |i| {
+                    (keys[i - start], weights[i], i as u32)
+                });
+            });
+        }
+        self.buffer = buffer;
+        let expected = n.min(self.last_plain_classes.max(1024));
+        self.partitions = p;
+        self.group_lists(team, expected)
+    }
+
+    /// The classes `0..n` of a source (records `counts`, representatives `reps`, keys
+    /// `start_key(e)` before the planned steps) regrouped at the planned levels on the team,
+    /// into the checker's table; false if it stopped at the class limit. Used by roll-ups and
+    /// snapshots without distributions to merge.
+    pub(super) fn regroup_team(
+        &mut self,
+        counts: &[u32],
+        reps: &[u32],
+        start_key: &(dyn Fn(usize) -> [u64; W] + Sync),
+        use_deltas: bool,
+        team: &Team,
+    ) -> bool {
+        let n = counts.len();
+        let parts = team.parts();
+        let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
+        p.size(parts);
+        let cols = if use_deltas {
+            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
+        } else {
+            Vec::new()
+        };
+        let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
+        let size = n.div_ceil(parts).max(1);
+        let lists = &p.lists;
+        team.run(&|r| {
+            let start = (r * size).min(n);
+            let len = size.min(n - start);
+            list(&mut lock(&lists[r]), start, len, |e| {
+                let rep = reps[e];
+                let mut key = start_key(e);
+                if use_deltas {
+                    Self::apply_deltas(cols, &mut key, rep as usize);
+                } else {
+                    Self::apply(enc, steps, &mut key, rep as usize);
+                }
+                (key, counts[e], rep)
+            });
+        });
+        self.partitions = p;
+        self.group_lists(team, n)
+    }
+
+    /// Groups the listed entries, partition `q` on the team's part `q` (from every range, in
+    /// order; a class keeps its smallest representative), and puts the partitions' classes
+    /// one after the other into the checker's table; false if there are more classes than the
+    /// class limit. About `expected` classes in all.
+    fn group_lists(&mut self, team: &Team, expected: usize) -> bool {
+        let parts = team.parts();
+        let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
+        let limit = self.s.class_limit;
+        let lists: Vec<Vec<Padded<Vec<Entry<W>>>>> = p.lists[..parts]
+            .iter_mut()
+            .map(|l| std::mem::take(l.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .collect();
+        let grouped = Mutex::new(0u64);
+        let tables = &p.tables;
+        team.run(&|q| {
+            // A table of this thread's own while it fills, not next to the other's header.
+            let mut g = std::mem::replace(&mut *lock(&tables[q]), Groups::new(0));
+            g.reset(expected.div_ceil(parts));
+            let mut items = 0u64;
+            'ranges: for range in &lists {
+                for &(key, count, rep) in &range[q].0 {
+                    items += 1;
+                    if g.insert(key, count, rep) as usize >= limit {
+                        break 'ranges;
+                    }
+                }
+            }
+            *lock(&tables[q]) = g;
+            *lock(&grouped) += items;
+        });
+        for (l, list) in p.lists.iter_mut().zip(lists) {
+            *l.get_mut().unwrap_or_else(|e| e.into_inner()) = list;
+        }
+        self.stats.team += 1;
+        self.stats.items += grouped.into_inner().unwrap_or_else(|e| e.into_inner());
+        let total: usize = p.tables[..parts].iter().map(|t| lock(t).len()).sum();
+        let complete = total <= limit;
+        if complete {
+            self.groups
+                .concat(&p.tables[..parts], |task| team.run(task));
+        } else {
+            self.groups.reset(0);
+        }
+        self.partitions = p;
+        complete
+    }
+
+    /// The per-class pass ([`super::tally::tally`]) on the team: one range of classes per part,
+    /// the sums added and the outliers listed in range order.
+    pub(super) fn tally_team(
+        &mut self,
+        team: &Team,
+        verdicts: &mut [u8],
+        outliers: &mut Vec<(u32, u32)>,
+    ) -> Tally {
+        let n = self.groups.len();
+        let parts = team.parts();
+        let size = n.div_ceil(parts).max(1);
+        let cached = !verdicts.is_empty();
+        let mut outs = std::mem::take(&mut self.part_outliers);
+        outs.resize_with(parts, Default::default);
+        let tallies: Vec<Mutex<TallyPart<'_>>> = {
+            let mut v = verdicts;
+            outs.iter_mut()
+                .enumerate()
+                .map(|(r, o)| {
+                    let len = if cached {
+                        size.min(n.saturating_sub(r * size))
+                    } else {
+                        0
+                    };
+                    let (mine, rest) = std::mem::take(&mut v).split_at_mut(len);
+                    v = rest;
+                    o.0.clear();
+                    Mutex::new((Tally::default(), &mut o.0, mine))
+                })
+                .collect()
+        };
+        let (s, g) = (&*self.s, &self.groups);
+        team.run(&|r| {
+            let start = (r * size).min(n);
+            let end = (start + size).min(n);
+            let mut part = lock(&tallies[r]);
+            let (t, out, v) = &mut *part;
+            *t = tally(s, g, start..end, v, out);
+        });
+        self.stats.team += 1;
+        let mut total = Tally::default();
+        for part in tallies {
+            let (t, out, _) = part.into_inner().unwrap_or_else(|e| e.into_inner());
+            total.add(&t);
+            outliers.extend_from_slice(out);
+        }
+        self.part_outliers = outs;
+        total
+    }
+}

@@ -1,0 +1,93 @@
+//! The per-class pass of a check ([`tally`]): each class's verdict, and the sums the result and
+//! the metrics need. Every sum is an integer, so a table cut into ranges tallied on different
+//! threads ([`super::Team`]) adds up to exactly the one-thread tally.
+
+use std::ops::Range;
+
+use super::groupify::{Groups, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN};
+use super::{verdict, Shared};
+
+/// The sums over some classes of a table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Tally {
+    /// Records in outlier classes.
+    pub supp: u64,
+    /// Classes kept, and the sums of squared sizes over all and over kept classes.
+    pub kept: u64,
+    pub sq_all: u64,
+    pub sq_kept: u64,
+    /// Sum of `|C| * (m - |C|)` over classes below the smallest size a criterion accepts.
+    pub raise: u64,
+    /// Records in classes failing the monotonic relaxation.
+    pub relaxed_supp: u64,
+    /// Classes without released records (research subset only), and whether one fails.
+    pub empty: u64,
+    pub empty_fail: bool,
+}
+
+impl Tally {
+    pub fn add(&mut self, o: &Tally) {
+        self.supp += o.supp;
+        self.kept += o.kept;
+        self.sq_all += o.sq_all;
+        self.sq_kept += o.sq_kept;
+        self.raise += o.raise;
+        self.relaxed_supp += o.relaxed_supp;
+        self.empty += o.empty;
+        self.empty_fail |= o.empty_fail;
+    }
+}
+
+/// Tallies the classes `range` of `g`. `verdicts` are their cached verdicts (empty when
+/// verdicts are not cached), filled in where unknown; the outlier classes go to `outliers` as
+/// (representative tuple, size) while the outliers of the range fit in the budget (all of them
+/// when the whole table's do).
+pub(super) fn tally<const W: usize>(
+    s: &Shared<'_>,
+    g: &Groups<W>,
+    range: Range<usize>,
+    verdicts: &mut [u8],
+    outliers: &mut Vec<(u32, u32)>,
+) -> Tally {
+    let mut t = Tally::default();
+    let mut views = Vec::with_capacity(s.slots.len());
+    let floor = s.min_size.min(s.enc.rows as u64);
+    let start = range.start;
+    for e in range {
+        let c = g.counts[e] as u64;
+        if c == 0 {
+            // Judged afresh (a cached verdict is of released records).
+            t.empty += 1;
+            t.empty_fail = t.empty_fail || !s.judge(0, &g.dist, e, &mut views);
+            continue;
+        }
+        t.sq_all += c * c;
+        if c < floor {
+            t.raise += c * (floor - c);
+        }
+        let ok = match verdicts.get_mut(e - start) {
+            Some(&mut VERDICT_OK) => true,
+            Some(&mut VERDICT_OUTLIER) => false,
+            Some(v) => {
+                debug_assert_eq!(*v, VERDICT_UNKNOWN);
+                let ok = s.judge(c, &g.dist, e, &mut views);
+                *v = verdict(ok);
+                ok
+            }
+            None => s.judge(c, &g.dist, e, &mut views),
+        };
+        if ok {
+            t.kept += 1;
+            t.sq_kept += c * c;
+        } else {
+            if s.relaxing && !s.judge_relaxed(c, &g.dist, e, &mut views) {
+                t.relaxed_supp += c;
+            }
+            t.supp += c;
+            if t.supp <= s.budget {
+                outliers.push((s.enc.tuple(g.reps[e] as usize), c as u32));
+            }
+        }
+    }
+    t
+}

@@ -115,7 +115,8 @@ pub const TEAM_ITEMS: usize = 2048;
 /// (search time, 1 thread -> 2 threads): CUP (63,441 items) k=5 2 % Loss 0.34 s -> 0.22 s split,
 /// 0.34 s with the lookahead; on ADULT (19,502 items) each wins some rows (k=5 4 %: DM* 0.123 s
 /// -> 0.093 s with the lookahead, 0.099 s split; Loss 0.073 -> 0.069 / 0.056 s; DM 0.194 ->
-/// 0.144 / 0.176 s), so it stays with the lookahead.
+/// 0.144 / 0.176 s), so it stays with the lookahead. Not when the criteria read distributions
+/// (see [`Checker::prefers_team`]).
 pub const TEAM_INPUT_ITEMS: usize = 1 << 15;
 
 /// Transformations without a source remembered for choosing hubs (module docs).
@@ -157,7 +158,8 @@ pub struct CheckerConfig {
     /// at least this many items or classes.
     pub team_items: usize,
     /// A search with more than one thread splits its checks over a team, instead of running a
-    /// lookahead worker, from this many items (and below `split_items`); `usize::MAX`: never.
+    /// lookahead worker, from this many items (and below `split_items`, and when no criterion
+    /// reads distributions); `usize::MAX`: never.
     pub team_input_items: usize,
 }
 
@@ -1577,8 +1579,13 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
     }
 
     fn prefers_team(&self) -> bool {
+        // Groupings that merge distributions stay on one thread (see `partitioned`): with only
+        // their tally shared, the census benchmark's t-closeness search (q=10) took 135 s on
+        // 2 threads, 133 s on one and 124 s with the lookahead.
         let items = self.s.enc.items();
-        items >= self.s.config.team_input_items && items < self.s.config.split_items
+        items >= self.s.config.team_input_items
+            && items < self.s.config.split_items
+            && !self.s.needs_targets()
     }
 
     fn splits_checks(&self) -> bool {

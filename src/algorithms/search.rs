@@ -42,8 +42,8 @@
 //!   strategy names with [`Search::guess`] (Flash: the next path's first check, see
 //!   [`super::lookahead`]) or [`Search::guess_two`] (BFS: the next two of a chain, see its
 //!   module docs);
-//! - on inputs of [`crate::check::TEAM_INPUT_ITEMS`] items and more (no criterion reading
-//!   distributions), each check of the walk is split over a team of the threads instead
+//! - on inputs of [`crate::check::TEAM_INPUT_ITEMS`] items and more, each check of the walk is
+//!   split over a team of the threads instead
 //!   ([`Checker::set_team`]: classes partitioned by hash, the same classes in another order,
 //!   and integer sums), and there is no lookahead worker;
 //! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split

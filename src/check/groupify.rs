@@ -195,41 +195,94 @@ impl<const W: usize> Groups<W> {
     }
 
     /// Makes this table the classes of `parts`, one after the other (each in its order; keys,
-    /// counts and representatives; no distributions or verdicts), copying part `q` on
-    /// `copy`'s part `q` (see [`super::team`]). The slot table is rebuilt at the next insert.
+    /// counts, representatives, distributions and cached verdicts), copying part `q` on `run`'s
+    /// part `q` (see [`super::team`]). The slot table is rebuilt at the next insert.
     pub fn concat(
         &mut self,
         parts: &[std::sync::Mutex<Groups<W>>],
         run: impl Fn(&(dyn Fn(usize) + Sync)),
     ) {
-        let lens: Vec<usize> = parts.iter().map(|p| lock(p).len()).collect();
+        let guards: Vec<_> = parts.iter().map(lock).collect();
+        let lens: Vec<usize> = guards.iter().map(|p| p.len()).collect();
         let total: usize = lens.iter().sum();
+        let slots = self.dist.len();
+        // Per slot, where each part's codes start.
+        let code_at: Vec<Vec<usize>> = (0..slots)
+            .map(|d| {
+                let mut at = vec![0];
+                for p in &guards {
+                    at.push(at[at.len() - 1] + p.dist[d].codes.len());
+                }
+                at
+            })
+            .collect();
+        let verdicts = guards.iter().any(|p| !p.verdict.is_empty());
+        drop(guards);
         self.levels = None;
         self.bits = 0;
-        self.verdict.clear();
-        for d in &mut self.dist {
-            d.clear();
-        }
         self.keys.resize(total, [0; W]);
         self.counts.resize(total, 0);
         self.reps.resize(total, 0);
-        let mut outs = Vec::with_capacity(parts.len());
-        let (mut keys, mut counts, mut reps) =
-            (&mut self.keys[..], &mut self.counts[..], &mut self.reps[..]);
-        for &n in &lens {
+        self.verdict.clear();
+        if verdicts {
+            self.verdict.resize(total, VERDICT_UNKNOWN);
+        }
+        for (d, at) in self.dist.iter_mut().zip(&code_at) {
+            d.offsets.resize(total + 1, 0);
+            d.codes.resize(at[parts.len()], 0);
+            d.counts.resize(at[parts.len()], 0);
+        }
+        let mut outs: Vec<std::sync::Mutex<Part<'_, W>>> = Vec::with_capacity(parts.len());
+        let mut keys = &mut self.keys[..];
+        let mut counts = &mut self.counts[..];
+        let mut reps = &mut self.reps[..];
+        let mut verdict = &mut self.verdict[..];
+        // Offsets: entry 0 stays 0, part q writes its classes' ends.
+        let mut dists: Vec<(&mut [u32], &mut [u32], &mut [u32])> = self
+            .dist
+            .iter_mut()
+            .map(|d| (&mut d.offsets[1..], &mut d.codes[..], &mut d.counts[..]))
+            .collect();
+        for (q, &n) in lens.iter().enumerate() {
             let (k, kr) = std::mem::take(&mut keys).split_at_mut(n);
             let (c, cr) = std::mem::take(&mut counts).split_at_mut(n);
             let (r, rr) = std::mem::take(&mut reps).split_at_mut(n);
-            outs.push(std::sync::Mutex::new((k, c, r)));
-            (keys, counts, reps) = (kr, cr, rr);
+            let (v, vr) = std::mem::take(&mut verdict).split_at_mut(if verdicts { n } else { 0 });
+            (keys, counts, reps, verdict) = (kr, cr, rr, vr);
+            let mut dist = Vec::with_capacity(slots);
+            for (d, (offsets, codes, cnts)) in dists.iter_mut().enumerate() {
+                let len = code_at[d][q + 1] - code_at[d][q];
+                let (o, or) = std::mem::take(offsets).split_at_mut(n);
+                let (cd, cdr) = std::mem::take(codes).split_at_mut(len);
+                let (ct, ctr) = std::mem::take(cnts).split_at_mut(len);
+                (*offsets, *codes, *cnts) = (or, cdr, ctr);
+                dist.push((o, cd, ct, code_at[d][q] as u32));
+            }
+            outs.push(std::sync::Mutex::new(Part {
+                keys: k,
+                counts: c,
+                reps: r,
+                verdict: v,
+                dist,
+            }));
         }
         run(&|q| {
             let src = lock(&parts[q]);
             let mut out = lock(&outs[q]);
-            let (k, c, r) = &mut *out;
-            k.copy_from_slice(&src.keys);
-            c.copy_from_slice(&src.counts);
-            r.copy_from_slice(&src.reps);
+            let out = &mut *out;
+            out.keys.copy_from_slice(&src.keys);
+            out.counts.copy_from_slice(&src.counts);
+            out.reps.copy_from_slice(&src.reps);
+            if !out.verdict.is_empty() {
+                out.verdict.copy_from_slice(&src.verdict);
+            }
+            for ((o, cd, ct, base), d) in out.dist.iter_mut().zip(&src.dist) {
+                for (o, &end) in o.iter_mut().zip(&d.offsets[1..]) {
+                    *o = *base + end;
+                }
+                cd.copy_from_slice(&d.codes);
+                ct.copy_from_slice(&d.counts);
+            }
         });
     }
 
@@ -284,6 +337,20 @@ impl<const W: usize> Groups<W> {
     }
 }
 
+/// The share of a table that one part of [`Groups::concat`] writes: its classes' keys, counts,
+/// representatives and verdicts, and per distribution slot its classes' offset ends, codes and
+/// counts, with the first code's place.
+struct Part<'a, const W: usize> {
+    keys: &'a mut [[u64; W]],
+    counts: &'a mut [u32],
+    reps: &'a mut [u32],
+    verdict: &'a mut [u8],
+    dist: Vec<SlotPart<'a>>,
+}
+
+/// One distribution slot's share in a [`Part`]: offset ends, codes, counts, first code's place.
+type SlotPart<'a> = (&'a mut [u32], &'a mut [u32], &'a mut [u32], u32);
+
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -315,6 +382,29 @@ pub fn merge_slots<const W: usize>(
     buf: &mut MergeBuffers,
     cache: bool,
 ) {
+    merge_slots_of(
+        dst,
+        src_dist,
+        src_verdict,
+        targets.iter().copied().enumerate(),
+        domains,
+        buf,
+        cache,
+    );
+}
+
+/// [`merge_slots`] of the source classes `pairs` yields, each with its new class: `(source,
+/// new class)`, in any order (a split check merges one partition's sources, see
+/// `partitioned`).
+pub fn merge_slots_of<const W: usize>(
+    dst: &mut Groups<W>,
+    src_dist: &[Csr],
+    src_verdict: &[u8],
+    pairs: impl Iterator<Item = (usize, u32)> + Clone,
+    domains: &[usize],
+    buf: &mut MergeBuffers,
+    cache: bool,
+) {
     let classes = dst.counts.len();
     for (slot, (out, src)) in dst.dist.iter_mut().zip(src_dist).enumerate() {
         let verdicts = if cache && slot == 0 {
@@ -322,7 +412,15 @@ pub fn merge_slots<const W: usize>(
         } else {
             None
         };
-        merge_csr(out, classes, targets, src, domains[slot], buf, verdicts);
+        merge_pairs(
+            out,
+            classes,
+            pairs.clone(),
+            src,
+            domains[slot],
+            buf,
+            verdicts,
+        );
     }
 }
 
@@ -348,10 +446,31 @@ pub fn merge_csr(
     buf: &mut MergeBuffers,
     verdicts: Option<(&[u8], &mut Vec<u8>)>,
 ) {
+    merge_pairs(
+        out,
+        classes,
+        targets.iter().copied().enumerate(),
+        src,
+        m,
+        buf,
+        verdicts,
+    );
+}
+
+/// [`merge_csr`] of the `(source, new class)` pairs.
+fn merge_pairs(
+    out: &mut Csr,
+    classes: usize,
+    pairs: impl Iterator<Item = (usize, u32)> + Clone,
+    src: &Csr,
+    m: usize,
+    buf: &mut MergeBuffers,
+    verdicts: Option<(&[u8], &mut Vec<u8>)>,
+) {
     if m <= 64 {
-        merge_dense(out, classes, targets, src, m, buf);
+        merge_dense(out, classes, pairs, src, m, buf);
     } else {
-        merge_sparse(out, classes, targets, src, m, buf);
+        merge_sparse(out, classes, pairs, src, m, buf);
     }
     if let Some((from, to)) = verdicts {
         to.clear();
@@ -366,12 +485,16 @@ pub fn merge_csr(
 }
 
 /// Members per new class and, for each, its last source (the only one if it has one).
-fn count_members(classes: usize, targets: &[u32], buf: &mut MergeBuffers) {
+fn count_members(
+    classes: usize,
+    pairs: impl Iterator<Item = (usize, u32)>,
+    buf: &mut MergeBuffers,
+) {
     buf.members.clear();
     buf.members.resize(classes, 0);
     buf.single.clear();
     buf.single.resize(classes, 0);
-    for (i, &t) in targets.iter().enumerate() {
+    for (i, t) in pairs {
         buf.members[t as usize] += 1;
         buf.single[t as usize] = i as u32;
     }
@@ -380,12 +503,12 @@ fn count_members(classes: usize, targets: &[u32], buf: &mut MergeBuffers) {
 fn merge_dense(
     out: &mut Csr,
     classes: usize,
-    targets: &[u32],
+    pairs: impl Iterator<Item = (usize, u32)> + Clone,
     src: &Csr,
     m: usize,
     buf: &mut MergeBuffers,
 ) {
-    count_members(classes, targets, buf);
+    count_members(classes, pairs.clone(), buf);
     out.clear();
     out.offsets.reserve(classes + 1);
     out.offsets.push(0);
@@ -396,7 +519,8 @@ fn merge_dense(
     buf.masks.clear();
     buf.masks.resize(classes, 0);
     let dense = &mut buf.dense[..need];
-    for (i, &t) in targets.iter().enumerate() {
+    let mut total = 0;
+    for (i, t) in pairs {
         let t = t as usize;
         let (codes, counts) = src.class(i);
         let mut mask = 0u64;
@@ -404,10 +528,11 @@ fn merge_dense(
             dense[t * m + code as usize] += k;
             mask |= 1 << code;
         }
+        total += codes.len();
         buf.masks[t] |= mask;
     }
-    out.codes.reserve(src.codes.len());
-    out.counts.reserve(src.codes.len());
+    out.codes.reserve(total);
+    out.counts.reserve(total);
     for (t, &mask) in buf.masks.iter().enumerate() {
         let row = &mut dense[t * m..t * m + m];
         let mut mask = mask;
@@ -425,19 +550,19 @@ fn merge_dense(
 fn merge_sparse(
     out: &mut Csr,
     classes: usize,
-    targets: &[u32],
+    pairs: impl Iterator<Item = (usize, u32)> + Clone,
     src: &Csr,
     m: usize,
     buf: &mut MergeBuffers,
 ) {
-    count_members(classes, targets, buf);
+    count_members(classes, pairs.clone(), buf);
     if buf.scratch.len() < m {
         buf.scratch.resize(m, 0);
     }
     let scratch = &mut buf.scratch[..m];
     buf.start.clear();
     buf.start.resize(classes + 1, 0);
-    for (i, &t) in targets.iter().enumerate() {
+    for (i, t) in pairs.clone() {
         buf.start[t as usize + 1] += src.offsets[i + 1] - src.offsets[i];
     }
     for c in 1..buf.start.len() {
@@ -447,7 +572,7 @@ fn merge_sparse(
     buf.fill.extend_from_slice(&buf.start[..classes]);
     buf.pairs.clear();
     buf.pairs.resize(buf.start[classes] as usize, 0);
-    for (i, &t) in targets.iter().enumerate() {
+    for (i, t) in pairs {
         let (codes, counts) = src.class(i);
         let f = &mut buf.fill[t as usize];
         for (&code, &n) in codes.iter().zip(counts) {

@@ -115,8 +115,9 @@ pub const TEAM_ITEMS: usize = 2048;
 /// (search time, 1 thread -> 2 threads): CUP (63,441 items) k=5 2 % Loss 0.34 s -> 0.22 s split,
 /// 0.34 s with the lookahead; on ADULT (19,502 items) each wins some rows (k=5 4 %: DM* 0.123 s
 /// -> 0.093 s with the lookahead, 0.099 s split; Loss 0.073 -> 0.069 / 0.056 s; DM 0.194 ->
-/// 0.144 / 0.176 s), so it stays with the lookahead. Not when the criteria read distributions
-/// (see [`Checker::prefers_team`]).
+/// 0.144 / 0.176 s), so it stays with the lookahead. With distributions to merge (the census
+/// benchmark at q=10, 101,778 items, t-closeness): 152 s on one thread, 109 s on the team, 127 s
+/// with the lookahead.
 pub const TEAM_INPUT_ITEMS: usize = 1 << 15;
 
 /// Transformations without a source remembered for choosing hubs (module docs).
@@ -158,8 +159,7 @@ pub struct CheckerConfig {
     /// at least this many items or classes.
     pub team_items: usize,
     /// A search with more than one thread splits its checks over a team, instead of running a
-    /// lookahead worker, from this many items (and below `split_items`, and when no criterion
-    /// reads distributions); `usize::MAX`: never.
+    /// lookahead worker, from this many items (and below `split_items`); `usize::MAX`: never.
     pub team_input_items: usize,
 }
 
@@ -1030,8 +1030,11 @@ impl<'a, const W: usize> Engine<'a, W> {
     /// split over its threads (see [`Self::plain_split`]).
     fn plain(&mut self, levels: &[usize]) -> bool {
         let n = self.s.enc.items();
+        // The team merges the distributions itself.
+        let mut merged = false;
         let complete = match (self.pool.clone(), self.team.clone()) {
-            (_, Some(team)) if n >= self.s.config.team_items && !self.s.needs_targets() => {
+            (_, Some(team)) if n >= self.s.config.team_items => {
+                merged = true;
                 self.plain_team(levels, &team)
             }
             (Some(pool), _) if n >= self.s.config.split_items && pool.current_num_threads() > 1 => {
@@ -1061,7 +1064,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.buffer_levels = Some(levels.to_vec());
         self.stats.cells += (n * self.steps.len()) as u64;
         self.last_plain_classes = self.groups.len();
-        if complete {
+        if complete && !merged {
             self.merge_item_distributions();
         }
         complete
@@ -1285,18 +1288,16 @@ impl<'a, const W: usize> Engine<'a, W> {
         let scratch_start = self.s.config.projection;
         let n = self.groups.len();
         self.stats.cells += (n * self.steps.len()) as u64;
-        if let Some(team) = self
-            .team
-            .clone()
-            .filter(|_| n >= self.s.config.team_items && !track)
-        {
+        if let Some(team) = self.team.clone().filter(|_| n >= self.s.config.team_items) {
             drop(cols);
             // The spare table's buffers take the result.
             let spare = std::mem::replace(&mut self.spare, Groups::new(0));
             let src = std::mem::replace(&mut self.groups, spare);
             let keys = &src.keys;
             let start_key = |e: usize| if scratch_start { keys[e] } else { [0; W] };
-            let done = self.regroup_team(&src.counts, &src.reps, &start_key, use_deltas, &team);
+            let from = track.then(|| (&src.dist[..], &src.verdict[..]));
+            let done =
+                self.regroup_team(&src.counts, &src.reps, &start_key, from, use_deltas, &team);
             self.spare = src;
             return done;
         }
@@ -1363,11 +1364,7 @@ impl<'a, const W: usize> Engine<'a, W> {
         self.history.touch(index);
         let track = !self.s.slots.is_empty();
         let n = self.history.snapshots[index].len();
-        if let Some(team) = self
-            .team
-            .clone()
-            .filter(|_| n >= self.s.config.team_items && !track)
-        {
+        if let Some(team) = self.team.clone().filter(|_| n >= self.s.config.team_items) {
             drop(cols);
             self.stats.cells += (n * self.steps.len()) as u64;
             let snap = self.history.snapshots[index].classes.clone();
@@ -1380,7 +1377,15 @@ impl<'a, const W: usize> Engine<'a, W> {
                     [0; W]
                 }
             };
-            let done = self.regroup_team(&snap.counts, &snap.reps, &start_key, use_deltas, &team);
+            let from = track.then(|| (&snap.dist[..], &snap.verdict[..]));
+            let done = self.regroup_team(
+                &snap.counts,
+                &snap.reps,
+                &start_key,
+                from,
+                use_deltas,
+                &team,
+            );
             self.buffer = buffer;
             return done;
         }
@@ -1579,13 +1584,8 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
     }
 
     fn prefers_team(&self) -> bool {
-        // Groupings that merge distributions stay on one thread (see `partitioned`): with only
-        // their tally shared, the census benchmark's t-closeness search (q=10) took 135 s on
-        // 2 threads, 133 s on one and 124 s with the lookahead.
         let items = self.s.enc.items();
-        items >= self.s.config.team_input_items
-            && items < self.s.config.split_items
-            && !self.s.needs_targets()
+        items >= self.s.config.team_input_items && items < self.s.config.split_items
     }
 
     fn splits_checks(&self) -> bool {

@@ -13,17 +13,18 @@
 //! 3. the tables are copied one after the other into the checker's table
 //!    ([`Groups::concat`]), each by its own thread.
 //!
-//! The per-class pass then runs on the team too ([`Engine::tally_team`]): one range of classes
-//! per thread, integer sums added, outliers listed in range order.
+//! With distributions to merge (criteria over sensitive attributes), each entry's source (item
+//! or class) is listed beside it, and thread `q` merges the distributions of partition `q`'s
+//! classes from their sources ([`merge_slots_of`]) before the copy. The per-class pass then
+//! runs on the team too ([`Engine::tally_team`]): one range of classes per thread, integer sums
+//! added, outliers listed in range order.
 //!
-//! The result has the classes one thread finds, with the same counts and representatives, in
-//! another order (partition by partition). Nothing a check returns depends on that order: the
-//! sums over classes are integers and the metrics that read the outlier classes add integers
-//! (Loss) or sort them first (Entropy); snapshots and roll-ups from them give the same classes
-//! again. [`Engine::classes`] sorts by representative, which restores one thread's order (a
-//! table built on one thread has its classes in order of their smallest item). Groupings with
-//! distributions to merge stay on one thread (their merge follows the classes' order); their
-//! tally, where the criteria judge each class, is split.
+//! The result has the classes one thread finds, with the same counts, representatives and
+//! distributions, in another order (partition by partition). Nothing a check returns depends on
+//! that order: the sums over classes are integers and the metrics that read the outlier classes
+//! add integers (Loss) or sort them first (Entropy); snapshots and roll-ups from them give the
+//! same classes again. [`Engine::classes`] sorts by representative, which restores one thread's
+//! order (a table built on one thread has its classes in order of their smallest item).
 //!
 //! Compared with cutting the items into ranges and merging the ranges' tables (what
 //! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
@@ -35,7 +36,7 @@
 
 use std::sync::Mutex;
 
-use super::groupify::{hash, Groups};
+use super::groupify::{hash, merge_slots_of, Csr, Groups, MergeBuffers};
 use super::tally::{tally, Tally};
 use super::team::Team;
 use super::Engine;
@@ -55,28 +56,50 @@ type Entry<const W: usize> = ([u64; W], u32, u32);
 pub(super) struct Partitions<const W: usize> {
     /// Per range, per partition: the entries of that range in that partition.
     lists: Vec<Mutex<Vec<Padded<Vec<Entry<W>>>>>>,
-    /// Per partition, its classes.
+    /// Per range, per partition: the sources (items, or classes) of those entries, when
+    /// distributions are merged.
+    sources: Vec<Mutex<Vec<Padded<Vec<u32>>>>>,
+    /// Per partition, its classes, and (when distributions are merged) each entry's class in
+    /// the order grouped and the merge's buffers.
     tables: Vec<Mutex<Groups<W>>>,
+    targets: Vec<Mutex<(Vec<u32>, MergeBuffers)>>,
 }
 
 impl<const W: usize> Partitions<W> {
     pub(super) fn new() -> Partitions<W> {
         Partitions {
             lists: Vec::new(),
+            sources: Vec::new(),
             tables: Vec::new(),
+            targets: Vec::new(),
         }
     }
 
-    /// Sized for `parts` ranges and partitions, the lists empty.
-    fn size(&mut self, parts: usize) {
+    /// Sized for `parts` ranges and partitions, the lists empty, the tables with `slots`
+    /// distribution slots.
+    fn size(&mut self, parts: usize, slots: usize) {
         while self.lists.len() < parts {
             self.lists.push(Mutex::new(Vec::new()));
-            self.tables.push(Mutex::new(Groups::new(0)));
+            self.sources.push(Mutex::new(Vec::new()));
+            self.tables.push(Mutex::new(Groups::new(slots)));
+            self.targets.push(Mutex::default());
         }
-        for l in &mut self.lists[..parts] {
+        for (l, s) in self.lists[..parts]
+            .iter_mut()
+            .zip(&mut self.sources[..parts])
+        {
             let l = l.get_mut().unwrap_or_else(|e| e.into_inner());
             l.resize_with(parts, Default::default);
             l.iter_mut().for_each(|v| v.0.clear());
+            let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
+            s.resize_with(parts, Default::default);
+            s.iter_mut().for_each(|v| v.0.clear());
+        }
+        for t in &mut self.tables[..parts] {
+            let t = t.get_mut().unwrap_or_else(|e| e.into_inner());
+            if t.dist.len() != slots {
+                *t = Groups::new(slots);
+            }
         }
     }
 }
@@ -93,10 +116,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Lists `entry(i)` for `i` in `start..start + len` by partition into `out`.
+/// Lists `entry(i)` for `i` in `start..start + len` by partition into `out`, and `i` into
+/// `sources` if given.
 #[inline(always)]
 fn list<const W: usize>(
     out: &mut [Padded<Vec<Entry<W>>>],
+    mut sources: Option<&mut [Padded<Vec<u32>>]>,
     start: usize,
     len: usize,
     mut entry: impl FnMut(usize) -> Entry<W>,
@@ -104,20 +129,29 @@ fn list<const W: usize>(
     let parts = out.len();
     for i in start..start + len {
         let e = entry(i);
-        out[part_of(hash(&e.0), parts)].0.push(e);
+        let q = part_of(hash(&e.0), parts);
+        out[q].0.push(e);
+        if let Some(s) = sources.as_deref_mut() {
+            s[q].0.push(i as u32);
+        }
     }
 }
 
+/// What a grouping merges its classes' distributions from, if it does: the sources'
+/// distributions, one per slot, and their cached verdicts.
+type Track<'t> = Option<(&'t [Csr], &'t [u8])>;
+
 impl<const W: usize> Engine<'_, W> {
-    /// [`Self::plain`] on the team (see the module docs); false if it stopped at the class
-    /// limit. Only without distributions to merge.
+    /// [`Self::plain`] on the team (see the module docs), distributions merged; false if it
+    /// stopped at the class limit.
     pub(super) fn plain_team(&mut self, levels: &[usize], team: &Team) -> bool {
         let n = self.s.enc.items();
         let parts = team.parts();
+        let track = self.s.needs_targets();
         let use_deltas = self.prepare_transform(levels);
         let mut buffer = std::mem::take(&mut self.buffer);
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
-        p.size(parts);
+        p.size(parts, self.s.slots.len());
         let cols = self.step_columns(use_deltas);
         let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
         let weights = &enc.weights[..];
@@ -126,7 +160,7 @@ impl<const W: usize> Engine<'_, W> {
         {
             let ranges: Vec<Mutex<&mut [[u64; W]]>> =
                 buffer.chunks_mut(size).map(Mutex::new).collect();
-            let lists = &p.lists;
+            let (lists, sources) = (&p.lists, &p.sources);
             team.run(&|r| {
                 let Some(range) = ranges.get(r) else {
                     return;
@@ -134,33 +168,41 @@ impl<const W: usize> Engine<'_, W> {
                 let mut keys = lock(range);
                 let start = r * size;
                 Self::transform_range(enc, steps, cols, &mut keys, start);
-                list(&mut lock(&lists[r]), start, keys.len(), |i| {
-                    (keys[i - start], weights[i], i as u32)
-                });
+                let mut srcs = track.then(|| lock(&sources[r]));
+                list(
+                    &mut lock(&lists[r]),
+                    srcs.as_deref_mut().map(|s| &mut s[..]),
+                    start,
+                    keys.len(),
+                    |i| (keys[i - start], weights[i], i as u32),
+                );
             });
         }
         self.buffer = buffer;
         let expected = n.min(self.last_plain_classes.max(1024));
         self.partitions = p;
-        self.group_lists(team, expected)
+        let s = self.s.clone();
+        let from = track.then(|| (&s.base_dist[..], &s.base_verdict[..]));
+        self.group_lists(team, expected, from)
     }
 
     /// The classes `0..n` of a source (records `counts`, representatives `reps`, keys
-    /// `start_key(e)` before the planned steps) regrouped at the planned levels on the team,
-    /// into the checker's table; false if it stopped at the class limit. Used by roll-ups and
-    /// snapshots without distributions to merge.
+    /// `start_key(e)` before the planned steps, distributions `track`) regrouped at the planned
+    /// levels on the team, into the checker's table; false if it stopped at the class limit.
+    /// Used by roll-ups and snapshots.
     pub(super) fn regroup_team(
         &mut self,
         counts: &[u32],
         reps: &[u32],
         start_key: &(dyn Fn(usize) -> [u64; W] + Sync),
+        track: Track<'_>,
         use_deltas: bool,
         team: &Team,
     ) -> bool {
         let n = counts.len();
         let parts = team.parts();
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
-        p.size(parts);
+        p.size(parts, self.s.slots.len());
         let cols = if use_deltas {
             Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
         } else {
@@ -168,11 +210,13 @@ impl<const W: usize> Engine<'_, W> {
         };
         let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
         let size = n.div_ceil(parts).max(1);
-        let lists = &p.lists;
+        let (lists, sources) = (&p.lists, &p.sources);
         team.run(&|r| {
             let start = (r * size).min(n);
             let len = size.min(n - start);
-            list(&mut lock(&lists[r]), start, len, |e| {
+            let mut srcs = track.map(|_| lock(&sources[r]));
+            let srcs = srcs.as_deref_mut().map(|s| &mut s[..]);
+            list(&mut lock(&lists[r]), srcs, start, len, |e| {
                 let rep = reps[e];
                 let mut key = start_key(e);
                 if use_deltas {
@@ -184,41 +228,74 @@ impl<const W: usize> Engine<'_, W> {
             });
         });
         self.partitions = p;
-        self.group_lists(team, n)
+        self.group_lists(team, n, track)
     }
 
     /// Groups the listed entries, partition `q` on the team's part `q` (from every range, in
     /// order; a class keeps its smallest representative), and puts the partitions' classes
     /// one after the other into the checker's table; false if there are more classes than the
-    /// class limit. About `expected` classes in all.
-    fn group_lists(&mut self, team: &Team, expected: usize) -> bool {
+    /// class limit. About `expected` classes in all. With `track`, each partition's classes
+    /// get their distributions (and inherited verdicts) from the sources listed with the entries
+    /// ([`merge_slots_of`]).
+    fn group_lists(&mut self, team: &Team, expected: usize, track: Track<'_>) -> bool {
         let parts = team.parts();
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
         let limit = self.s.class_limit;
         let lists: Vec<Vec<Padded<Vec<Entry<W>>>>> = p.lists[..parts]
             .iter_mut()
-            .map(|l| std::mem::take(l.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .map(|m| std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .collect();
+        let sources: Vec<Vec<Padded<Vec<u32>>>> = p.sources[..parts]
+            .iter_mut()
+            .map(|m| std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner())))
             .collect();
         let grouped = Mutex::new(0u64);
-        let tables = &p.tables;
+        let (tables, targets) = (&p.tables, &p.targets);
+        let (domains, cache) = (&self.s.domains[..], self.s.caches_verdicts());
         team.run(&|q| {
             // A table of this thread's own while it fills, not next to the other's header.
             let mut g = std::mem::replace(&mut *lock(&tables[q]), Groups::new(0));
             g.reset(expected.div_ceil(parts));
+            let mut guard = lock(&targets[q]);
+            let (to, buffers) = &mut *guard;
+            to.clear();
             let mut items = 0u64;
+            let mut complete = true;
             'ranges: for range in &lists {
                 for &(key, count, rep) in &range[q].0 {
                     items += 1;
-                    if g.insert(key, count, rep) as usize >= limit {
+                    let t = g.insert(key, count, rep);
+                    if t as usize >= limit {
+                        complete = false;
                         break 'ranges;
                     }
+                    if track.is_some() {
+                        to.push(t);
+                    }
                 }
+            }
+            if let (Some((dist, verdict)), true) = (track, complete) {
+                let from = sources
+                    .iter()
+                    .flat_map(|r| r[q].0.iter().map(|&i| i as usize));
+                merge_slots_of(
+                    &mut g,
+                    dist,
+                    verdict,
+                    from.zip(to.iter().copied()),
+                    domains,
+                    buffers,
+                    cache,
+                );
             }
             *lock(&tables[q]) = g;
             *lock(&grouped) += items;
         });
         for (l, list) in p.lists.iter_mut().zip(lists) {
             *l.get_mut().unwrap_or_else(|e| e.into_inner()) = list;
+        }
+        for (s, list) in p.sources.iter_mut().zip(sources) {
+            *s.get_mut().unwrap_or_else(|e| e.into_inner()) = list;
         }
         self.stats.team += 1;
         self.stats.items += grouped.into_inner().unwrap_or_else(|e| e.into_inner());

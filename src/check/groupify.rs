@@ -167,7 +167,7 @@ impl<const W: usize> Groups<W> {
         }
     }
 
-    /// Adds `count` records with `key` and representative `rep` (a class keeps its smallest);
+    /// Adds `count` records with `key` (representative `rep` if the class is new);
     /// returns the class index.
     #[inline(always)]
     pub fn insert(&mut self, key: [u64; W], count: u32, rep: u32) -> u32 {
@@ -177,10 +177,6 @@ impl<const W: usize> Groups<W> {
         match self.probe(&key) {
             Ok(e) => {
                 self.counts[e as usize] += count;
-                // The smallest representative: the same whatever order the members come in
-                // (sources of a split check are not in item order, see `partitioned`).
-                let r = &mut self.reps[e as usize];
-                *r = (*r).min(rep);
                 e
             }
             Err(i) => {
@@ -288,7 +284,7 @@ impl<const W: usize> Groups<W> {
 
     /// Re-groups these classes in place (a roll-up without distributions): class `e`'s key
     /// becomes `moved(key, reps[e])`, and classes with equal new keys merge (counts added, the
-    /// smallest representative kept), in order of first appearance: the same classes, in
+    /// first one's representative kept), in order of first appearance: the same classes, in
     /// the same order, as inserting them one by one into an empty table. A class's new index
     /// is never above its old one, so the entries move down their own arrays and only the slot
     /// table is rebuilt: a roll-up of millions of classes needs no second table. Verdicts and
@@ -310,10 +306,7 @@ impl<const W: usize> Groups<W> {
             moved(&mut key, rep);
             // Entries below `out` are the new classes; `e >= out` has been read.
             match self.probe(&key) {
-                Ok(t) => {
-                    self.counts[t as usize] += count;
-                    self.reps[t as usize] = self.reps[t as usize].min(rep);
-                }
+                Ok(t) => self.counts[t as usize] += count,
                 Err(i) => {
                     self.slots[i] = out as u32 + 1;
                     self.keys[out] = key;

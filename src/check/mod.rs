@@ -1667,11 +1667,7 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         let Some(levels) = &g.levels else {
             return Vec::new();
         };
-        // One thread's order (see `partitioned`).
-        let mut order: Vec<usize> = (0..g.len()).collect();
-        order.sort_unstable_by_key(|&e| g.reps[e]);
-        order
-            .into_iter()
+        (0..g.len())
             .map(|e| {
                 let rep: Vec<u32> = self
                     .s

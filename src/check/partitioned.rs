@@ -8,8 +8,7 @@
 //!    partition's keys still spread over its table's slots), key, records and representative
 //!    together: the other thread then streams them instead of reading keys here and there;
 //! 2. thread `q` groups the entries of partition `q`, from every range in order, into table
-//!    `q`; a class keeps its smallest representative (every table does, [`Groups::insert`]), so
-//!    the representatives are those one thread finds whatever order the sources come in;
+//!    `q`;
 //! 3. the tables are copied one after the other into the checker's table
 //!    ([`Groups::concat`]), each by its own thread.
 //!
@@ -19,12 +18,13 @@
 //! runs on the team too ([`Engine::tally_team`]): one range of classes per thread, integer sums
 //! added, outliers listed in range order.
 //!
-//! The result has the classes one thread finds, with the same counts, representatives and
-//! distributions, in another order (partition by partition). Nothing a check returns depends on
-//! that order: the sums over classes are integers and the metrics that read the outlier classes
-//! add integers (Loss) or sort them first (Entropy); snapshots and roll-ups from them give the
-//! same classes again. [`Engine::classes`] sorts by representative, which restores one thread's
-//! order (a table built on one thread has its classes in order of their smallest item).
+//! The result has the classes one thread finds, with the same counts and distributions, in
+//! another order (partition by partition) and with other representatives (a roll-up from a
+//! table in partition order meets a class's members in another order; any member represents
+//! its class: its generalized values are the class's). Nothing a check returns depends on
+//! either: the sums over classes are integers, and the metrics that read the outlier classes
+//! look up the representative's values at the class's levels and add integers (Loss) or sort
+//! them first (Entropy); snapshots and roll-ups from such a table give the same classes again.
 //!
 //! Compared with cutting the items into ranges and merging the ranges' tables (what
 //! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
@@ -232,7 +232,7 @@ impl<const W: usize> Engine<'_, W> {
     }
 
     /// Groups the listed entries, partition `q` on the team's part `q` (from every range, in
-    /// order; a class keeps its smallest representative), and puts the partitions' classes
+    /// order), and puts the partitions' classes
     /// one after the other into the checker's table; false if there are more classes than the
     /// class limit. About `expected` classes in all. With `track`, each partition's classes
     /// get their distributions (and inherited verdicts) from the sources listed with the entries

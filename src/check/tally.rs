@@ -42,6 +42,7 @@ impl Tally {
 /// verdicts are not cached), filled in where unknown; the outlier classes go to `outliers` as
 /// (representative tuple, size) while the outliers of the range fit in the budget (all of them
 /// when the whole table's do).
+#[inline]
 pub(super) fn tally<const W: usize>(
     s: &Shared<'_>,
     g: &Groups<W>,
@@ -52,13 +53,16 @@ pub(super) fn tally<const W: usize>(
     let mut t = Tally::default();
     let mut views = Vec::with_capacity(s.slots.len());
     let floor = s.min_size.min(s.enc.rows as u64);
+    // Only class sizes to judge (k-anonymity alone): what `judge` would answer, without a call
+    // per class.
+    let sizes_only = s.evaluated.is_empty() && s.judges_empty.is_empty();
     let start = range.start;
     for e in range {
         let c = g.counts[e] as u64;
         if c == 0 {
             // Judged afresh (a cached verdict is of released records).
             t.empty += 1;
-            t.empty_fail = t.empty_fail || !s.judge(0, &g.dist, e, &mut views);
+            t.empty_fail = t.empty_fail || !(sizes_only || s.judge(0, &g.dist, e, &mut views));
             continue;
         }
         t.sq_all += c * c;
@@ -74,6 +78,7 @@ pub(super) fn tally<const W: usize>(
                 *v = verdict(ok);
                 ok
             }
+            None if sizes_only => c >= s.min_size,
             None => s.judge(c, &g.dist, e, &mut views),
         };
         if ok {

@@ -232,11 +232,10 @@ impl<const W: usize> Engine<'_, W> {
     }
 
     /// Groups the listed entries, partition `q` on the team's part `q` (from every range, in
-    /// order), and puts the partitions' classes
-    /// one after the other into the checker's table; false if there are more classes than the
-    /// class limit. About `expected` classes in all. With `track`, each partition's classes
-    /// get their distributions (and inherited verdicts) from the sources listed with the entries
-    /// ([`merge_slots_of`]).
+    /// order), and puts the partitions' classes one after the other into the checker's table;
+    /// false if there are more classes than the class limit. About `expected` classes in all.
+    /// With `track`, each partition's classes get their distributions (and inherited verdicts)
+    /// from the sources listed with the entries ([`merge_slots_of`]).
     fn group_lists(&mut self, team: &Team, expected: usize, track: Track<'_>) -> bool {
         let parts = team.parts();
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());

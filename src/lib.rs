@@ -32,6 +32,7 @@ pub mod release;
 pub mod risk;
 pub mod run;
 pub mod store;
+pub mod sync;
 pub mod vgh;
 
 pub use error::{Error, Result};

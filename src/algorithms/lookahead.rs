@@ -14,7 +14,7 @@
 //! search's own check ended, so the search's thread ran them itself; a pair of 150 µs checks
 //! took 238 µs and the search was no faster than on one thread. Here the worker is one long job
 //! on the search's rayon pool for the whole classification: between requests it spins, then
-//! yields, and only after [`PARK_AFTER`] without a request does it park (a phase without
+//! yields, and only after [`crate::sync::PARK_AFTER`] without a request does it park (a phase without
 //! checks); a request unparks it.
 //!
 //! One request is in flight at a time: the search posts one only when the worker is idle, and
@@ -40,18 +40,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
-use std::time::{Duration, Instant};
 
 use crate::check::{CheckResult, Checker, SharedClasses};
 use crate::lattice::NodeId;
-
-/// Idle time after which the worker parks instead of spinning. Long enough that a search of a
-/// few milliseconds never parks it: with 2 ms, such searches (ADULT without suppression, where
-/// nothing is guessed) waited about 0.1 ms at their end for the parked worker to wake and end.
-pub const PARK_AFTER: Duration = Duration::from_millis(20);
-
-/// Spins of the worker (or of the search waiting for it) before it yields the core.
-const SPINS: u32 = 1 << 12;
+use crate::sync::{backoff, lock, Idle};
 
 const IDLE: u8 = 0;
 const POSTED: u8 = 1;
@@ -195,18 +187,11 @@ impl Lookahead {
     /// The worker's loop: checks each request with `checker` until [`Lookahead::close`].
     pub fn serve(&self, checker: &mut Checker<'_>) {
         let _ = self.worker_thread.set(std::thread::current());
-        let mut spins = 0u32;
-        let mut idle_since = Instant::now();
+        let mut idle = Idle::new();
         while !self.closed.load(Ordering::Acquire) {
             if !self.claim(RUNNING) {
                 self.take_offered(checker);
-                if spins < SPINS {
-                    backoff(&mut spins);
-                } else if idle_since.elapsed() < PARK_AFTER {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::park_timeout(PARK_AFTER);
-                }
+                idle.wait();
                 continue;
             }
             let Some(req) = lock(&self.request).take() else {
@@ -219,8 +204,7 @@ impl Lookahead {
             let r = checker.check(&req.levels, &|_| false);
             *lock(&self.response) = Some((req.id, r, checker.share_classes()));
             self.state.store(DONE, Ordering::Release);
-            spins = 0;
-            idle_since = Instant::now();
+            idle = Idle::new();
         }
     }
 }
@@ -232,18 +216,4 @@ impl Drop for Closer<'_> {
     fn drop(&mut self) {
         self.0.close();
     }
-}
-
-/// Spins a while, then yields the core.
-fn backoff(spins: &mut u32) {
-    if *spins < SPINS {
-        *spins += 1;
-        std::hint::spin_loop();
-    } else {
-        std::thread::yield_now();
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -991,7 +991,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let run = |id: &NodeId| {
             // Each pool thread uses its own checker: the lock is never contended.
             let t = rayon::current_thread_index().unwrap_or(0) % checkers.len();
-            let mut checker = checkers[t].lock().unwrap_or_else(|e| e.into_inner());
+            let mut checker = crate::sync::lock(&checkers[t]);
             let levels = space.levels(*id);
             checker.check(&levels, &finished)
         };
@@ -1168,17 +1168,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     fn stats(&self) -> CheckerStats {
         let mut t = self.checker.stats().clone();
         for w in &self.workers {
-            let s = w.stats();
-            t.plain += s.plain;
-            t.rollups += s.rollups;
-            t.snapshots += s.snapshots;
-            t.items += s.items;
-            t.cells += s.cells;
-            t.snapshots_stored += s.snapshots_stored;
-            t.hubs += s.hubs;
-            t.stopped += s.stopped;
-            t.split += s.split;
-            t.history_peak_bytes += s.history_peak_bytes;
+            t.add(w.stats());
         }
         t.checks = self.checks();
         t
@@ -1263,10 +1253,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
 fn pool_of(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
     type Pools = std::sync::Mutex<Vec<(usize, std::sync::Arc<rayon::ThreadPool>)>>;
     static POOLS: std::sync::OnceLock<Pools> = std::sync::OnceLock::new();
-    let mut pools = POOLS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut pools = crate::sync::lock(POOLS.get_or_init(Default::default));
     if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
         return Some(p.clone());
     }

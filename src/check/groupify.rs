@@ -9,6 +9,8 @@
 //! Per-class distributions of sensitive attributes, when a privacy model needs them, are kept
 //! as one [`Csr`] per sensitive column, built after grouping by [`merge_distributions`].
 
+use crate::sync::lock;
+
 /// Sparse per-class distributions of one sensitive column: class `e` has the codes
 /// `codes[offsets[e]..offsets[e + 1]]` (ascending) with `counts[...]` records each.
 #[derive(Debug, Default)]
@@ -343,10 +345,6 @@ struct Part<'a, const W: usize> {
 
 /// One distribution slot's share in a [`Part`]: offset ends, codes, counts, first code's place.
 type SlotPart<'a> = (&'a mut [u32], &'a mut [u32], &'a mut [u32], u32);
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Reusable buffers of [`merge_csr`] (kept by the checker, so a check allocates nothing).
 /// `dense` and `scratch` are all zeros between calls.

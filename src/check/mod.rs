@@ -260,6 +260,25 @@ pub struct CheckerStats {
     pub team: u64,
 }
 
+impl CheckerStats {
+    /// Adds another checker's counters (of another thread of the same search); peaks add up
+    /// too, since the threads' histories coexist.
+    pub fn add(&mut self, o: &CheckerStats) {
+        self.checks += o.checks;
+        self.plain += o.plain;
+        self.rollups += o.rollups;
+        self.snapshots += o.snapshots;
+        self.items += o.items;
+        self.cells += o.cells;
+        self.snapshots_stored += o.snapshots_stored;
+        self.hubs += o.hubs;
+        self.history_peak_bytes += o.history_peak_bytes;
+        self.stopped += o.stopped;
+        self.split += o.split;
+        self.team += o.team;
+    }
+}
+
 /// One class of the current grouping, decoded (for tests and diagnostics).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Class {
@@ -1461,9 +1480,8 @@ impl<'a, const W: usize> Engine<'a, W> {
             empty,
             empty_fail,
         } = t;
-        let g = &self.groups;
         let anonymous = supp <= self.s.budget && !empty_fail;
-        let all_classes = g.len() as u64 - empty;
+        let all_classes = n as u64 - empty;
         let relaxed = if self.s.relaxing {
             relaxed_supp <= self.s.budget
         } else {

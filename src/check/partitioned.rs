@@ -34,12 +34,14 @@
 //! (CUP: 161 -> 110 ms over 174 checks, ADULT: 96 -> 66 ms over 594), a roll-up 0.63, a tally
 //! 0.6. Indices instead of entries in the lists (reading the keys where they are) took 0.69.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::groupify::{hash, merge_slots_of, Csr, Groups, MergeBuffers};
 use super::tally::{tally, Tally};
 use super::team::Team;
 use super::Engine;
+use crate::sync::{get_mut, into_inner, lock};
 
 /// The partition of a key's hash among `parts`: the high half of a second multiplication, which
 /// depends on every bit of the hash (the table's slots use its top bits).
@@ -88,15 +90,15 @@ impl<const W: usize> Partitions<W> {
             .iter_mut()
             .zip(&mut self.sources[..parts])
         {
-            let l = l.get_mut().unwrap_or_else(|e| e.into_inner());
+            let l = get_mut(l);
             l.resize_with(parts, Default::default);
             l.iter_mut().for_each(|v| v.0.clear());
-            let s = s.get_mut().unwrap_or_else(|e| e.into_inner());
+            let s = get_mut(s);
             s.resize_with(parts, Default::default);
             s.iter_mut().for_each(|v| v.0.clear());
         }
         for t in &mut self.tables[..parts] {
-            let t = t.get_mut().unwrap_or_else(|e| e.into_inner());
+            let t = get_mut(t);
             if t.dist.len() != slots {
                 *t = Groups::new(slots);
             }
@@ -111,10 +113,6 @@ type TallyPart<'p> = (Tally, &'p mut Vec<(u32, u32)>, &'p mut [u8]);
 #[derive(Default)]
 #[repr(align(128))]
 pub(super) struct Padded<T>(pub T);
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Lists `entry(i)` for `i` in `start..start + len` by partition into `out`, and `i` into
 /// `sources` if given.
@@ -242,13 +240,13 @@ impl<const W: usize> Engine<'_, W> {
         let limit = self.s.class_limit;
         let lists: Vec<Vec<Padded<Vec<Entry<W>>>>> = p.lists[..parts]
             .iter_mut()
-            .map(|m| std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .map(|m| std::mem::take(get_mut(m)))
             .collect();
         let sources: Vec<Vec<Padded<Vec<u32>>>> = p.sources[..parts]
             .iter_mut()
-            .map(|m| std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .map(|m| std::mem::take(get_mut(m)))
             .collect();
-        let grouped = Mutex::new(0u64);
+        let grouped = AtomicU64::new(0);
         let (tables, targets) = (&p.tables, &p.targets);
         let (domains, cache) = (&self.s.domains[..], self.s.caches_verdicts());
         team.run(&|q| {
@@ -288,16 +286,16 @@ impl<const W: usize> Engine<'_, W> {
                 );
             }
             *lock(&tables[q]) = g;
-            *lock(&grouped) += items;
+            grouped.fetch_add(items, Ordering::Relaxed);
         });
         for (l, list) in p.lists.iter_mut().zip(lists) {
-            *l.get_mut().unwrap_or_else(|e| e.into_inner()) = list;
+            *get_mut(l) = list;
         }
         for (s, list) in p.sources.iter_mut().zip(sources) {
-            *s.get_mut().unwrap_or_else(|e| e.into_inner()) = list;
+            *get_mut(s) = list;
         }
         self.stats.team += 1;
-        self.stats.items += grouped.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.stats.items += grouped.into_inner();
         let total: usize = p.tables[..parts].iter().map(|t| lock(t).len()).sum();
         let complete = total <= limit;
         if complete {
@@ -352,7 +350,7 @@ impl<const W: usize> Engine<'_, W> {
         self.stats.team += 1;
         let mut total = Tally::default();
         for part in tallies {
-            let (t, out, _) = part.into_inner().unwrap_or_else(|e| e.into_inner());
+            let (t, out, _) = into_inner(part);
             total.add(&t);
             outliers.extend_from_slice(out);
         }

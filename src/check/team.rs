@@ -6,7 +6,7 @@
 //! 35-80 µs more than the halves), more than a split of such a check saves. Here each helper is
 //! one long job on the search's rayon pool for the whole classification
 //! ([`Team::serve`], spawned in a scope like the lookahead worker): between tasks it spins,
-//! then yields, and parks only after [`PARK_AFTER`] without a task, so handing it a task costs
+//! then yields, and parks only after [`crate::sync::PARK_AFTER`] without a task, so handing it a task costs
 //! about a microsecond.
 //!
 //! A task is a closure over the check's own borrowed data, called once per part with the part's
@@ -22,13 +22,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
-use std::time::{Duration, Instant};
 
-/// Idle time after which a helper parks instead of spinning (as the lookahead worker).
-pub const PARK_AFTER: Duration = Duration::from_millis(20);
-
-/// Spins of a helper (or of the caller waiting for one) before it yields the core.
-const SPINS: u32 = 1 << 12;
+use crate::sync::{backoff, lock, Idle};
 
 const IDLE: u8 = 0;
 const POSTED: u8 = 1;
@@ -125,17 +120,10 @@ impl Team {
     pub fn serve(&self, i: usize) {
         let slot = &self.slots[i];
         let _ = slot.thread.set(std::thread::current());
-        let mut spins = 0u32;
-        let mut idle_since = Instant::now();
+        let mut idle = Idle::new();
         while !self.closed.load(Ordering::Acquire) {
             if !claim(&slot.state, POSTED, RUNNING) {
-                if spins < SPINS {
-                    backoff(&mut spins);
-                } else if idle_since.elapsed() < PARK_AFTER {
-                    std::thread::yield_now();
-                } else {
-                    std::thread::park_timeout(PARK_AFTER);
-                }
+                idle.wait();
                 continue;
             }
             let task = lock(&slot.task).take();
@@ -145,8 +133,7 @@ impl Team {
                 }
             }
             slot.state.store(DONE, Ordering::Release);
-            spins = 0;
-            idle_since = Instant::now();
+            idle = Idle::new();
         }
     }
 
@@ -179,20 +166,6 @@ fn claim(state: &AtomicU8, from: u8, to: u8) -> bool {
     state
         .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
         .is_ok()
-}
-
-/// Spins a while, then yields the core.
-fn backoff(spins: &mut u32) {
-    if *spins < SPINS {
-        *spins += 1;
-        std::hint::spin_loop();
-    } else {
-        std::thread::yield_now();
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -14,6 +14,17 @@ fn bin() -> Command {
 
 /// An ADULT config in `dir` with absolute data paths (hierarchy files from the repository), the
 /// input `input` (default: ADULT itself) and root attributes `root`, `<privacy>` body `privacy`.
+/// Runs anonbox on `config`, quietly, releasing to `output`.
+fn release(config: &Path, output: &Path) -> std::process::Output {
+    bin()
+        .arg("-config")
+        .arg(config)
+        .args(["-quiet", "-output"])
+        .arg(output)
+        .output()
+        .unwrap()
+}
+
 fn adult_config(dir: &Path, input: Option<&Path>, root: &str, privacy: &str) -> PathBuf {
     let adult = data("adult");
     let input = input.map_or(adult.join("adult.csv"), Path::to_path_buf);
@@ -584,13 +595,7 @@ fn outputs_never_overwrite_what_the_run_reads_nor_devices_nor_links() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
     };
-    let o = bin()
-        .arg("-config")
-        .arg(&config)
-        .args(["-quiet", "-output"])
-        .arg(&fifo)
-        .output()
-        .unwrap();
+    let o = release(&config, &fifo);
     assert!(o.status.success(), "{o:?}");
     let streamed = reader.join().unwrap();
     assert_eq!(streamed.iter().filter(|&&b| b == b'\n').count(), 30163);
@@ -600,13 +605,7 @@ fn outputs_never_overwrite_what_the_run_reads_nor_devices_nor_links() {
     std::fs::write(&real, b"old").unwrap();
     let link = d.join("release.csv");
     std::os::unix::fs::symlink(&real, &link).unwrap();
-    let o = bin()
-        .arg("-config")
-        .arg(&config)
-        .args(["-quiet", "-output"])
-        .arg(&link)
-        .output()
-        .unwrap();
+    let o = release(&config, &link);
     assert!(o.status.success(), "{o:?}");
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
@@ -821,13 +820,7 @@ fn errors_never_echo_huge_values_or_break_lines() {
     ));
     std::fs::write(&input, &text).unwrap();
     let config = adult_config(d, Some(&input), "k='5' method='Flash'", "");
-    let o = bin()
-        .arg("-config")
-        .arg(&config)
-        .args(["-quiet", "-output"])
-        .arg(d.join("o.csv"))
-        .output()
-        .unwrap();
+    let o = release(&config, &d.join("o.csv"));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
         o.status.code(),
@@ -941,13 +934,7 @@ fn a_replaced_output_keeps_its_mode() {
     for mode in [0o600, 0o666] {
         std::fs::write(&out, b"old").unwrap();
         std::fs::set_permissions(&out, std::fs::Permissions::from_mode(mode)).unwrap();
-        let o = bin()
-            .arg("-config")
-            .arg(&config)
-            .args(["-quiet", "-output"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = release(&config, &out);
         assert!(o.status.success(), "{o:?}");
         let meta = std::fs::metadata(&out).unwrap();
         assert!(meta.len() > 1000);
@@ -1004,13 +991,7 @@ fn repeated_identical_hierarchy_lines_count_as_in_arx() {
     assert!((loss - 0.3146758832097942).abs() < 1e-12, "{loss}");
     // Lines that disagree are still refused.
     std::fs::write(&age_path, format!("{age}39;35-39;30-39;40-59;*\n")).unwrap();
-    let o = bin()
-        .arg("-config")
-        .arg(&config)
-        .args(["-quiet", "-output"])
-        .arg(d.join("o.csv"))
-        .output()
-        .unwrap();
+    let o = release(&config, &d.join("o.csv"));
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("with other generalizations"));
 }

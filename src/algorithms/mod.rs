@@ -380,6 +380,7 @@ pub fn run_lattice<'a>(
             "stopped_early": out.stats.stopped,
             "split": out.stats.split,
             "team": out.stats.team,
+            "team_covered": out.stats.covered,
             "history_peak_bytes": out.stats.history_peak_bytes,
         }),
     );

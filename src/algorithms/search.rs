@@ -44,8 +44,8 @@
 //!   module docs);
 //! - on inputs of [`crate::check::TEAM_INPUT_ITEMS`] items and more, each check of the walk is
 //!   split over a team of the threads instead
-//!   ([`Checker::set_team`]: classes partitioned by hash, the same classes in another order,
-//!   and integer sums), and there is no lookahead worker;
+//!   ([`Checker::set_team`]: classes partitioned by the items' parts or by hash, the same
+//!   classes in another order, and integer sums), and there is no lookahead worker;
 //! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split
 //!   each check from scratch ([`Checker::set_pool`]: the same classes in the same order);
 //! - OLA evaluates nothing ahead.

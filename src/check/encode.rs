@@ -36,8 +36,10 @@ pub struct Encoding<'a> {
     pub weights: Vec<u32>,
     /// The table's tuple of each item; `None`: item `i` is tuple `i`.
     item_tuple: Option<Vec<u32>>,
-    /// The item of each row.
-    pub row_item: Cow<'a, [u32]>,
+    /// The item of each row, as first numbered (see [`Encoding::item_of_row`]).
+    row_item: Cow<'a, [u32]>,
+    /// After [`Encoding::permute`]: each first-numbered item's place.
+    item_rank: Option<Vec<u32>>,
     /// Levels per column.
     pub levels: Vec<usize>,
     /// `gm[j][code * levels[j] + level]` = dense id of leaf `code` at `level`, times `mult[j]`
@@ -143,6 +145,7 @@ impl<'a> Encoding<'a> {
             weights,
             item_tuple,
             row_item,
+            item_rank: None,
             levels,
             gm,
             word,
@@ -151,6 +154,49 @@ impl<'a> Encoding<'a> {
             words: words.max(1),
             hid,
         }
+    }
+
+    /// The item of row `r`.
+    #[inline]
+    pub fn item_of_row(&self, r: usize) -> u32 {
+        let i = self.row_item[r];
+        self.item_rank.as_ref().map_or(i, |k| k[i as usize])
+    }
+
+    /// The item of every row.
+    pub fn row_items(&self) -> Cow<'_, [u32]> {
+        match &self.item_rank {
+            None => Cow::Borrowed(&self.row_item),
+            Some(k) => Cow::Owned(self.row_item.iter().map(|&i| k[i as usize]).collect()),
+        }
+    }
+
+    /// Rows of the table (released or not).
+    pub fn table_rows(&self) -> usize {
+        self.row_item.len()
+    }
+
+    /// Puts the items in another order: item `order[i]` becomes item `i` (`order` is a
+    /// permutation of the items). Its columns become copies; the rows keep their first
+    /// numbering beside the new places (one number per item, not per row).
+    pub fn permute(&mut self, order: &[u32]) {
+        debug_assert_eq!(order.len(), self.items());
+        for c in &mut self.codes {
+            let v = c.view();
+            *c = Cow::Owned(Column::from_codes(order.iter().map(|&i| v.get(i as usize))));
+        }
+        self.weights = order.iter().map(|&i| self.weights[i as usize]).collect();
+        let tuples: Vec<u32> = order.iter().map(|&i| self.tuple(i as usize)).collect();
+        self.item_tuple = Some(tuples);
+        let mut rank = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            rank[old as usize] = new as u32;
+        }
+        // Composed with an earlier permutation: first numbering -> old place -> new place.
+        self.item_rank = Some(match self.item_rank.take() {
+            Some(prev) => prev.iter().map(|&o| rank[o as usize]).collect(),
+            None => rank,
+        });
     }
 
     /// Number of items.

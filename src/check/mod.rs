@@ -52,8 +52,10 @@
 //! its items into ranges over the pool's threads and merges the ranges' tables
 //! ([`Checker::set_pool`]); on inputs of [`TEAM_INPUT_ITEMS`] items and more below that, a
 //! search splits every grouping and tally of [`TEAM_ITEMS`] items or more over a team of its
-//! threads, classes partitioned by hash ([`Checker::set_team`], `partitioned`, `team`). Either
-//! way the classes, and so every result, are those of one thread.
+//! threads ([`Checker::set_team`], `team`): the items are laid out once in parts by one column's
+//! values at one level, and a transformation at or below that level is grouped part by part
+//! (`layout`), the others with their classes partitioned by hash (`partitioned`). Either way
+//! the classes, and so every result, are those of one thread.
 //!
 //! State machine: the checker's state is (buffer levels: none | L, previous classes: none | P).
 //! `plain(T)` moves the buffer to T (all rows, so the buffer is always consistent) and sets P = T;
@@ -71,6 +73,7 @@
 mod encode;
 mod groupify;
 mod history;
+mod layout;
 mod partitioned;
 mod tally;
 pub mod team;
@@ -112,13 +115,19 @@ pub const TEAM_ITEMS: usize = 2048;
 
 /// Distinct tuples from which a search splits its checks over a team ([`Checker::set_team`])
 /// instead of running a lookahead worker, below [`SPLIT_CHECK_ITEMS`]. Measured on 2 cores
-/// (search time, 1 thread -> 2 threads): CUP (63,441 items) k=5 2 % Loss 0.34 s -> 0.22 s split,
-/// 0.34 s with the lookahead; on ADULT (19,502 items) each wins some rows (k=5 4 %: DM* 0.123 s
-/// -> 0.093 s with the lookahead, 0.099 s split; Loss 0.073 -> 0.069 / 0.056 s; DM 0.194 ->
-/// 0.144 / 0.176 s), so it stays with the lookahead. With distributions to merge (the census
-/// benchmark at q=10, 101,778 items, t-closeness): 152 s on one thread, 109 s on the team, 127 s
-/// with the lookahead.
-pub const TEAM_INPUT_ITEMS: usize = 1 << 15;
+/// (search time, 1 thread -> 2 threads): CUP (63,441 items) k=5 2 % Loss 0.34 s -> 0.22 s on
+/// the team, 0.34 s with the lookahead; with distributions to merge (the census benchmark at
+/// q=10, 101,778 items, t-closeness): 152 s on one thread, 109 s on the team, 127 s with the
+/// lookahead. On ADULT (19,502 items) the team split by hash and the lookahead each won some
+/// rows; with the items laid out in parts (see `layout`) the team wins 10 of 14 rows with
+/// suppression (k=5 2 % Precision 0.169 s -> 0.143 s with the lookahead, 0.124 s on the team;
+/// 4 % Loss 0.071 -> 0.084 / 0.061 s; 4 % DM 0.194 -> 0.151 / 0.167 s).
+pub const TEAM_INPUT_ITEMS: usize = 1 << 14;
+
+/// Largest part of the items laid out for a team, relative to an equal share
+/// ([`CheckerConfig::layout_balance`]): a grouping on the team takes as long as its largest
+/// part. On ADULT with two parts, age at level 3 splits the items 50.5 / 49.5.
+pub const LAYOUT_BALANCE: f64 = 1.1;
 
 /// Transformations without a source remembered for choosing hubs (module docs).
 const HUB_WINDOW: usize = 4;
@@ -161,6 +170,9 @@ pub struct CheckerConfig {
     /// A search with more than one thread splits its checks over a team, instead of running a
     /// lookahead worker, from this many items (and below `split_items`); `usize::MAX`: never.
     pub team_input_items: usize,
+    /// Largest part of the items laid out for a team, relative to an equal share (see
+    /// `layout`); `f64::INFINITY` accepts any split, `0.0` none.
+    pub layout_balance: f64,
 }
 
 impl Default for CheckerConfig {
@@ -179,6 +191,7 @@ impl Default for CheckerConfig {
             split_items: SPLIT_CHECK_ITEMS,
             team_items: TEAM_ITEMS,
             team_input_items: TEAM_INPUT_ITEMS,
+            layout_balance: LAYOUT_BALANCE,
         }
     }
 }
@@ -258,6 +271,8 @@ pub struct CheckerStats {
     pub split: u64,
     /// Groupings and tallies split over the team ([`Checker::set_team`]).
     pub team: u64,
+    /// Of those, groupings whose parts were the items' parts, with no lists (see `layout`).
+    pub covered: u64,
 }
 
 impl CheckerStats {
@@ -276,6 +291,7 @@ impl CheckerStats {
         self.stopped += o.stopped;
         self.split += o.split;
         self.team += o.team;
+        self.covered += o.covered;
     }
 }
 
@@ -500,7 +516,10 @@ impl<'a> Checker<'a> {
     }
 
     /// Lets checks of [`CheckerConfig::team_items`] items and more be split over `team`'s
-    /// threads (see `partitioned`); `None`: on the calling thread only.
+    /// threads (see `layout` and `partitioned`); `None`: on the calling thread only. The first
+    /// team, if this checker has not been forked yet, lays the items out in its number of
+    /// parts (`layout`), which drops the checker's classes and snapshots: set it before a
+    /// search, not in the middle of one.
     pub fn set_team(&mut self, team: Option<Arc<Team>>) {
         self.core.set_team(team)
     }
@@ -572,6 +591,8 @@ struct Shared<'a> {
     relaxed_min_size: u64,
     /// Criteria that judge classes without released records.
     judges_empty: Vec<usize>,
+    /// The items' parts for a team, once laid out (see `layout`).
+    item_parts: Option<layout::ItemParts>,
     /// Per criterion, its distributions' slots.
     maps: Vec<Vec<usize>>,
     min_size: u64,
@@ -811,10 +832,11 @@ impl<'a, const W: usize> Engine<'a, W> {
                     },
                 };
                 let mut out = Csr::default();
+                let row_item = enc.row_items();
                 merge_csr(
                     &mut out,
                     enc.items(),
-                    &enc.row_item,
+                    &row_item,
                     &rows,
                     m,
                     &mut merge_buffers,
@@ -842,6 +864,7 @@ impl<'a, const W: usize> Engine<'a, W> {
             base_dist,
             base_verdict: Vec::new(),
             class_limit: usize::MAX,
+            item_parts: None,
         };
         // Every class below `min_size` is an outlier, so an anonymous transformation has at most
         // rows / min_size kept classes and `budget` outlier classes (each of at least one record:
@@ -1054,7 +1077,12 @@ impl<'a, const W: usize> Engine<'a, W> {
         let complete = match (self.pool.clone(), self.team.clone()) {
             (_, Some(team)) if n >= self.s.config.team_items => {
                 merged = true;
-                self.plain_team(levels, &team)
+                if self.covers(levels) {
+                    self.stats.covered += 1;
+                    self.plain_covered(levels, &team)
+                } else {
+                    self.plain_team(levels, &team)
+                }
             }
             (Some(pool), _) if n >= self.s.config.split_items && pool.current_num_threads() > 1 => {
                 self.plain_split(levels, &pool)
@@ -1315,8 +1343,15 @@ impl<'a, const W: usize> Engine<'a, W> {
             let keys = &src.keys;
             let start_key = |e: usize| if scratch_start { keys[e] } else { [0; W] };
             let from = track.then(|| (&src.dist[..], &src.verdict[..]));
-            let done =
-                self.regroup_team(&src.counts, &src.reps, &start_key, from, use_deltas, &team);
+            let done = self.regroup_split(
+                levels,
+                &src.counts,
+                &src.reps,
+                &start_key,
+                from,
+                use_deltas,
+                &team,
+            );
             self.spare = src;
             return done;
         }
@@ -1397,7 +1432,8 @@ impl<'a, const W: usize> Engine<'a, W> {
                 }
             };
             let from = track.then(|| (&snap.dist[..], &snap.verdict[..]));
-            let done = self.regroup_team(
+            let done = self.regroup_split(
+                levels,
                 &snap.counts,
                 &snap.reps,
                 &start_key,
@@ -1565,6 +1601,9 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
 
     fn set_team(&mut self, team: Option<Arc<Team>>) {
         self.team = team.filter(|t| t.parts() > 1);
+        if let Some(t) = &self.team {
+            self.lay_out(t.parts());
+        }
     }
 
     fn share_classes(&self) -> Option<SharedClasses> {
@@ -1743,12 +1782,12 @@ impl<'a, const W: usize> Core<'a> for Engine<'a, W> {
         let ok: Vec<bool> = (0..g.len())
             .map(|e| self.class_ok(&g, e, &mut views))
             .collect();
-        self.s
-            .enc
-            .row_item
-            .iter()
-            .enumerate()
-            .map(|(r, &i)| self.s.table.is_released(r) && !ok[targets[i as usize] as usize])
+        let enc = &self.s.enc;
+        (0..enc.table_rows())
+            .map(|r| {
+                let i = enc.item_of_row(r) as usize;
+                self.s.table.is_released(r) && !ok[targets[i] as usize]
+            })
             .collect()
     }
 

@@ -26,6 +26,10 @@
 //! look up the representative's values at the class's levels and add integers (Loss) or sort
 //! them first (Entropy); snapshots and roll-ups from such a table give the same classes again.
 //!
+//! A transformation whose classes keep within the parts the items were laid out in needs no
+//! lists: each thread groups its part's entries straight into its table (`layout`,
+//! [`Engine::group_parts`] with another producer). What follows is for the others.
+//!
 //! Compared with cutting the items into ranges and merging the ranges' tables (what
 //! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
 //! from scratch have nearly as many classes as items, the merge cost nearly what the split
@@ -64,7 +68,42 @@ pub(super) struct Partitions<const W: usize> {
     /// Per partition, its classes, and (when distributions are merged) each entry's class in
     /// the order grouped and the merge's buffers.
     tables: Vec<Mutex<Groups<W>>>,
-    targets: Vec<Mutex<(Vec<u32>, MergeBuffers)>>,
+    targets: Vec<Mutex<PartTargets>>,
+}
+
+/// Per partition: each entry's class in the order grouped, each entry's source, and the merge's
+/// buffers (when distributions are merged).
+type PartTargets = (Vec<u32>, Vec<u32>, MergeBuffers);
+
+/// Where one part of a grouping on the team puts its entries ([`Engine::group_parts`]).
+pub(super) struct Sink<'g, const W: usize> {
+    groups: &'g mut Groups<W>,
+    /// Per entry pushed, its class (when tracking distributions), and its source.
+    to: &'g mut Vec<u32>,
+    from: &'g mut Vec<u32>,
+    track: bool,
+    limit: usize,
+    items: u64,
+    complete: bool,
+}
+
+impl<const W: usize> Sink<'_, W> {
+    /// Groups a class to be (`source`: where its distributions come from, when tracking);
+    /// false once the part has more classes than the class limit (push no more).
+    #[inline(always)]
+    pub(super) fn push(&mut self, key: [u64; W], count: u32, rep: u32, source: u32) -> bool {
+        self.items += 1;
+        let t = self.groups.insert(key, count, rep);
+        if t as usize >= self.limit {
+            self.complete = false;
+            return false;
+        }
+        if self.track {
+            self.to.push(t);
+            self.from.push(source);
+        }
+        true
+    }
 }
 
 impl<const W: usize> Partitions<W> {
@@ -79,7 +118,7 @@ impl<const W: usize> Partitions<W> {
 
     /// Sized for `parts` ranges and partitions, the lists empty, the tables with `slots`
     /// distribution slots.
-    fn size(&mut self, parts: usize, slots: usize) {
+    pub(super) fn size(&mut self, parts: usize, slots: usize) {
         while self.lists.len() < parts {
             self.lists.push(Mutex::new(Vec::new()));
             self.sources.push(Mutex::new(Vec::new()));
@@ -236,16 +275,52 @@ impl<const W: usize> Engine<'_, W> {
     /// from the sources listed with the entries ([`merge_slots_of`]).
     fn group_lists(&mut self, team: &Team, expected: usize, track: Track<'_>) -> bool {
         let parts = team.parts();
-        let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
+        let lists: Vec<Vec<Padded<Vec<Entry<W>>>>> = self.partitions.lists[..parts]
+            .iter_mut()
+            .map(|m| std::mem::take(get_mut(m)))
+            .collect();
+        let sources: Vec<Vec<Padded<Vec<u32>>>> = self.partitions.sources[..parts]
+            .iter_mut()
+            .map(|m| std::mem::take(get_mut(m)))
+            .collect();
+        let tracked = track.is_some();
+        let complete = self.group_parts(team, expected, track, |q, sink| {
+            for (r, range) in lists.iter().enumerate() {
+                let from = &sources[r][q].0;
+                for (k, &(key, count, rep)) in range[q].0.iter().enumerate() {
+                    let source = if tracked { from[k] } else { 0 };
+                    if !sink.push(key, count, rep, source) {
+                        return;
+                    }
+                }
+            }
+        });
+        let p = &mut self.partitions;
+        for (l, list) in p.lists.iter_mut().zip(lists) {
+            *get_mut(l) = list;
+        }
+        for (s, list) in p.sources.iter_mut().zip(sources) {
+            *get_mut(s) = list;
+        }
+        complete
+    }
+
+    /// Groups on the team what `produce(q, sink)` pushes into part `q`'s sink, one table per
+    /// part (the parts must share no class), and puts the parts' classes one after the other
+    /// into the checker's table; false if there are more classes than the class limit. About
+    /// `expected` classes in all. With `track`, each part's classes get their distributions
+    /// (and inherited verdicts) from the sources pushed with the entries ([`merge_slots_of`]).
+    /// The partitions' buffers must be sized for the team ([`Partitions::size`]).
+    pub(super) fn group_parts(
+        &mut self,
+        team: &Team,
+        expected: usize,
+        track: Track<'_>,
+        produce: impl Fn(usize, &mut Sink<'_, W>) + Sync,
+    ) -> bool {
+        let parts = team.parts();
+        let p = std::mem::replace(&mut self.partitions, Partitions::new());
         let limit = self.s.class_limit;
-        let lists: Vec<Vec<Padded<Vec<Entry<W>>>>> = p.lists[..parts]
-            .iter_mut()
-            .map(|m| std::mem::take(get_mut(m)))
-            .collect();
-        let sources: Vec<Vec<Padded<Vec<u32>>>> = p.sources[..parts]
-            .iter_mut()
-            .map(|m| std::mem::take(get_mut(m)))
-            .collect();
         let grouped = AtomicU64::new(0);
         let (tables, targets) = (&p.tables, &p.targets);
         let (domains, cache) = (&self.s.domains[..], self.s.caches_verdicts());
@@ -254,46 +329,27 @@ impl<const W: usize> Engine<'_, W> {
             let mut g = std::mem::replace(&mut *lock(&tables[q]), Groups::new(0));
             g.reset(expected.div_ceil(parts));
             let mut guard = lock(&targets[q]);
-            let (to, buffers) = &mut *guard;
+            let (to, from, buffers) = &mut *guard;
             to.clear();
-            let mut items = 0u64;
-            let mut complete = true;
-            'ranges: for range in &lists {
-                for &(key, count, rep) in &range[q].0 {
-                    items += 1;
-                    let t = g.insert(key, count, rep);
-                    if t as usize >= limit {
-                        complete = false;
-                        break 'ranges;
-                    }
-                    if track.is_some() {
-                        to.push(t);
-                    }
-                }
-            }
+            from.clear();
+            let mut sink = Sink {
+                groups: &mut g,
+                to,
+                from,
+                track: track.is_some(),
+                limit,
+                items: 0,
+                complete: true,
+            };
+            produce(q, &mut sink);
+            let (items, complete) = (sink.items, sink.complete);
             if let (Some((dist, verdict)), true) = (track, complete) {
-                let from = sources
-                    .iter()
-                    .flat_map(|r| r[q].0.iter().map(|&i| i as usize));
-                merge_slots_of(
-                    &mut g,
-                    dist,
-                    verdict,
-                    from.zip(to.iter().copied()),
-                    domains,
-                    buffers,
-                    cache,
-                );
+                let pairs = from.iter().map(|&i| i as usize).zip(to.iter().copied());
+                merge_slots_of(&mut g, dist, verdict, pairs, domains, buffers, cache);
             }
             *lock(&tables[q]) = g;
             grouped.fetch_add(items, Ordering::Relaxed);
         });
-        for (l, list) in p.lists.iter_mut().zip(lists) {
-            *get_mut(l) = list;
-        }
-        for (s, list) in p.sources.iter_mut().zip(sources) {
-            *get_mut(s) = list;
-        }
         self.stats.team += 1;
         self.stats.items += grouped.into_inner();
         let total: usize = p.tables[..parts].iter().map(|t| lock(t).len()).sum();

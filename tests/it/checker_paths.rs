@@ -112,11 +112,12 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
             },
         ),
         (
-            // Every grouping and tally split over a team of three (see `compare`): the same
-            // classes in another order.
+            // Every grouping and tally split over a team of three (see `compare`), classes
+            // partitioned by hash: the same classes in another order.
             "all, team",
             CheckerConfig {
                 team_items: 0,
+                layout_balance: 0.0,
                 ..CheckerConfig::default()
             },
         ),
@@ -124,6 +125,26 @@ fn configs() -> Vec<(&'static str, CheckerConfig)> {
             "all, team, stopping early",
             CheckerConfig {
                 team_items: 0,
+                layout_balance: 0.0,
+                stop_early_items: 0,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
+            // The items laid out in three parts however uneven (the transformations that keep
+            // classes within them grouped part by part, the others by hash).
+            "all, team, laid out",
+            CheckerConfig {
+                team_items: 0,
+                layout_balance: f64::INFINITY,
+                ..CheckerConfig::default()
+            },
+        ),
+        (
+            "all, team, laid out, stopping early",
+            CheckerConfig {
+                team_items: 0,
+                layout_balance: f64::INFINITY,
                 stop_early_items: 0,
                 ..CheckerConfig::default()
             },
@@ -177,13 +198,14 @@ fn grouping(checker: &Checker<'_>) -> Vec<Class> {
 }
 
 /// Runs every configuration over the same walk and compares them step by step; returns how
-/// often each source was used, and the hubs grouped, per configuration.
+/// often each source was used, and the hubs grouped, per configuration, and the groupings on
+/// the parts of laid-out items.
 fn compare(
     table: &EncodedTable,
     walk: &[Vec<usize>],
     with_dist: bool,
     budget: u64,
-) -> Vec<[u64; 4]> {
+) -> (Vec<[u64; 4]>, u64) {
     // The caller and two helpers, served for the whole walk.
     let team = std::sync::Arc::new(Team::new(2));
     std::thread::scope(|scope| {
@@ -202,7 +224,7 @@ fn compare_with(
     with_dist: bool,
     budget: u64,
     team: &std::sync::Arc<Team>,
-) -> Vec<[u64; 4]> {
+) -> (Vec<[u64; 4]>, u64) {
     // Three threads: ranges of unequal work, and a merge of more than one table.
     let pool = std::sync::Arc::new(
         rayon::ThreadPoolBuilder::new()
@@ -284,6 +306,7 @@ fn compare_with(
             }
         }
     }
+    let mut laid_out = 0;
     for (u, (name, checker)) in used.iter_mut().zip(&checkers) {
         if !name.contains("stopping") {
             u[3] = checker.stats().hubs;
@@ -300,7 +323,7 @@ fn compare_with(
         }
         let teamed = checker.stats().team;
         if name.contains("team") {
-            // Every tally at least (groupings with distributions to merge stay on one thread).
+            // Every tally at least.
             assert!(
                 teamed >= checker.stats().checks,
                 "{name}: {teamed} team checks"
@@ -308,8 +331,14 @@ fn compare_with(
         } else {
             assert_eq!(teamed, 0, "{name} uses a team it does not have");
         }
+        let covered = checker.stats().covered;
+        if name.contains("laid out") {
+            laid_out += covered;
+        } else {
+            assert_eq!(covered, 0, "{name} groups by parts it does not have");
+        }
     }
-    used
+    (used, laid_out)
 }
 
 fn assert_paths_exercised(used: &[[u64; 4]]) {
@@ -348,8 +377,11 @@ fn adult_paths_agree_on_a_random_walk() {
     let mut above = vec![0; max.len()];
     above[0] = 1;
     steps.splice(0..0, [vec![0; max.len()], above]);
-    let used = compare(&table, &steps, false, 300);
+    let (used, laid_out) = compare(&table, &steps, false, 300);
     assert_paths_exercised(&used);
+    // Age at level 3 or below: part by part (every check from scratch, roll-up and snapshot
+    // on the team there, in both configurations).
+    assert!(laid_out > 20, "{laid_out} groupings on the items' parts");
 }
 
 proptest::proptest! {

@@ -588,26 +588,34 @@ fn same_for_every_thread_count(
         ));
     }
     let mut used = 0;
-    // With the lookahead (these tables are small), and with every check split over a team.
+    // With the lookahead, and with every check split over a team: the items laid out in parts
+    // however uneven (2 and 3 threads), or classes by hash only.
+    let lookahead = CheckerConfig {
+        team_input_items: usize::MAX,
+        ..CheckerConfig::default()
+    };
     let team = CheckerConfig {
         team_input_items: 0,
         team_items: 0,
+        layout_balance: f64::INFINITY,
         ..CheckerConfig::default()
     };
-    for (threads, config) in [(2, CheckerConfig::default()), (4, CheckerConfig::default())]
-        .into_iter()
-        .chain([(2, team), (4, team)])
-    {
+    let by_hash = CheckerConfig {
+        layout_balance: 0.0,
+        ..team
+    };
+    for (threads, config, how) in [
+        (2, lookahead, "lookahead"),
+        (4, lookahead, "lookahead"),
+        (2, team, "team, laid out"),
+        (3, team, "team, laid out"),
+        (4, by_hash, "team by hash"),
+    ] {
         let (got, u) = with(threads, config);
         used += u;
         if got != one {
-            let how = if config.team_input_items == 0 {
-                ", team"
-            } else {
-                ""
-            };
             return Err(format!(
-                "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads{how} {got:?}"
+                "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads ({how}) {got:?}"
             ));
         }
     }

@@ -2,11 +2,13 @@
 //! measurement per configuration: the median CPU time of the search thread over `--reps` runs).
 //!
 //! `cargo bench --bench flash_search -- [--data DIR] [--reps N] [--ablation] [--algorithm flash|ola]
-//! [--threads N] [--arx FILE]`
+//! [--threads N] [--arx FILE] [--team-from TUPLES] [--layout-balance F]`
 //! Prints one JSON object per line. With `--threads N` (N > 1) the search runs on N threads and
 //! `ratio` compares its wall time with ARX's (one thread: the search thread's CPU time, as ARX's
 //! figure); `process_cpu_ms_median` is the CPU of every thread. `--arx FILE` takes ARX's medians
-//! from a run on this machine (see `scripts/bench_flash.sh threads`).
+//! from a run on this machine (see `scripts/bench_flash.sh threads`). `--team-from` and
+//! `--layout-balance` set `CheckerConfig::team_input_items` and `layout_balance` (team against
+//! lookahead, items laid out or not, in one harness).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -204,6 +206,14 @@ fn main() {
     }
     if let Some(n) = get("--history").and_then(|s| s.parse().ok()) {
         base.history_capacity = n;
+    }
+    // Distinct tuples from which a search with threads shares its checks over a team rather
+    // than running a lookahead worker (`CheckerConfig::team_input_items`).
+    if let Some(n) = get("--team-from").and_then(|s| s.parse().ok()) {
+        base.team_input_items = n;
+    }
+    if let Some(f) = get("--layout-balance").and_then(|s| s.parse().ok()) {
+        base.layout_balance = f;
     }
     if args.iter().any(|a| a == "--sensitive") {
         return sensitive(&root, reps, algorithm, base);

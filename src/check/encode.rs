@@ -182,8 +182,7 @@ impl<'a> Encoding<'a> {
     pub fn permute(&mut self, order: &[u32]) {
         debug_assert_eq!(order.len(), self.items());
         for c in &mut self.codes {
-            let v = c.view();
-            *c = Cow::Owned(Column::from_codes(order.iter().map(|&i| v.get(i as usize))));
+            *c = Cow::Owned(c.gather(order));
         }
         self.weights = order.iter().map(|&i| self.weights[i as usize]).collect();
         let tuples: Vec<u32> = order.iter().map(|&i| self.tuple(i as usize)).collect();

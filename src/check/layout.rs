@@ -51,7 +51,7 @@ impl ItemParts {
         balance: f64,
     ) -> Option<(ItemParts, Vec<u32>)> {
         let n = enc.items();
-        if parts < 2 || n < parts {
+        if parts < 2 || n < parts || parts > u8::MAX as usize {
             return None;
         }
         let most = n as f64 / parts as f64 * balance;
@@ -59,20 +59,26 @@ impl ItemParts {
         let mut best: Option<(f64, usize, usize, usize, Vec<usize>)> = None;
         for j in 0..enc.dims {
             let levels = enc.levels[j];
-            let codes = enc.codes[j].view();
+            // Items per leaf code, then per value at each level (one pass over the items per
+            // column, not per level).
+            let mut leaves: Vec<usize> = vec![0; enc.gm[j].len() / levels.max(1)];
+            crate::with_codes!(enc.codes[j].view(), codes => {
+                for &c in codes {
+                    leaves[c as usize] += 1;
+                }
+            });
             for l in 0..levels.saturating_sub(1) {
                 let covered = (l + 1) as f64 / levels as f64;
                 if best.as_ref().is_some_and(|b| b.0 > covered) {
                     continue;
                 }
-                let id = |c: u32| (enc.gm[j][c as usize * levels + l] / enc.mult[j]) as usize;
                 let mut sizes: Vec<usize> = Vec::new();
-                for i in 0..n {
-                    let v = id(codes.get(i));
+                for (c, &count) in leaves.iter().enumerate().filter(|(_, &k)| k > 0) {
+                    let v = (enc.gm[j][c * levels + l] / enc.mult[j]) as usize;
                     if v >= sizes.len() {
                         sizes.resize(v + 1, 0);
                     }
-                    sizes[v] += 1;
+                    sizes[v] += count;
                 }
                 let Some((largest, part)) = Self::assign(&sizes, parts) else {
                     continue;
@@ -88,14 +94,17 @@ impl ItemParts {
         }
         let (_, _, column, level, part) = best?;
         let levels = enc.levels[column];
-        let codes = enc.codes[column].view();
-        let part_of = |i: usize| {
-            part[(enc.gm[column][codes.get(i) as usize * levels + level] / enc.mult[column])
-                as usize]
-        };
+        // The part of each leaf code, then of each item.
+        let leaf_part: Vec<u8> = enc.gm[column]
+            .chunks_exact(levels)
+            .map(|g| part[(g[level] / enc.mult[column]) as usize] as u8)
+            .collect();
+        let item_part: Vec<u8> = crate::with_codes!(enc.codes[column].view(), codes => {
+            codes.iter().map(|&c| leaf_part[c as usize]).collect()
+        });
         let mut ends = vec![0usize; parts];
-        for i in 0..n {
-            ends[part_of(i)] += 1;
+        for &q in &item_part {
+            ends[q as usize] += 1;
         }
         let mut at: Vec<usize> = Vec::with_capacity(parts);
         let mut sum = 0;
@@ -105,10 +114,9 @@ impl ItemParts {
             *e = sum;
         }
         let mut order = vec![0u32; n];
-        for i in 0..n {
-            let q = part_of(i);
-            order[at[q]] = i as u32;
-            at[q] += 1;
+        for (i, &q) in item_part.iter().enumerate() {
+            order[at[q as usize]] = i as u32;
+            at[q as usize] += 1;
         }
         Some((
             ItemParts {

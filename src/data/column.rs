@@ -127,6 +127,15 @@ impl Column {
         }
     }
 
+    /// The codes at `order` (`order[i]` gives code `i`), in this column's width.
+    pub fn gather(&self, order: &[u32]) -> Column {
+        match self.view() {
+            Codes::U8(v) => Column::U8(order.iter().map(|&i| v[i as usize]).collect()),
+            Codes::U16(v) => Column::U16(order.iter().map(|&i| v[i as usize]).collect()),
+            Codes::U32(v) => Column::U32(order.iter().map(|&i| v[i as usize]).collect()),
+        }
+    }
+
     /// Bytes a code takes.
     pub fn width(&self) -> usize {
         match self {

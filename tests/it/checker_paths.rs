@@ -384,6 +384,21 @@ fn adult_paths_agree_on_a_random_walk() {
     assert!(laid_out > 20, "{laid_out} groupings on the items' parts");
 }
 
+#[test]
+fn laid_out_parts_merge_distributions_as_one_thread() {
+    // Random tables with sensitive attributes (the proptest below runs the same comparison on
+    // others): their groupings on the items' parts merge distributions and verdicts.
+    let mut laid_out = 0;
+    for seed in 0..8 {
+        let table = random_table(seed, 50, 400);
+        let max: Vec<usize> = table.hierarchies.iter().map(|h| h.max_level()).collect();
+        let mut rng = Rng::new(seed);
+        let steps = walk(&mut rng, &max, 40);
+        laid_out += compare(&table, &steps, true, 10).1;
+    }
+    assert!(laid_out > 0, "no grouping on the items' parts");
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 

@@ -26,6 +26,14 @@ pub enum Error {
     /// A configuration that parses but cannot be run (e.g. too few rows for k).
     #[error("{0}")]
     Invalid(String),
+    /// An input without records: a data error (exit 1) wherever it is found, even while the
+    /// job is built (an empty input that the config says has a header line).
+    #[error(
+        "{}: the input has no records to anonymize (it is empty, or a header only, or every \
+         row was skipped)",
+        .0.display()
+    )]
+    NoRecords(PathBuf),
     /// An I/O failure on a named file.
     #[error("{}: {source}", .path.display())]
     Io {

@@ -38,6 +38,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => {
             let (job, warnings) = match anonbox::config::build_job_with_warnings(&args) {
                 Ok(built) => built,
+                Err(e @ Error::NoRecords(_)) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
             match anonbox::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
@@ -79,6 +80,8 @@ fn main() -> ExitCode {
         Command::Run(args) => {
             let job = match anonbox::config::build_job(&args) {
                 Ok(job) => job,
+                // The one data error found while the job is built.
+                Err(e @ Error::NoRecords(_)) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
             if let Err(e) = watch_signals() {

@@ -421,11 +421,7 @@ fn finish(job: &Job, ran: &mut Ran) -> Result<()> {
 fn check_records(job: &Job, records: u64) -> Result<()> {
     let input = &job.input.path;
     if records == 0 {
-        return Err(Error::in_file(
-            input,
-            "the input has no records to anonymize (it is empty, or a header only, or every row \
-             was skipped)",
-        ));
+        return Err(Error::NoRecords(input.clone()));
     }
     if let Some(k) = job.enforced_k().filter(|&k| k > records) {
         return Err(Error::in_file(

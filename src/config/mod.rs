@@ -143,12 +143,8 @@ impl<'a> Builder<'a> {
         let header = if input.header {
             match &first {
                 Some(f) => Some(f.fields.clone()),
-                None => {
-                    return Err(Error::in_file(
-                        &input.path,
-                        "the input is empty, but the config says it has a header line",
-                    ))
-                }
+                // Data, not config: exit 1 like an input of a header only.
+                None => return Err(Error::NoRecords(input.path.clone())),
             }
         } else {
             None

@@ -901,24 +901,41 @@ fn empty_inputs_and_k_above_the_records_fail_alike_for_every_method() {
         );
         assert!(!out.exists(), "{method}");
     }
-    // A header only, with a header config.
+    // A header only, or nothing at all, with a header config: data errors too (exit 1), though
+    // the empty one is found while the job is built.
     let header_only = d.join("header.csv");
     std::fs::write(
         &header_only,
         "sex;age;race;marital-status;education;native-country;workclass;occupation;salary-class\n",
     )
     .unwrap();
-    let config = adult_config(d, Some(&header_only), "k='2'", "");
-    for method in ["Datafly", "Flash"] {
-        let o = bin()
-            .arg("-config")
-            .arg(&config)
-            .args(["-quiet", "-method", method, "-output"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(1), "{method}: {o:?}");
-        assert!(!out.exists());
+    for input in [&header_only, &empty] {
+        let config = adult_config(d, Some(input), "k='2'", "");
+        for method in ["Datafly", "Flash"] {
+            let o = bin()
+                .arg("-config")
+                .arg(&config)
+                .args(["-quiet", "-method", method, "-output"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{method}: {stderr}");
+            assert!(
+                stderr.contains("the input has no records") && stderr.lines().count() == 1,
+                "{method}: {stderr}"
+            );
+            assert!(!out.exists());
+        }
+        if input == &empty {
+            // A header only is planned (0 records); nothing at all has no header to plan from.
+            let o = bin()
+                .args(["plan", "-method", "Flash", "-config"])
+                .arg(&config)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1), "plan: {o:?}");
+        }
     }
 }
 

@@ -749,11 +749,28 @@ fn adult_with_suppression_end_to_end() {
     let (pop, _, rows) = adult_population(d);
     let models = "<k-anonymity k='2'/><delta-presence dmin='0' dmax='0.5' subset-index='9'/>";
     let config = adult_config(d, "s.xml", &pop, models);
-    let (out, report) = run(d, &config, "s", &["-suppression", "0.02"]);
+    let (out, report) = run(d, &config, "s", &["-suppression", "0.02", "-threads", "2"]);
     let members = rows.iter().filter(|r| r.1).count() as u64;
     assert_eq!(report["suppression_limit"], members * 2 / 100);
     assert!(report["suppressed_records"].as_u64().unwrap() > 0);
     confirm(d, &rows, &out, &report, (0.0, 0.5, 2));
+    // Two threads share each check (ADULT's 19,502 tuples, laid out in two parts) and give what
+    // one thread gives, the subset's weights and membership distributions included.
+    assert_eq!(
+        report["checker"]["team_covered"].as_u64().map(|t| t > 0),
+        Some(true)
+    );
+    let (out1, report1) = run(d, &config, "s1", &["-suppression", "0.02", "-threads", "1"]);
+    for f in [
+        "transformation",
+        "information_loss",
+        "suppressed_records",
+        "equivalence_classes",
+        "transformations_checked",
+    ] {
+        assert_eq!(report[f], report1[f], "{f}");
+    }
+    assert!(out == out1, "1 and 2 threads release different rows");
 }
 
 /// Bad subsets: a clear message naming the file and line, exit status 1, no output file.

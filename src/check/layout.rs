@@ -292,11 +292,7 @@ impl<const W: usize> Engine<'_, W> {
         let s = self.s.clone();
         let item_parts = s.item_parts.as_ref().expect("covered: items laid out");
         let enc = &s.enc;
-        let cols = if use_deltas {
-            Self::resolve(enc, &steps, &deltas, &delta_at)
-        } else {
-            Vec::new()
-        };
+        let cols = Self::resolve(enc, &steps, &deltas, &delta_at, use_deltas);
         let mut ranges: Vec<Mutex<&mut [[u64; W]]>> = Vec::with_capacity(parts);
         let mut rest = &mut buffer[..];
         for q in 0..parts {
@@ -340,11 +336,7 @@ impl<const W: usize> Engine<'_, W> {
         let s = self.s.clone();
         let item_parts = s.item_parts.as_ref().expect("covered: items laid out");
         let enc = &s.enc;
-        let cols = if use_deltas {
-            Self::resolve(enc, &steps, &deltas, &delta_at)
-        } else {
-            Vec::new()
-        };
+        let cols = Self::resolve(enc, &steps, &deltas, &delta_at, use_deltas);
         let complete = self.group_parts(team, n, track, |q, sink| {
             for (e, (&rep, &count)) in reps.iter().zip(counts).enumerate() {
                 if item_parts.part_of(rep) != q {
@@ -386,15 +378,7 @@ impl<const W: usize> Engine<'_, W> {
 mod tests {
     use super::*;
     use crate::data::EncodedTable;
-    use crate::hierarchy::Hierarchy;
-
-    fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
-        let rows: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| r.iter().map(|s| s.to_string()).collect())
-            .collect();
-        Hierarchy::from_label_rows(name, &rows)
-    }
+    use crate::metrics::tests::h;
 
     /// Column A: a, b, c, d -> ab, cd -> *; column B: x, y -> *. Rows as (A, B) code pairs.
     fn table(rows: &[(u32, u32)]) -> EncodedTable {

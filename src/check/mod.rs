@@ -995,14 +995,19 @@ impl<'a, const W: usize> Engine<'a, W> {
         true
     }
 
-    /// The planned steps with their deltas resolved (after [`Self::plan_deltas`]): per step, its
-    /// column's codes, its deltas by code and its key word.
+    /// The planned steps with their deltas resolved (after [`Self::plan_deltas`] built them,
+    /// `use_deltas`): per step, its column's codes, its deltas by code and its key word; none
+    /// without deltas (the steps then go by two lookups in `gm`, [`Self::apply`]).
     fn resolve<'e>(
         enc: &'e Encoding,
         steps: &[Step],
         deltas: &'e [u64],
         delta_at: &[usize],
+        use_deltas: bool,
     ) -> Vec<(Codes<'e>, &'e [u64], usize)> {
+        if !use_deltas {
+            return Vec::new();
+        }
         steps
             .iter()
             .zip(delta_at)
@@ -1226,11 +1231,13 @@ impl<'a, const W: usize> Engine<'a, W> {
     /// The planned steps resolved to per-leaf deltas, if `use_deltas`; else none (the steps
     /// go by two lookups in `gm`).
     fn step_columns(&self, use_deltas: bool) -> Vec<(Codes<'_>, &[u64], usize)> {
-        if use_deltas {
-            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
-        } else {
-            Vec::new()
-        }
+        Self::resolve(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        )
     }
 
     /// Moves the buffer keys `keys` of items `start..` by the planned `steps` (`cols`: their
@@ -1326,11 +1333,14 @@ impl<'a, const W: usize> Engine<'a, W> {
         let from = self.groups.levels.clone().expect("roll-up needs classes");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.groups.len());
-        let cols = if use_deltas {
-            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
-        } else {
-            Vec::new()
-        };
+        // Field by field: the tables are written while the columns are read.
+        let cols = Self::resolve(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        );
         let track = !self.s.slots.is_empty();
         let scratch_start = self.s.config.projection;
         let n = self.groups.len();
@@ -1410,11 +1420,14 @@ impl<'a, const W: usize> Engine<'a, W> {
             .expect("snapshots need the buffer");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.history.snapshots[index].len());
-        let cols = if use_deltas {
-            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
-        } else {
-            Vec::new()
-        };
+        // Field by field: the tables are written while the columns are read.
+        let cols = Self::resolve(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        );
         self.history.touch(index);
         let track = !self.s.slots.is_empty();
         let n = self.history.snapshots[index].len();

@@ -240,11 +240,7 @@ impl<const W: usize> Engine<'_, W> {
         let parts = team.parts();
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
         p.size(parts, self.s.slots.len());
-        let cols = if use_deltas {
-            Self::resolve(&self.s.enc, &self.steps, &self.deltas, &self.delta_at)
-        } else {
-            Vec::new()
-        };
+        let cols = self.step_columns(use_deltas);
         let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
         let size = n.div_ceil(parts).max(1);
         let (lists, sources) = (&p.lists, &p.sources);

@@ -511,12 +511,13 @@ impl Metric for Entropy {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::hierarchy::Hierarchy;
 
-    /// A hierarchy from label rows written inline (also for `utility`'s tests).
-    pub(super) fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
+    /// A hierarchy from label rows written inline (also for `utility`'s and `check::layout`'s
+    /// tests).
+    pub(crate) fn h(name: &str, rows: &[&[&str]]) -> Hierarchy {
         let rows: Vec<Vec<String>> = rows
             .iter()
             .map(|r| r.iter().map(|s| s.to_string()).collect())

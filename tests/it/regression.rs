@@ -864,12 +864,12 @@ fn empty_inputs_and_k_above_the_records_fail_alike_for_every_method() {
         "BFS",
     ];
     let out = d.join("out.data");
-    for method in methods {
+    // Runs `method` on `config` with `extra` flags: exit 1, one line saying `needle`, no output.
+    let fails = |config: &Path, extra: &[&std::ffi::OsStr], method: &str, needle: &str| {
         let o = bin()
             .arg("-config")
-            .arg(&census)
-            .arg("-input")
-            .arg(&empty)
+            .arg(config)
+            .args(extra)
             .args(["-quiet", "-method", method, "-output"])
             .arg(&out)
             .output()
@@ -877,29 +877,21 @@ fn empty_inputs_and_k_above_the_records_fail_alike_for_every_method() {
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{method}: {stderr}");
         assert!(
-            stderr.contains("the input has no records"),
+            stderr.contains(needle) && stderr.lines().count() == 1,
             "{method}: {stderr}"
         );
         assert!(
             !out.exists() && !d.join("out_QIT.data").exists(),
             "{method}"
         );
+    };
+    for method in methods {
+        let extra = ["-input".as_ref(), empty.as_os_str()];
+        fails(&census, &extra, method, "the input has no records");
     }
     for method in ["Datafly", "Mondrian", "Incognito_K", "Flash", "BFS"] {
-        let o = bin()
-            .arg("-config")
-            .arg(&census)
-            .args(["-quiet", "-k", "5000", "-method", method, "-output"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{method}: {stderr}");
-        assert!(
-            stderr.contains("cannot be anonymized at k = 5000: it has 463 records"),
-            "{method}: {stderr}"
-        );
-        assert!(!out.exists(), "{method}");
+        let needle = "cannot be anonymized at k = 5000: it has 463 records";
+        fails(&census, &["-k".as_ref(), "5000".as_ref()], method, needle);
     }
     // A header only, or nothing at all, with a header config: data errors too (exit 1), though
     // the empty one is found while the job is built.
@@ -912,20 +904,7 @@ fn empty_inputs_and_k_above_the_records_fail_alike_for_every_method() {
     for input in [&header_only, &empty] {
         let config = adult_config(d, Some(input), "k='2'", "");
         for method in ["Datafly", "Flash"] {
-            let o = bin()
-                .arg("-config")
-                .arg(&config)
-                .args(["-quiet", "-method", method, "-output"])
-                .arg(&out)
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(1), "{method}: {stderr}");
-            assert!(
-                stderr.contains("the input has no records") && stderr.lines().count() == 1,
-                "{method}: {stderr}"
-            );
-            assert!(!out.exists());
+            fails(&config, &[], method, "the input has no records");
         }
         if input == &empty {
             // A header only is planned (0 records); nothing at all has no header to plan from.

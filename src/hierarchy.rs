@@ -35,19 +35,30 @@ impl Hierarchy {
     /// Builds a hierarchy from per-leaf label paths: `rows[code][level]` is the label of leaf `code`
     /// at `level` (level 0 = the original value). All rows must have the same length >= 1.
     /// Ids at each level are assigned in order of first appearance.
-    pub fn from_label_rows(name: impl Into<String>, rows: &[Vec<String>]) -> Hierarchy {
-        let levels = rows.first().map_or(1, |r| r.len()).max(1);
+    pub fn from_label_rows<R: AsRef<[String]>>(
+        name: impl Into<String>,
+        rows: impl IntoIterator<Item = R>,
+    ) -> Hierarchy {
+        let mut rows = rows.into_iter().peekable();
+        let levels = rows.peek().map_or(1, |r| r.as_ref().len()).max(1);
         let mut labels: Vec<Vec<String>> = vec![Vec::new(); levels];
         let mut index: Vec<rustc_hash::FxHashMap<String, u32>> = vec![Default::default(); levels];
-        let mut map = Vec::with_capacity(rows.len() * levels);
+        let mut map = Vec::with_capacity(rows.size_hint().0 * levels);
         for row in rows {
+            let row = row.as_ref();
             debug_assert_eq!(row.len(), levels);
             for (level, label) in row.iter().enumerate() {
-                let next = labels[level].len() as u32;
-                let id = *index[level].entry(label.clone()).or_insert_with(|| {
-                    labels[level].push(label.clone());
-                    next
-                });
+                // A label seen before costs a lookup, not a copy (most labels above the
+                // leaves repeat).
+                let id = match index[level].get(label) {
+                    Some(&id) => id,
+                    None => {
+                        let id = labels[level].len() as u32;
+                        labels[level].push(label.clone());
+                        index[level].insert(label.clone(), id);
+                        id
+                    }
+                };
                 map.push(id);
             }
         }
@@ -170,7 +181,7 @@ mod tests {
     fn encodes_levels_with_per_level_ids() {
         let h = Hierarchy::from_label_rows(
             "age",
-            &rows(&[
+            rows(&[
                 &["34", "<50", "*"],
                 &["45", "<50", "*"],
                 &["66", ">=50", "*"],
@@ -187,7 +198,7 @@ mod tests {
 
     #[test]
     fn detects_non_monotonic() {
-        let h = Hierarchy::from_label_rows("x", &rows(&[&["a", "g", "1"], &["b", "g", "2"]]));
+        let h = Hierarchy::from_label_rows("x", rows(&[&["a", "g", "1"], &["b", "g", "2"]]));
         assert_eq!(h.check_monotonic(), Err((1, "g".to_string())));
     }
 }

@@ -237,15 +237,17 @@ impl Plan {
     /// Reads the column, builds the hierarchy and writes it (errors: data or I/O, exit 1).
     /// Returns a one-line summary of what was written.
     pub fn run(&self) -> Result<String> {
-        let result = self.build().and_then(|rows| {
-            hierarchy_file::write(&self.output, &rows)?;
+        let result = self.values().and_then(|distinct| {
+            let mut values: Vec<(&str, u64)> = distinct.values().collect();
+            self.builder.sort(&mut values);
+            let mut width = 0;
+            let rows = self.builder.rows(&values).inspect(|r| width = r.len());
+            let written = hierarchy_file::write(&self.output, rows)?;
             crate::io::publish()?;
             Ok(format!(
-                "wrote {}: {} distinct values of '{}', {} columns ({})",
+                "wrote {}: {written} distinct values of '{}', {width} columns ({})",
                 self.output.display(),
-                rows.len(),
                 self.name,
-                rows.first().map_or(0, Vec::len),
                 self.builder.describe()
             ))
         });
@@ -255,9 +257,9 @@ impl Plan {
         result
     }
 
-    /// The hierarchy rows, in the builder's file order.
-    pub fn build(&self) -> Result<Vec<Vec<String>>> {
-        let mut values = column_values(
+    /// The column's distinct values, each checked by the builder (an empty column is an error).
+    fn values(&self) -> Result<Distinct> {
+        let values = column_values(
             &self.format,
             &self.input,
             self.column,
@@ -270,9 +272,7 @@ impl Plan {
                 format!("column '{}' has no values (no data rows)", self.name),
             ));
         }
-        self.builder.sort(&mut values);
-        let refs: Vec<(&str, u64)> = values.iter().map(|(v, c)| (v.as_str(), *c)).collect();
-        Ok(self.builder.rows(&refs))
+        Ok(values)
     }
 }
 
@@ -285,7 +285,7 @@ pub fn column_values(
     column: usize,
     name: &str,
     builder: &Builder,
-) -> Result<Vec<(String, u64)>> {
+) -> Result<Distinct> {
     let mut reader = format.open(input)?;
     let mut rec = csv::ByteRecord::new();
     let mut distinct = Distinct::new();
@@ -304,5 +304,5 @@ pub fn column_values(
             builder.check(value).map_err(at)?;
         }
     }
-    Ok(distinct.into_values())
+    Ok(distinct)
 }

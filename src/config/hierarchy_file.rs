@@ -148,18 +148,22 @@ pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
 
 /// Writes `rows` (`value;level1;...`) as an ARX hierarchy file at `path`: `;`-separated,
 /// quoted where a field would not read back ([`crate::io::needs_quotes`]). The file is staged
-/// ([`crate::io::AtomicFile`]): it appears only when the caller publishes.
-pub fn write(path: &Path, rows: &[Vec<String>]) -> Result<()> {
+/// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. Returns the rows
+/// written.
+pub fn write<R: AsRef<[String]>>(path: &Path, rows: impl IntoIterator<Item = R>) -> Result<u64> {
     use std::io::Write;
     let file = crate::io::AtomicFile::create(path)?;
     let mut w = crate::io::Format::new(";", false)?.writer(file);
+    let mut written = 0;
     for row in rows {
-        w.record(row.iter().map(|f| f.as_bytes()))
+        w.record(row.as_ref().iter().map(|f| f.as_bytes()))
             .map_err(|e| Error::io(path, e))?;
+        written += 1;
     }
     let mut file = w.into_inner();
     file.flush().map_err(|e| Error::io(path, e))?;
-    file.commit()
+    file.commit()?;
+    Ok(written)
 }
 
 /// The error for a value of the data that the hierarchy file does not list: it names the data

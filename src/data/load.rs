@@ -334,7 +334,7 @@ impl<'a> RowEncoder<'a> {
                             .map(String::as_str)
                             .zip(counts.iter().copied())
                             .collect();
-                        let h = Hierarchy::from_label_rows(&q.name, &builder.rows(&values));
+                        let h = Hierarchy::from_label_rows(&q.name, builder.rows(&values));
                         let top = top_label(&h);
                         (h, top)
                     }

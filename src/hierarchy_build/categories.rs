@@ -113,28 +113,25 @@ impl Categories {
         }
     }
 
-    pub(super) fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
-        values
-            .iter()
-            .map(|&(v, count)| {
-                let mut row = vec![v.to_string()];
-                match &self.grouping {
-                    Grouping::Map { groups, width, .. } => {
-                        let labels = &groups[v];
-                        debug_assert_eq!(labels.len() + 1, *width);
-                        row.extend(labels.iter().cloned());
-                    }
-                    Grouping::Frequency { min, other } => row.push(if count < *min {
-                        other.clone()
-                    } else {
-                        v.to_string()
-                    }),
-                    Grouping::Top => {}
+    pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
+        Box::new(values.iter().map(move |&(v, count)| {
+            let mut row = vec![v.to_string()];
+            match &self.grouping {
+                Grouping::Map { groups, width, .. } => {
+                    let labels = &groups[v];
+                    debug_assert_eq!(labels.len() + 1, *width);
+                    row.extend(labels.iter().cloned());
                 }
-                row.push(TOP.to_string());
-                row
-            })
-            .collect()
+                Grouping::Frequency { min, other } => row.push(if count < *min {
+                    other.clone()
+                } else {
+                    v.to_string()
+                }),
+                Grouping::Top => {}
+            }
+            row.push(TOP.to_string());
+            row
+        }))
     }
 }
 
@@ -150,11 +147,11 @@ mod tests {
     fn frequency_groups_the_rare_values() {
         let b = build(&[("frequency", "3")]).unwrap();
         assert_eq!(
-            b.rows(&[("a", 5), ("b", 2)]),
+            b.rows(&[("a", 5), ("b", 2)]).collect::<Vec<_>>(),
             [vec!["a", "a", "*"], vec!["b", "Other", "*"]]
         );
         let b = build(&[]).unwrap();
-        assert_eq!(b.rows(&[("a", 5)]), [vec!["a", "*"]]);
+        assert_eq!(b.rows(&[("a", 5)]).collect::<Vec<_>>(), [vec!["a", "*"]]);
         assert!(build(&[("frequency", "0")]).is_err());
         assert!(build(&[("other", "x")]).is_err());
     }
@@ -165,14 +162,20 @@ mod tests {
         let path = dir.path().join("map.csv");
         std::fs::write(&path, "Paris;FR;EU\nLyon;FR;EU\nOslo;NO;EU\n").unwrap();
         let b = build(&[("map", path.to_str().unwrap())]).unwrap();
-        assert_eq!(b.rows(&[("Oslo", 1)])[0], ["Oslo", "NO", "EU", "*"]);
+        assert_eq!(
+            b.rows(&[("Oslo", 1)]).collect::<Vec<_>>()[0],
+            ["Oslo", "NO", "EU", "*"]
+        );
         assert!(b
             .check("Rome")
             .unwrap_err()
             .contains("not in the mapping file"));
         std::fs::write(&path, "Paris;FR;*\nOslo;NO;*\n").unwrap();
         let b = build(&[("map", path.to_str().unwrap())]).unwrap();
-        assert_eq!(b.rows(&[("Oslo", 1)])[0], ["Oslo", "NO", "*"]);
+        assert_eq!(
+            b.rows(&[("Oslo", 1)]).collect::<Vec<_>>()[0],
+            ["Oslo", "NO", "*"]
+        );
         std::fs::write(&path, "Paris;FR\nParis;DE\n").unwrap();
         let e = build(&[("map", path.to_str().unwrap())]).unwrap_err();
         assert!(e.contains("duplicate original value 'Paris'"), "{e}");

@@ -203,38 +203,35 @@ impl Intervals {
         }
     }
 
-    pub(super) fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
+    pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
         match &self.cut {
-            Cut::Widths(widths) => values
-                .iter()
-                .map(|&(v, _)| {
-                    let mut row = vec![v.to_string()];
-                    match Decimal::parse(v) {
-                        None => row.extend(widths.iter().map(|_| String::new())),
-                        Some(x) if x < self.start => {
-                            row.extend(widths.iter().map(|_| format!("<{}", self.start)))
-                        }
-                        Some(x) if self.end.is_some_and(|e| x >= e) => {
-                            let end = self.end.expect("checked");
-                            row.extend(widths.iter().map(|_| format!(">={end}")))
-                        }
-                        Some(x) => {
-                            for w in widths {
-                                let n = x.bin(&self.start, w).expect("checked");
-                                let lo = Decimal::bound(&self.start, w, n).expect("checked");
-                                let hi = Decimal::bound(&self.start, w, n + 1).expect("checked");
-                                // The last interval stops at `end` when it is off the grid
-                                // (values from `end` on are top coded or refused).
-                                let hi = self.end.map_or(hi, |e| hi.min(e));
-                                row.push(self.label(lo, hi, false));
-                            }
+            Cut::Widths(widths) => Box::new(values.iter().map(move |&(v, _)| {
+                let mut row = vec![v.to_string()];
+                match Decimal::parse(v) {
+                    None => row.extend(widths.iter().map(|_| String::new())),
+                    Some(x) if x < self.start => {
+                        row.extend(widths.iter().map(|_| format!("<{}", self.start)))
+                    }
+                    Some(x) if self.end.is_some_and(|e| x >= e) => {
+                        let end = self.end.expect("checked");
+                        row.extend(widths.iter().map(|_| format!(">={end}")))
+                    }
+                    Some(x) => {
+                        for w in widths {
+                            let n = x.bin(&self.start, w).expect("checked");
+                            let lo = Decimal::bound(&self.start, w, n).expect("checked");
+                            let hi = Decimal::bound(&self.start, w, n + 1).expect("checked");
+                            // The last interval stops at `end` when it is off the grid
+                            // (values from `end` on are top coded or refused).
+                            let hi = self.end.map_or(hi, |e| hi.min(e));
+                            row.push(self.label(lo, hi, false));
                         }
                     }
-                    row.push(TOP.to_string());
-                    row
-                })
-                .collect(),
-            Cut::Quantiles(bins) => self.quantile_rows(values, bins),
+                }
+                row.push(TOP.to_string());
+                row
+            })),
+            Cut::Quantiles(bins) => Box::new(self.quantile_rows(values, bins).into_iter()),
         }
     }
 
@@ -319,8 +316,8 @@ impl Intervals {
     }
 
     /// Missing values first, then numbers in order.
-    pub(super) fn sort(&self, values: &mut [(String, u64)]) {
-        values.sort_by_key(|(v, _)| Decimal::parse(v));
+    pub(super) fn sort(&self, values: &mut [(&str, u64)]) {
+        values.sort_by_cached_key(|(v, _)| Decimal::parse(v));
     }
 }
 
@@ -335,13 +332,15 @@ mod tests {
     #[test]
     fn widths_nest_and_label_like_arx() {
         let b = build(&[("widths", "5,10,20")]).unwrap();
-        let rows = b.rows(&[("34", 1), ("0", 1), ("-3", 1)]);
+        let rows = b
+            .rows(&[("34", 1), ("0", 1), ("-3", 1)])
+            .collect::<Vec<_>>();
         assert_eq!(rows[0], ["34", "[30, 35[", "[30, 40[", "[20, 40[", "*"]);
         assert_eq!(rows[1], ["0", "[0, 5[", "[0, 10[", "[0, 20[", "*"]);
         assert!(b.check("-3").unwrap_err().contains("below the start"));
         let b = build(&[("widths", "0.5,1"), ("start", "-2"), ("labels", "toolbox")]).unwrap();
         assert_eq!(
-            b.rows(&[("-1.2", 1)])[0],
+            b.rows(&[("-1.2", 1)]).collect::<Vec<_>>()[0],
             ["-1.2", "[-1.5:-1)", "[-2:-1)", "*"]
         );
     }
@@ -356,13 +355,17 @@ mod tests {
             ("top", "true"),
         ])
         .unwrap();
-        let rows = b.rows(&[("5", 1), ("60", 1), ("59.5", 1)]);
+        let rows = b
+            .rows(&[("5", 1), ("60", 1), ("59.5", 1)])
+            .collect::<Vec<_>>();
         assert_eq!(rows[0], ["5", "<20", "*"]);
         assert_eq!(rows[1], ["60", ">=60", "*"]);
         assert_eq!(rows[2], ["59.5", "[50, 60[", "*"]);
         // An end off the grid clips the last interval, at every level.
         let b = build(&[("widths", "10,20"), ("end", "25"), ("top", "true")]).unwrap();
-        let rows = b.rows(&[("22", 1), ("26", 1), ("3", 1)]);
+        let rows = b
+            .rows(&[("22", 1), ("26", 1), ("3", 1)])
+            .collect::<Vec<_>>();
         assert_eq!(rows[0], ["22", "[20, 25[", "[20, 25[", "*"]);
         assert_eq!(rows[1], ["26", ">=25", ">=25", "*"]);
         assert_eq!(rows[2], ["3", "[0, 10[", "[0, 20[", "*"]);
@@ -389,7 +392,7 @@ mod tests {
         let b = build(&[("quantiles", "4,2,2")]).unwrap();
         let values: Vec<(String, u64)> = (1..=8).map(|i| (i.to_string(), 1)).collect();
         let refs: Vec<(&str, u64)> = values.iter().map(|(v, c)| (v.as_str(), *c)).collect();
-        let rows = b.rows(&refs);
+        let rows = b.rows(&refs).collect::<Vec<_>>();
         assert_eq!(rows[0], ["1", "[1, 3[", "[1, 5[", "[1, 5[", "*"]);
         assert_eq!(rows[7], ["8", "[7, 8]", "[5, 8]", "[5, 8]", "*"]);
         // Numerically equal values are one value, whatever their text.
@@ -401,14 +404,17 @@ mod tests {
             ("3", 1),
             ("4", 1),
         ];
-        let rows = build(&[("quantiles", "2")]).unwrap().rows(&values);
+        let rows = build(&[("quantiles", "2")])
+            .unwrap()
+            .rows(&values)
+            .collect::<Vec<_>>();
         for r in &rows[..3] {
             assert_eq!(r[1], "[1, 2[", "{r:?}");
         }
         assert_eq!(rows[3][1], "[2, 4]");
         // One value: one bin per level, every level present.
         assert_eq!(
-            b.rows(&[("3", 9)])[0],
+            b.rows(&[("3", 9)]).collect::<Vec<_>>()[0],
             ["3", "[3, 3]", "[3, 3]", "[3, 3]", "*"]
         );
     }

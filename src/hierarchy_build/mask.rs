@@ -86,7 +86,7 @@ impl Mask {
         }
     }
 
-    pub(super) fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
+    pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
         let longest = values
             .iter()
             .map(|(v, _)| v.chars().count())
@@ -95,32 +95,29 @@ impl Mask {
         let length = self.length.unwrap_or(longest).max(longest);
         // Enough levels to hide every character of the longest value (at least one level).
         let levels = length.div_ceil(self.step).max(1);
-        values
-            .iter()
-            .map(|&(v, _)| {
-                let chars = self.padded(v, length);
-                let mut row = Vec::with_capacity(levels + 2);
-                row.push(v.to_string());
-                for level in 1..=levels {
-                    let hidden = (level * self.step).min(chars.len());
-                    let shown = chars.len() - hidden;
-                    let masked: String = if self.from_left {
-                        std::iter::repeat_n('*', hidden)
-                            .chain(chars[hidden..].iter().copied())
-                            .collect()
-                    } else {
-                        chars[..shown]
-                            .iter()
-                            .copied()
-                            .chain(std::iter::repeat_n('*', hidden))
-                            .collect()
-                    };
-                    row.push(masked);
-                }
-                row.push(TOP.to_string());
-                row
-            })
-            .collect()
+        Box::new(values.iter().map(move |&(v, _)| {
+            let chars = self.padded(v, length);
+            let mut row = Vec::with_capacity(levels + 2);
+            row.push(v.to_string());
+            for level in 1..=levels {
+                let hidden = (level * self.step).min(chars.len());
+                let shown = chars.len() - hidden;
+                let masked: String = if self.from_left {
+                    std::iter::repeat_n('*', hidden)
+                        .chain(chars[hidden..].iter().copied())
+                        .collect()
+                } else {
+                    chars[..shown]
+                        .iter()
+                        .copied()
+                        .chain(std::iter::repeat_n('*', hidden))
+                        .collect()
+                };
+                row.push(masked);
+            }
+            row.push(TOP.to_string());
+            row
+        }))
     }
 }
 
@@ -136,7 +133,7 @@ mod tests {
     fn masks_from_either_side_with_steps() {
         let b = build(&[]).unwrap();
         assert_eq!(
-            b.rows(&[("816", 1), ("9", 1)]),
+            b.rows(&[("816", 1), ("9", 1)]).collect::<Vec<_>>(),
             [
                 vec!["816", "81*", "8**", "***", "*"],
                 vec!["9", "*", "*", "*", "*"]
@@ -144,7 +141,7 @@ mod tests {
         );
         let b = build(&[("from", "left"), ("step", "2")]).unwrap();
         assert_eq!(
-            b.rows(&[("abcde", 1)])[0],
+            b.rows(&[("abcde", 1)]).collect::<Vec<_>>()[0],
             ["abcde", "**cde", "****e", "*****", "*"]
         );
     }
@@ -153,7 +150,7 @@ mod tests {
     fn pads_on_the_side_masked_last() {
         let b = build(&[("pad", "0"), ("length", "4")]).unwrap();
         assert_eq!(
-            b.rows(&[("7", 1)])[0],
+            b.rows(&[("7", 1)]).collect::<Vec<_>>()[0],
             ["7", "000*", "00**", "0***", "****", "*"]
         );
         assert!(b

@@ -34,6 +34,9 @@ use std::path::{Path, PathBuf};
 /// The top level of every built hierarchy.
 pub const TOP: &str = "*";
 
+/// A built hierarchy's rows, one distinct value at a time (see [`Builder::rows`]).
+pub type Rows<'a> = Box<dyn Iterator<Item = Vec<String>> + 'a>;
+
 /// Name/value parameters of a builder, in the order given (flags or XML attributes). A flag
 /// without a value (`--bottom`) has the value `true`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -223,25 +226,26 @@ impl Builder {
     }
 
     /// The hierarchy rows of the distinct `values` (each checked, with its count of records),
-    /// in their order: `value, level 1, ..., *`, all of the same width.
-    pub fn rows(&self, values: &[(&str, u64)]) -> Vec<Vec<String>> {
-        let rows = match self {
+    /// in their order: `value, level 1, ..., *`, all of the same width. Made one at a time as
+    /// they are taken (the caller writes or encodes each), so that a column of millions of
+    /// values never holds all its labels as strings at once; only equal-frequency bins, which
+    /// need every value first, are made in full.
+    pub fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> Rows<'a> {
+        match self {
             Builder::Intervals(b) => b.rows(values),
             Builder::Mask(b) => b.rows(values),
             Builder::Dates(b) => b.rows(values),
             Builder::Categories(b) => b.rows(values),
-        };
-        debug_assert!(rows.windows(2).all(|w| w[0].len() == w[1].len()));
-        rows
+        }
     }
 
     /// Puts distinct values in the order a hierarchy file lists them: numbers and dates in
     /// order, strings as text.
-    pub fn sort(&self, values: &mut [(String, u64)]) {
+    pub fn sort(&self, values: &mut [(&str, u64)]) {
         match self {
             Builder::Intervals(b) => b.sort(values),
             Builder::Dates(b) => b.sort(values),
-            _ => values.sort_by(|a, b| a.0.cmp(&b.0)),
+            _ => values.sort_by(|a, b| a.0.cmp(b.0)),
         }
     }
 }

@@ -179,12 +179,12 @@ fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// A quasi-identifier's built hierarchy, ready to write.
+/// A quasi-identifier's hierarchy: the builder that passed every value and its file.
 struct Built {
     column: usize,
     file: String,
     description: String,
-    rows: Vec<Vec<String>>,
+    builder: Builder,
 }
 
 impl Plan {
@@ -210,7 +210,7 @@ impl Plan {
             ));
         }
         let mut proposal = propose::propose(&profile, &self.separator);
-        let built = self.build(&profile, &mut proposal)?;
+        let built = self.choose_builders(&profile, &mut proposal)?;
         if built.is_empty() {
             return Err(Error::in_file(
                 &a.data,
@@ -228,7 +228,14 @@ impl Plan {
         );
         crate::paths::check(&[("input file", a.data.clone())], &writes)?;
         for b in &built {
-            hierarchy_file::write(&a.dir.join(&b.file), &b.rows)?;
+            // One hierarchy at a time: its rows are made as they are written.
+            let column = &profile.columns[b.column];
+            let mut values: Vec<(&str, u64)> = column.values.values().collect();
+            if column.missing > 0 {
+                values.push(("", column.missing));
+            }
+            b.builder.sort(&mut values);
+            hierarchy_file::write(&a.dir.join(&b.file), b.builder.rows(&values))?;
         }
         let xml = self.config_xml(&profile, &proposal, &built)?;
         crate::io::write_atomic(&config, xml.as_bytes())?;
@@ -237,22 +244,22 @@ impl Plan {
             .map_err(|e| Error::io("<stdout>", e))
     }
 
-    /// Runs each quasi-identifier's builder on the profile's values. A builder that refuses
-    /// a value (a number too large for exact intervals) falls back to value -> `*`.
-    fn build(&self, profile: &Profile, proposal: &mut Proposal) -> Result<Vec<Built>> {
+    /// Checks each quasi-identifier's builder against the profile's values. A builder that
+    /// refuses a value (a number too large for exact intervals) falls back to value -> `*`.
+    fn choose_builders(&self, profile: &Profile, proposal: &mut Proposal) -> Result<Vec<Built>> {
         let mut built = Vec::new();
         let mut files: Vec<String> = Vec::new();
         for (c, p) in profile.columns.iter().zip(proposal.columns.iter_mut()) {
             let Role::QuasiIdentifier { kind, params } = &p.role else {
                 continue;
             };
-            let mut values = c.values.clone();
-            if c.missing > 0 {
-                values.push((String::new(), c.missing));
-            }
-            let builder = propose::builder(kind, params)
-                .ok()
-                .filter(|b| values.iter().all(|(v, _)| b.check(v).is_ok()));
+            let empty = (c.missing > 0).then_some(("", c.missing));
+            let builder = propose::builder(kind, params).ok().filter(|b| {
+                c.values
+                    .values()
+                    .chain(empty)
+                    .all(|(v, _)| b.check(v).is_ok())
+            });
             let builder = match builder {
                 Some(b) => b,
                 None => {
@@ -265,9 +272,6 @@ impl Plan {
                         .map_err(Error::Invalid)?
                 }
             };
-            builder.sort(&mut values);
-            let refs: Vec<(&str, u64)> = values.iter().map(|(v, n)| (v.as_str(), *n)).collect();
-            let rows = builder.rows(&refs);
             let mut file = format!("hierarchy_{}.csv", file_name(&c.name));
             if files.contains(&file) {
                 file = format!("hierarchy_{}_{}.csv", file_name(&c.name), c.index);
@@ -277,7 +281,7 @@ impl Plan {
                 column: c.index,
                 file,
                 description: builder.describe(),
-                rows,
+                builder,
             });
         }
         Ok(built)

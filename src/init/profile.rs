@@ -8,8 +8,9 @@
 //! the hierarchies built from it see exactly the values a run will load.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-use crate::hierarchy_build::dates::parse_date;
+use crate::hierarchy_build::dates::DateFormat;
 use crate::hierarchy_build::distinct::Distinct;
 use crate::hierarchy_build::number::Decimal;
 use crate::io::{trim, Format};
@@ -77,7 +78,7 @@ pub struct ColumnProfile {
     pub kind: Kind,
     /// Distinct non-empty values with their counts (at most [`DISTINCT_CAP`], except for
     /// numbers and dates).
-    pub values: Vec<(String, u64)>,
+    pub values: Distinct,
     /// True if the column had more distinct values than were kept.
     pub overflowed: bool,
     /// Records with an empty value.
@@ -141,7 +142,7 @@ pub fn profile_with_cap(format: &Format, path: &Path, cap: usize) -> Result<Prof
         }
         for (d, &i) in full.into_iter().zip(&again) {
             let c = &mut profile.columns[i];
-            c.values = d.into_values();
+            c.values = d;
             c.overflowed = false;
             c.kind = kind_of(&c.values);
         }
@@ -185,19 +186,15 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
     let columns = columns
         .into_iter()
         .enumerate()
-        .map(|(index, (distinct, missing))| {
-            let overflowed = distinct.overflowed();
-            let values = distinct.into_values();
-            ColumnProfile {
-                index,
-                name: header
-                    .as_ref()
-                    .map_or(format!("att{index}"), |h| h[index].clone()),
-                kind: kind_of(&values),
-                values,
-                overflowed,
-                missing,
-            }
+        .map(|(index, (distinct, missing))| ColumnProfile {
+            index,
+            name: header
+                .as_ref()
+                .map_or(format!("att{index}"), |h| h[index].clone()),
+            kind: kind_of(&distinct),
+            overflowed: distinct.overflowed(),
+            values: distinct,
+            missing,
         })
         .collect();
     Ok(Profile {
@@ -208,19 +205,20 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
 }
 
 /// The kind of a column from its distinct non-empty values.
-pub fn kind_of(values: &[(String, u64)]) -> Kind {
-    if values.is_empty() {
+pub fn kind_of(distinct: &Distinct) -> Kind {
+    let values = || distinct.values().map(|(v, _)| v);
+    if distinct.is_empty() {
         return Kind::Empty;
     }
-    if let Some(kind) = numbers(values) {
+    if let Some(kind) = numbers(values()) {
         return kind;
     }
-    if let Some(format) = date_format(values) {
+    if let Some(format) = date_format(values()) {
         return Kind::Date { format };
     }
-    let n = values.len() as f64;
-    let spaced = values.iter().filter(|(v, _)| v.contains(' ')).count() as f64;
-    let chars: usize = values.iter().map(|(v, _)| v.chars().count()).sum();
+    let n = distinct.len() as f64;
+    let spaced = values().filter(|v| v.contains(' ')).count() as f64;
+    let chars: usize = values().map(|v| v.chars().count()).sum();
     if spaced / n >= 0.5 && chars as f64 / n >= 15.0 {
         return Kind::Text;
     }
@@ -229,22 +227,21 @@ pub fn kind_of(values: &[(String, u64)]) -> Kind {
             && v.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'/'))
     };
-    let with_digits = values
-        .iter()
-        .filter(|(v, _)| v.bytes().any(|b| b.is_ascii_digit()))
+    let with_digits = values()
+        .filter(|v| v.bytes().any(|b| b.is_ascii_digit()))
         .count() as f64;
-    if values.iter().all(|(v, _)| code_chars(v)) && with_digits / n >= 0.8 {
-        let longest = values.iter().map(|(v, _)| v.len()).max().unwrap_or(0);
+    if values().all(code_chars) && with_digits / n >= 0.8 {
+        let longest = values().map(str::len).max().unwrap_or(0);
         return Kind::Code { longest };
     }
     Kind::Category
 }
 
 /// Integer or decimal, if every value is a number; integers with leading zeros are codes.
-fn numbers(values: &[(String, u64)]) -> Option<Kind> {
+fn numbers<'a>(values: impl Iterator<Item = &'a str>) -> Option<Kind> {
     let mut integer = true;
     let (mut min, mut max): (Option<Decimal>, Option<Decimal>) = (None, None);
-    for (v, _) in values {
+    for v in values {
         let x = Decimal::parse(v)?;
         let digits = v.trim_start_matches(['-', '+']);
         if digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0.") {
@@ -264,18 +261,25 @@ fn numbers(values: &[(String, u64)]) -> Option<Kind> {
 
 /// The first of [`DATE_FORMATS`] that reads every value (values of digits only are numbers or
 /// codes, never dates).
-fn date_format(values: &[(String, u64)]) -> Option<&'static str> {
-    let mut candidates: Vec<&'static str> = DATE_FORMATS.to_vec();
-    for (v, _) in values {
+fn date_format<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'static str> {
+    static FORMATS: OnceLock<Vec<DateFormat>> = OnceLock::new();
+    let formats = FORMATS.get_or_init(|| {
+        DATE_FORMATS
+            .iter()
+            .map(|f| DateFormat::new(f).expect("a whole date"))
+            .collect()
+    });
+    let mut candidates: Vec<usize> = (0..formats.len()).collect();
+    for v in values {
         if v.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        candidates.retain(|f| parse_date(v, f).is_some());
+        candidates.retain(|&f| formats[f].parse(v).is_some());
         if candidates.is_empty() {
             return None;
         }
     }
-    candidates.first().copied()
+    candidates.first().map(|&f| DATE_FORMATS[f])
 }
 
 #[cfg(test)]
@@ -283,8 +287,11 @@ mod tests {
     use super::*;
 
     fn kind(values: &[&str]) -> Kind {
-        let v: Vec<(String, u64)> = values.iter().map(|s| (s.to_string(), 1)).collect();
-        kind_of(&v)
+        let mut d = Distinct::new();
+        for v in values {
+            d.add(v.as_bytes()).unwrap();
+        }
+        kind_of(&d)
     }
 
     #[test]

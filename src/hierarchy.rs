@@ -15,6 +15,8 @@
 //!
 //! Nothing after loading looks at labels except the output writers.
 
+use crate::data::Interner;
+
 /// An encoded generalization hierarchy for one attribute.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hierarchy {
@@ -22,8 +24,8 @@ pub struct Hierarchy {
     pub name: String,
     /// Number of levels, including level 0 (the original values). At least 1.
     levels: usize,
-    /// `labels[level][id]`: the printed form of each distinct value at each level.
-    labels: Vec<Vec<String>>,
+    /// `labels[level].get(id)`: the printed form of each distinct value at each level.
+    labels: Vec<Interner>,
     /// Row-major `leaves() x levels`: `map[code * levels + level]` = id at `level`.
     map: Vec<u32>,
     /// Lines of the hierarchy file per leaf, when a file repeats identical lines (empty: one
@@ -41,34 +43,15 @@ impl Hierarchy {
     ) -> Hierarchy {
         let mut rows = rows.into_iter().peekable();
         let levels = rows.peek().map_or(1, |r| r.as_ref().len()).max(1);
-        let mut labels: Vec<Vec<String>> = vec![Vec::new(); levels];
-        let mut index: Vec<rustc_hash::FxHashMap<String, u32>> = vec![Default::default(); levels];
-        let mut map = Vec::with_capacity(rows.size_hint().0 * levels);
+        let mut built = LabelRows::new(levels);
+        let mut ids = Vec::with_capacity(levels);
         for row in rows {
             let row = row.as_ref();
             debug_assert_eq!(row.len(), levels);
-            for (level, label) in row.iter().enumerate() {
-                // A label seen before costs a lookup, not a copy (most labels above the
-                // leaves repeat).
-                let id = match index[level].get(label) {
-                    Some(&id) => id,
-                    None => {
-                        let id = labels[level].len() as u32;
-                        labels[level].push(label.clone());
-                        index[level].insert(label.clone(), id);
-                        id
-                    }
-                };
-                map.push(id);
-            }
+            built.intern(row.iter().map(String::as_str), &mut ids);
+            built.push(&ids);
         }
-        Hierarchy {
-            name: name.into(),
-            levels,
-            labels,
-            map,
-            repeats: Vec::new(),
-        }
+        built.finish(name)
     }
 
     /// Sets how many file lines each leaf had (see the field's docs); all ones is the default.
@@ -131,20 +114,17 @@ impl Hierarchy {
 
     /// Printed label of id `id` at `level`.
     pub fn label(&self, level: usize, id: u32) -> &str {
-        &self.labels[level][id as usize]
+        self.labels[level].get(id)
     }
 
-    /// All labels at `level`, indexed by id.
-    pub fn labels(&self, level: usize) -> &[String] {
+    /// All labels at `level`, by id.
+    pub fn labels(&self, level: usize) -> &Interner {
         &self.labels[level]
     }
 
-    /// Code of an original value, if it is in the domain (linear; build a map for hot paths).
+    /// Code of an original value, if it is in the domain.
     pub fn code_of(&self, value: &str) -> Option<u32> {
-        self.labels[0]
-            .iter()
-            .position(|v| v == value)
-            .map(|p| p as u32)
+        self.labels[0].find(value.as_bytes())
     }
 
     /// True if every group at level `l + 1` is a union of groups at level `l` (ARX's
@@ -164,6 +144,81 @@ impl Hierarchy {
             }
         }
         Ok(())
+    }
+}
+
+/// A hierarchy being read or built, one row at a time: each row's labels are interned level by
+/// level (ids in order of first appearance), and the rows pushed become the leaves in order.
+///
+/// Each label is held once, in its level's [`Interner`], so a hierarchy of two million
+/// timestamps never holds its labels twice, nor all its rows as strings (reading such a file
+/// as rows of strings first took 700 MB).
+pub struct LabelRows {
+    labels: Vec<Interner>,
+    /// Row-major ids of the rows pushed (see [`Hierarchy`]'s `map`).
+    map: Vec<u32>,
+}
+
+impl LabelRows {
+    /// An empty hierarchy of `levels` levels (at least 1).
+    pub fn new(levels: usize) -> LabelRows {
+        LabelRows {
+            labels: vec![Interner::new(); levels.max(1)],
+            map: Vec::new(),
+        }
+    }
+
+    /// The ids of a row's labels, level by level, into `ids`; a label new at its level gets
+    /// the next id. A row shorter than the levels leaves the rest out; extra labels are ignored.
+    pub fn intern<'r>(&mut self, row: impl IntoIterator<Item = &'r str>, ids: &mut Vec<u32>) {
+        ids.clear();
+        for (label, labels) in row.into_iter().zip(&mut self.labels) {
+            ids.push(labels.intern(label).0);
+        }
+    }
+
+    /// Rows pushed so far.
+    pub fn rows(&self) -> usize {
+        self.map.len() / self.labels.len()
+    }
+
+    /// Distinct labels at `level` so far (at level 0: values seen, pushed or not).
+    pub fn width(&self, level: usize) -> usize {
+        self.labels[level].len()
+    }
+
+    /// The ids of pushed row `row`.
+    pub fn row(&self, row: usize) -> &[u32] {
+        let levels = self.labels.len();
+        &self.map[row * levels..(row + 1) * levels]
+    }
+
+    /// The label of `id` at `level`.
+    pub fn label(&self, level: usize, id: u32) -> &str {
+        self.labels[level].get(id)
+    }
+
+    /// Appends the row of `ids` (from [`LabelRows::intern`]) as the next leaf: its level-0
+    /// label must be new.
+    pub fn push(&mut self, ids: &[u32]) {
+        debug_assert_eq!(ids.len(), self.labels.len());
+        debug_assert_eq!(
+            ids[0] as usize,
+            self.rows(),
+            "leaves in order of first appearance"
+        );
+        self.map.extend_from_slice(ids);
+    }
+
+    /// The hierarchy of the rows pushed.
+    pub fn finish(self, name: impl Into<String>) -> Hierarchy {
+        Hierarchy {
+            name: name.into(),
+            levels: self.labels.len(),
+            labels: self.labels,
+            map: self.map,
+            repeats: Vec::new(),
+        }
     }
 }
 

@@ -205,8 +205,9 @@ fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec
             (None, None) => "numbers".into(),
         };
         let example = first
-            .and_then(|codes| enc.dictionary.values().get(codes[nq + i] as usize))
-            .cloned()
+            .map(|codes| codes[nq + i])
+            .filter(|&c| (c as usize) < enc.dictionary.len())
+            .map(|c| enc.dictionary.value(c).to_string())
             .unwrap_or_default();
         rows.push((
             sens.index,

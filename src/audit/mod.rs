@@ -31,7 +31,7 @@ use clap::Parser;
 use rustc_hash::FxHashMap;
 
 use crate::config::hierarchy_file;
-use crate::data::Dictionary;
+use crate::data::{Dictionary, Interner};
 use crate::hierarchy::Hierarchy;
 use crate::io::{trim, Format};
 use crate::job::TDistance;
@@ -276,7 +276,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         h.labels(0)
             .iter()
             .enumerate()
-            .map(|(i, v)| (v.as_str(), i as u32))
+            .map(|(i, v)| (v, i as u32))
             .collect()
     });
     let mut qi_dicts = vec![Dictionary::new(); qi.len()];
@@ -407,11 +407,11 @@ fn field(rec: &csv::ByteRecord, i: usize) -> std::result::Result<&str, String> {
 
 /// The numeric value of each sensitive code, if every value present in the file is a finite
 /// number (codes absent from the file get NaN and are never ordered).
-fn parse_numbers(labels: &[String], classes: &Classes) -> Option<Vec<f64>> {
+fn parse_numbers(labels: &Interner, classes: &Classes) -> Option<Vec<f64>> {
     let present = classes.table_codes();
     let mut values = vec![f64::NAN; labels.len()];
     for &c in present {
-        let v: f64 = labels[c as usize].trim().parse().ok()?;
+        let v: f64 = labels.get(c).trim().parse().ok()?;
         if !v.is_finite() {
             return None;
         }

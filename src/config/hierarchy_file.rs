@@ -12,15 +12,13 @@
 
 use std::path::Path;
 
-use rustc_hash::FxHashMap;
-
-use crate::hierarchy::Hierarchy;
+use crate::hierarchy::{Hierarchy, LabelRows};
 use crate::{Error, Result};
 
 /// Reads and validates the hierarchy file `path` for the attribute `name`.
 pub fn load(path: &Path, name: &str) -> Result<Hierarchy> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::in_file(
                 path,
@@ -29,19 +27,36 @@ pub fn load(path: &Path, name: &str) -> Result<Hierarchy> {
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    parse(path, &bytes, name)
+    read(path, std::io::BufReader::with_capacity(1 << 16, file), name)
 }
 
 /// Parses the content of hierarchy file `path` (the path is used in messages only).
 pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
+    read(path, content, name)
+}
+
+/// Reads a hierarchy file row by row, straight into the hierarchy's ids ([`LabelRows`]): no
+/// row is kept as strings, so memory grows with the distinct labels (a file of two million
+/// timestamps took 860 MB read as rows first). Each row is checked as it comes, and the first
+/// offending line is reported: a width other than the first row's, an original value seen
+/// before with other generalizations (identical lines are counted, see `Hierarchy::repeats`;
+/// ARX would silently let the last one win), a label whose generalization one level up
+/// differs from the one it had before (not monotonic).
+fn read<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hierarchy> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b';')
         .has_headers(false)
         .flexible(true)
-        .from_reader(content);
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut lines: Vec<u64> = Vec::new();
+        .from_reader(source);
     let mut record = csv::StringRecord::new();
+    // Set by the first row: its width and line, and the hierarchy so far.
+    let mut first: Option<(usize, u64, LabelRows)> = None;
+    // Per leaf: its first line and how many lines it has.
+    let mut leaf_line: Vec<u64> = Vec::new();
+    let mut repeats: Vec<u32> = Vec::new();
+    // Per level 1.. and id at that level: the id one level up, and the line where it was set.
+    let mut parent: Vec<Vec<(u32, u64)>> = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
     loop {
         match reader.read_record(&mut record) {
             Ok(false) => break,
@@ -50,6 +65,10 @@ pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
                 let line = e.position().map_or(0, |p| p.line());
                 let msg = match e.kind() {
                     csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".to_string(),
+                    csv::ErrorKind::Io(_) => match e.into_kind() {
+                        csv::ErrorKind::Io(io) => return Err(Error::io(path, io)),
+                        _ => unreachable!("an I/O error"),
+                    },
                     _ => format!("unreadable hierarchy row: {e}"),
                 };
                 return Err(Error::at(path, line, None, msg));
@@ -59,89 +78,75 @@ pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
         if record.len() == 1 && record[0].trim().is_empty() {
             continue; // blank line
         }
-        rows.push(record.iter().map(str::to_string).collect());
-        lines.push(line);
-    }
-    if rows.is_empty() {
-        return Err(Error::in_file(path, "hierarchy file has no rows"));
-    }
-
-    let width = rows[0].len();
-    for (row, &line) in rows.iter().zip(&lines) {
-        if row.len() != width {
+        let (width, first_line, rows) =
+            first.get_or_insert_with(|| (record.len(), line, LabelRows::new(record.len())));
+        let width = *width;
+        if record.len() != width {
             return Err(Error::at(
                 path,
                 line,
                 None,
                 format!(
-                    "{} columns, but line {} has {width}: every row needs one value per level",
-                    row.len(),
-                    lines[0]
+                    "{} columns, but line {first_line} has {width}: every row needs one value \
+                     per level",
+                    record.len(),
                 ),
             ));
         }
-    }
-
-    // A value on several lines: identical lines are accepted as ARX accepts them (each counts
-    // in the Loss metric's domain, see `Hierarchy::repeats`); lines that disagree are refused
-    // (ARX would silently let the last one win).
-    let mut first_line: FxHashMap<&str, (usize, u64)> = FxHashMap::default();
-    let mut keep = vec![true; rows.len()];
-    let mut repeats: Vec<u32> = Vec::new();
-    let mut kept_index = vec![0usize; rows.len()];
-    for (i, (row, &line)) in rows.iter().zip(&lines).enumerate() {
-        match first_line.get(row[0].as_str()) {
-            Some(&(first, first_no)) if rows[first] == *row => {
-                keep[i] = false;
-                repeats[kept_index[first]] += 1;
-                let _ = first_no;
+        let known = rows.width(0);
+        rows.intern(record.iter(), &mut ids);
+        let leaf = ids[0] as usize;
+        if leaf < known {
+            if rows.row(leaf) == ids.as_slice() {
+                repeats[leaf] += 1;
+                continue;
             }
-            Some(&(_, first_no)) => {
-                return Err(Error::at(
-                    path,
-                    line,
-                    None,
-                    format!(
-                        "duplicate original value '{}' (also on line {first_no}, with other \
-                         generalizations)",
-                        row[0]
-                    ),
-                ));
+            return Err(Error::at(
+                path,
+                line,
+                None,
+                format!(
+                    "duplicate original value '{}' (also on line {}, with other \
+                     generalizations)",
+                    &record[0], leaf_line[leaf]
+                ),
+            ));
+        }
+        // Monotonic: one parent per label and level (Hierarchy::check_monotonic's rule).
+        parent.resize_with(width.saturating_sub(1), Vec::new);
+        for level in 1..width.saturating_sub(1) {
+            let (id, up) = (ids[level] as usize, ids[level + 1]);
+            let seen = &mut parent[level];
+            if seen.len() <= id {
+                seen.resize(id + 1, (u32::MAX, 0));
             }
-            None => {
-                first_line.insert(&row[0], (i, line));
-                kept_index[i] = repeats.len();
-                repeats.push(1);
+            match seen[id] {
+                (u32::MAX, _) => seen[id] = (up, line),
+                (p, _) if p == up => {}
+                (p, seen_line) => {
+                    return Err(Error::at(
+                        path,
+                        line,
+                        None,
+                        format!(
+                            "not monotonic: '{}' at level {level} generalizes to '{}' here \
+                             but to '{}' on line {seen_line}",
+                            &record[level],
+                            &record[level + 1],
+                            rows.label(level + 1, p)
+                        ),
+                    ));
+                }
             }
         }
+        rows.push(&ids);
+        leaf_line.push(line);
+        repeats.push(1);
     }
-
-    // Monotonic: one parent per value and level (Hierarchy::check_monotonic's rule, with lines).
-    for level in 1..width.saturating_sub(1) {
-        let mut parent: FxHashMap<&str, (&str, u64)> = FxHashMap::default();
-        for (row, &line) in rows.iter().zip(&lines) {
-            let (value, up) = (row[level].as_str(), row[level + 1].as_str());
-            let (seen, seen_line) = *parent.entry(value).or_insert((up, line));
-            if seen != up {
-                return Err(Error::at(
-                    path,
-                    line,
-                    None,
-                    format!(
-                        "not monotonic: '{value}' at level {level} generalizes to '{up}' here \
-                         but to '{seen}' on line {seen_line}"
-                    ),
-                ));
-            }
-        }
-    }
-
-    let rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .zip(&keep)
-        .filter_map(|(row, &k)| k.then_some(row))
-        .collect();
-    let hierarchy = Hierarchy::from_label_rows(name, &rows).with_repeats(repeats);
+    let Some((_, _, rows)) = first else {
+        return Err(Error::in_file(path, "hierarchy file has no rows"));
+    };
+    let hierarchy = rows.finish(name).with_repeats(repeats);
     debug_assert!(hierarchy.check_monotonic().is_ok());
     Ok(hierarchy)
 }
@@ -200,8 +205,8 @@ mod tests {
         assert_eq!(h.name, "age");
         assert_eq!(h.levels(), 3);
         assert_eq!(h.leaves(), 3);
-        assert_eq!(h.labels(0), ["34", "45", "66"]);
-        assert_eq!(h.labels(1), ["<50", ">=50"]);
+        assert_eq!(h.labels(0).to_vec(), ["34", "45", "66"]);
+        assert_eq!(h.labels(1).to_vec(), ["<50", ">=50"]);
         assert_eq!(h.label(1, h.get(2, 1)), ">=50");
         assert_eq!(h.width(2), 1);
     }
@@ -211,7 +216,7 @@ mod tests {
         let h = parse_str("a\nb\n").unwrap();
         assert_eq!(h.levels(), 1);
         let h = parse_str("\"x;y\";*\nz;*\n").unwrap();
-        assert_eq!(h.labels(0), ["x;y", "z"]);
+        assert_eq!(h.labels(0).to_vec(), ["x;y", "z"]);
     }
 
     #[test]

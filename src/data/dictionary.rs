@@ -1,12 +1,11 @@
 //! Per-column dictionary: distinct value -> code.
 
-use rustc_hash::FxHashMap;
+use super::Interner;
 
 /// Distinct values of one column, coded `0..len()` in order of insertion.
 #[derive(Debug, Clone, Default)]
 pub struct Dictionary {
-    values: Vec<String>,
-    index: FxHashMap<String, u32>,
+    values: Interner,
 }
 
 impl Dictionary {
@@ -14,39 +13,33 @@ impl Dictionary {
         Dictionary::default()
     }
 
-    /// A dictionary seeded with `values` (codes in that order; duplicates keep the first code).
-    pub fn seeded<I: IntoIterator<Item = String>>(values: I) -> Dictionary {
-        let mut d = Dictionary::new();
-        for v in values {
-            d.intern(&v);
+    /// A dictionary seeded with `values`, codes in their order (a hierarchy's leaves: a copy
+    /// of its buffers, not a value at a time).
+    pub fn seeded(values: &Interner) -> Dictionary {
+        Dictionary {
+            values: values.clone(),
         }
-        d
     }
 
     /// The code of `value`, adding it if new. Returns (code, was_new).
     #[inline]
     pub fn intern(&mut self, value: &str) -> (u32, bool) {
-        if let Some(&c) = self.index.get(value) {
-            return (c, false);
-        }
-        let c = self.values.len() as u32;
-        self.values.push(value.to_string());
-        self.index.insert(value.to_string(), c);
-        (c, true)
+        self.values.intern(value)
     }
 
     /// The code of `value`, if present.
     #[inline]
     pub fn code(&self, value: &str) -> Option<u32> {
-        self.index.get(value).copied()
+        self.values.find(value.as_bytes())
     }
 
     /// The value of `code`.
     pub fn value(&self, code: u32) -> &str {
-        &self.values[code as usize]
+        self.values.get(code)
     }
 
-    pub fn values(&self) -> &[String] {
+    /// The values, by code.
+    pub fn values(&self) -> &Interner {
         &self.values
     }
 

@@ -216,7 +216,7 @@ impl<'a> RowEncoder<'a> {
         for q in &job.qids {
             let (dictionary, kind) = match &q.generalization {
                 Generalization::File { path, hierarchy } => (
-                    Dictionary::seeded(hierarchy.labels(0).iter().cloned()),
+                    Dictionary::seeded(hierarchy.labels(0)),
                     Column::File { path },
                 ),
                 Generalization::Built(builder) => (
@@ -245,10 +245,7 @@ impl<'a> RowEncoder<'a> {
         }
         for s in &job.sensitive {
             let (dictionary, kind) = match (&s.hierarchy, &s.map) {
-                (Some((path, h)), _) => (
-                    Dictionary::seeded(h.labels(0).iter().cloned()),
-                    Column::File { path },
-                ),
+                (Some((path, h)), _) => (Dictionary::seeded(h.labels(0)), Column::File { path }),
                 (None, Some(map)) => (Dictionary::new(), Column::Map { map }),
                 (None, None) => (
                     Dictionary::new(),
@@ -331,7 +328,6 @@ impl<'a> RowEncoder<'a> {
                             .dictionary
                             .values()
                             .iter()
-                            .map(String::as_str)
                             .zip(counts.iter().copied())
                             .collect();
                         let h = Hierarchy::from_label_rows(&q.name, builder.rows(&values));

@@ -12,10 +12,12 @@
 
 mod column;
 mod dictionary;
+pub mod interner;
 pub mod load;
 pub mod subset;
 mod table;
 
 pub use column::{Codes, Column};
 pub use dictionary::Dictionary;
+pub use interner::Interner;
 pub use table::{EncodedTable, SensitiveColumn, TupleBuilder, SUBSET_COLUMN};

@@ -394,7 +394,7 @@ fn vgh_hierarchies_from_points() {
         anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
     assert_eq!(table.rows(), 463);
     let sex = &enc.qids[0];
-    assert_eq!(sex.dictionary.values(), ["[1.0]", "[0.0]"]);
+    assert_eq!(sex.dictionary.values().to_vec(), ["[1.0]", "[0.0]"]);
     assert_eq!(sex.hierarchy.levels(), 2);
     assert_eq!(sex.suppressed, "[0:1]");
     let age = &enc.qids[1];

@@ -1,7 +1,8 @@
 //! Data becomes integers once.
 //!
 //! [`Dictionary`] maps the distinct values of one column to codes `0..m-1` in order of first
-//! appearance (or in hierarchy-file order when seeded from one). [`EncodedTable`] is the in-memory
+//! appearance (or in hierarchy-file order when seeded from one), each value held once in an
+//! [`Interner`] (one text buffer, no string of its own per value; hierarchy labels too). [`EncodedTable`] is the in-memory
 //! representation the Flash engine works on: the distinct quasi-identifier tuples as leaf-code
 //! columns (each in the narrowest integer type, [`Column`]) and each record as the index of its tuple, each quasi-identifier with its
 //! [`Hierarchy`], and sensitive attributes as code columns. Nothing after loading sees strings.

@@ -1333,20 +1333,11 @@ impl<'a, const W: usize> Engine<'a, W> {
         let from = self.groups.levels.clone().expect("roll-up needs classes");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.groups.len());
-        // Field by field: the tables are written while the columns are read.
-        let cols = Self::resolve(
-            &self.s.enc,
-            &self.steps,
-            &self.deltas,
-            &self.delta_at,
-            use_deltas,
-        );
         let track = !self.s.slots.is_empty();
         let scratch_start = self.s.config.projection;
         let n = self.groups.len();
         self.stats.cells += (n * self.steps.len()) as u64;
         if let Some(team) = self.team.clone().filter(|_| n >= self.s.config.team_items) {
-            drop(cols);
             // The spare table's buffers take the result.
             let spare = std::mem::replace(&mut self.spare, Groups::new(0));
             let src = std::mem::replace(&mut self.groups, spare);
@@ -1366,6 +1357,14 @@ impl<'a, const W: usize> Engine<'a, W> {
             return done;
         }
         self.stats.items += n as u64;
+        // Field by field: the tables are written while the columns are read.
+        let cols = Self::resolve(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        );
         if !track {
             // No distributions to merge: in place (see `Groups::regroup`).
             let (enc, steps) = (&self.s.enc, &self.steps);
@@ -1420,19 +1419,10 @@ impl<'a, const W: usize> Engine<'a, W> {
             .expect("snapshots need the buffer");
         self.plan(Some(&from), levels);
         let use_deltas = self.plan_deltas(self.history.snapshots[index].len());
-        // Field by field: the tables are written while the columns are read.
-        let cols = Self::resolve(
-            &self.s.enc,
-            &self.steps,
-            &self.deltas,
-            &self.delta_at,
-            use_deltas,
-        );
         self.history.touch(index);
         let track = !self.s.slots.is_empty();
         let n = self.history.snapshots[index].len();
         if let Some(team) = self.team.clone().filter(|_| n >= self.s.config.team_items) {
-            drop(cols);
             self.stats.cells += (n * self.steps.len()) as u64;
             let snap = self.history.snapshots[index].classes.clone();
             let buffer = std::mem::take(&mut self.buffer);
@@ -1457,6 +1447,14 @@ impl<'a, const W: usize> Engine<'a, W> {
             self.buffer = buffer;
             return done;
         }
+        // Field by field: the tables are written while the columns are read.
+        let cols = Self::resolve(
+            &self.s.enc,
+            &self.steps,
+            &self.deltas,
+            &self.delta_at,
+            use_deltas,
+        );
         let snap = &*self.history.snapshots[index].classes;
         let dst = &mut self.groups;
         dst.reset(snap.len());

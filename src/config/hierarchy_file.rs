@@ -27,22 +27,18 @@ pub fn load(path: &Path, name: &str) -> Result<Hierarchy> {
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    read(path, std::io::BufReader::with_capacity(1 << 16, file), name)
+    parse(path, std::io::BufReader::with_capacity(1 << 16, file), name)
 }
 
-/// Parses the content of hierarchy file `path` (the path is used in messages only).
-pub fn parse(path: &Path, content: &[u8], name: &str) -> Result<Hierarchy> {
-    read(path, content, name)
-}
-
-/// Reads a hierarchy file row by row, straight into the hierarchy's ids ([`LabelRows`]): no
-/// row is kept as strings, so memory grows with the distinct labels (a file of two million
-/// timestamps took 860 MB read as rows first). Each row is checked as it comes, and the first
+/// Parses the content of hierarchy file `path` (the path is used in messages only) row by row,
+/// straight into the hierarchy's ids ([`LabelRows`]): no row is kept as strings, so memory
+/// grows with the distinct labels (a file of two million timestamps took 860 MB read as rows
+/// first). Each row is checked as it comes, and the first
 /// offending line is reported: a width other than the first row's, an original value seen
 /// before with other generalizations (identical lines are counted, see `Hierarchy::repeats`;
 /// ARX would silently let the last one win), a label whose generalization one level up
 /// differs from the one it had before (not monotonic).
-fn read<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hierarchy> {
+pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hierarchy> {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b';')
         .has_headers(false)

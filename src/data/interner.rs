@@ -40,8 +40,9 @@ impl Interner {
     /// The code of `value` (looked up by its bytes), if present.
     #[inline]
     pub fn find(&self, value: &[u8]) -> Option<u32> {
+        let text = self.text.as_bytes();
         self.index
-            .find(hash(value), |&c| self.bytes(c) == value)
+            .find(hash(value), |&c| &text[span(&self.ends, c)] == value)
             .copied()
     }
 
@@ -63,7 +64,7 @@ impl Interner {
         let (text, ends) = (self.text.as_bytes(), &self.ends);
         self.index
             .insert_unique(hash(value.as_bytes()), code, |&c| {
-                hash(slice(text, ends, c))
+                hash(&text[span(ends, c)])
             });
         code
     }
@@ -71,8 +72,7 @@ impl Interner {
     /// The value of `code`.
     #[inline]
     pub fn get(&self, code: u32) -> &str {
-        let (start, end) = self.span(code);
-        &self.text[start..end]
+        &self.text[span(&self.ends, code)]
     }
 
     /// Distinct values.
@@ -93,23 +93,13 @@ impl Interner {
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
     }
-
-    #[inline]
-    fn bytes(&self, code: u32) -> &[u8] {
-        slice(self.text.as_bytes(), &self.ends, code)
-    }
-
-    #[inline]
-    fn span(&self, code: u32) -> (usize, usize) {
-        let c = code as usize;
-        (if c == 0 { 0 } else { self.ends[c - 1] }, self.ends[c])
-    }
 }
 
+/// Where value `code` lies in the text, from the ends of the values.
 #[inline]
-fn slice<'t>(text: &'t [u8], ends: &[usize], code: u32) -> &'t [u8] {
+fn span(ends: &[usize], code: u32) -> std::ops::Range<usize> {
     let c = code as usize;
-    &text[if c == 0 { 0 } else { ends[c - 1] }..ends[c]]
+    (if c == 0 { 0 } else { ends[c - 1] })..ends[c]
 }
 
 impl PartialEq for Interner {
@@ -122,17 +112,6 @@ impl PartialEq for Interner {
 impl fmt::Debug for Interner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-impl<'a> FromIterator<&'a str> for Interner {
-    /// The distinct values of `values` (duplicates keep the first code).
-    fn from_iter<I: IntoIterator<Item = &'a str>>(values: I) -> Interner {
-        let mut i = Interner::new();
-        for v in values {
-            i.intern(v);
-        }
-        i
     }
 }
 

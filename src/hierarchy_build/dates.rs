@@ -118,7 +118,8 @@ impl Dates {
 
     /// Chronological order, days in text order (values that do not parse last, as text). Each
     /// value is parsed once: two million timestamps sorted by parsing in every comparison took
-    /// half a minute.
+    /// half a minute. Two stable sorts, by text then by date: one sort with the text in the
+    /// cached key took 30 MB more at init's peak on two million timestamps.
     pub(super) fn sort(&self, values: &mut [(&str, u64)]) {
         values.sort_by(|a, b| a.0.cmp(b.0));
         values.sort_by_cached_key(|(v, _)| {

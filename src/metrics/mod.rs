@@ -302,9 +302,10 @@ pub struct Loss {
     dom: Vec<u64>,
     /// `all[j][l]`: sum over all records of `group[j][l][id(record)]`.
     all: Vec<Vec<u64>>,
-    /// `share[j][l][leaf]`: how many leaves of attribute j (weighted by their hierarchy lines)
-    /// share the leaf's value at level l, so that a suppressed record's share is one lookup
-    /// by its row's code.
+    /// `share[j][l][id]`: how many leaves of attribute j (weighted by their hierarchy lines)
+    /// have the value `id` at level l, so that a suppressed record's share is two lookups by its
+    /// row's code (the hierarchy's, then this one). Kept per value, not per leaf: a column of
+    /// two million distinct leaves would otherwise hold a `u64` per leaf and level (64 MB).
     share: Vec<Vec<Vec<u64>>>,
 }
 
@@ -329,11 +330,7 @@ impl Loss {
                 let a = (0..h.leaves() as u32)
                     .map(|c| cnt[c as usize] * g[h.get(c, l) as usize])
                     .sum();
-                sj.push(
-                    (0..h.leaves() as u32)
-                        .map(|c| g[h.get(c, l) as usize])
-                        .collect(),
-                );
+                sj.push(g);
                 aj.push(a);
             }
             all.push(aj);
@@ -386,16 +383,16 @@ impl Metric for Loss {
     }
     fn evaluate(&self, table: &EncodedTable, levels: &[usize], s: &ClassStats<'_>) -> f64 {
         // The suppressed records' shares, one pass over their rows (each row read once).
-        let shares: Vec<&[u64]> = levels
+        let shares: Vec<(&Hierarchy, usize, &[u64])> = levels
             .iter()
             .enumerate()
-            .map(|(j, &l)| &self.share[j][l][..])
+            .map(|(j, &l)| (&table.hierarchies[j], l, &self.share[j][l][..]))
             .collect();
         let mut removed = vec![0u64; levels.len()];
         for &(rep, c) in s.outliers {
             let row = table.tuple(rep as usize);
-            for ((r, share), code) in removed.iter_mut().zip(&shares).zip(row) {
-                *r += c as u64 * share[code as usize];
+            for ((r, &(h, l, share)), code) in removed.iter_mut().zip(&shares).zip(row) {
+                *r += c as u64 * share[h.get(code, l) as usize];
             }
         }
         Loss::aggregate(

@@ -14,7 +14,8 @@
 //! in the toolbox's regex split.
 //!
 //! Privacy models: a `<privacy>` element gives them explicitly (a `-k`, `-l`, `-c` or `-t` flag
-//! replaces the matching parameter in them); without one they follow from the method: k-anonymity
+//! can only make the matching parameter stricter: the larger k or l, the smaller c or t; a weaker
+//! flag is kept out, with a warning); without one they follow from the method: k-anonymity
 //! for Datafly, Mondrian, Incognito_K, Flash and OLA; recursive (c,l)-diversity for Incognito_L
 //! (entropy l-diversity when c <= 0); t-closeness for Incognito_T (equal distance for a mapped
 //! sensitive attribute, ordered for a numeric one); distinct l-diversity for Anatomy.
@@ -290,7 +291,8 @@ impl<'a> Builder<'a> {
             ));
         }
 
-        let privacy = self.privacy(method, k, l, c, t, &sensitive, width)?;
+        let (privacy, weaker) = self.privacy(method, k, l, c, t, &sensitive, width)?;
+        self.warnings.extend(weaker);
         self.flags_apply(method, &privacy)?;
         let (k, l) = self.enforceable(method, &privacy, k, l, &sensitive)?;
 
@@ -726,6 +728,8 @@ impl<'a> Builder<'a> {
         Ok((k, l))
     }
 
+    /// The privacy models of the run, and a warning for every flag weaker than the `<privacy>`
+    /// parameter it meets (see the module docs: a flag never lowers what the config asks).
     #[allow(clippy::too_many_arguments)]
     fn privacy(
         &self,
@@ -736,29 +740,52 @@ impl<'a> Builder<'a> {
         t: f64,
         sensitive: &[SensitiveAttribute],
         width: Option<usize>,
-    ) -> Result<Vec<PrivacyModel>> {
+    ) -> Result<(Vec<PrivacyModel>, Vec<String>)> {
         let Some((_, elements)) = &self.cfg.privacy else {
             // Numbers: neither a map nor a hierarchy file (whose labels are categories).
             let numeric = sensitive
                 .first()
                 .is_some_and(|s| s.map.is_none() && s.hierarchy.is_none());
-            return Ok(vec![match method {
-                Method::IncognitoL if c <= 0.0 => PrivacyModel::EntropyL { attribute: 0, l },
-                Method::IncognitoL => PrivacyModel::RecursiveCL { attribute: 0, c, l },
-                Method::IncognitoT => PrivacyModel::TCloseness {
-                    attribute: 0,
-                    t,
-                    distance: if numeric {
-                        TDistance::Ordered
-                    } else {
-                        TDistance::Equal
+            return Ok((
+                vec![match method {
+                    Method::IncognitoL if c <= 0.0 => PrivacyModel::EntropyL { attribute: 0, l },
+                    Method::IncognitoL => PrivacyModel::RecursiveCL { attribute: 0, c, l },
+                    Method::IncognitoT => PrivacyModel::TCloseness {
+                        attribute: 0,
+                        t,
+                        distance: if numeric {
+                            TDistance::Ordered
+                        } else {
+                            TDistance::Equal
+                        },
                     },
-                },
-                Method::Anatomy => PrivacyModel::DistinctL { attribute: 0, l },
-                _ => PrivacyModel::KAnonymity { k: k as u64 },
-            }]);
+                    Method::Anatomy => PrivacyModel::DistinctL { attribute: 0, l },
+                    _ => PrivacyModel::KAnonymity { k: k as u64 },
+                }],
+                Vec::new(),
+            ));
         };
         let args = self.args;
+        if let Some(l) = args.l {
+            check_l(l).map_err(|m| Error::Usage(format!("-l: {m}")))?;
+        }
+        if let Some(t) = args.t {
+            check_t(t).map_err(|m| Error::Usage(format!("-t: {m}")))?;
+        }
+        if let Some(k) = args.k.filter(|&k| k < 1) {
+            return Err(Error::Usage(format!("-k: k must be at least 1 (got {k})")));
+        }
+        let weaker = std::cell::RefCell::new(Vec::new());
+        // The stricter of a flag and the model's own value; a weaker flag is noted.
+        let stricter =
+            |flag: &str, given: Option<f64>, own: f64, larger: bool, model: &str| match given {
+                Some(g) if (larger && g < own) || (!larger && g > own) => {
+                    weaker.borrow_mut().push(weaker_flag(flag, g, own, model));
+                    own
+                }
+                Some(g) => g,
+                None => own,
+            };
         let mut models = Vec::new();
         for el in elements {
             let attr = |name: &Option<String>| -> Result<usize> {
@@ -783,37 +810,36 @@ impl<'a> Builder<'a> {
                     )),
                 }
             };
-            let with_l = |l: f64| -> Result<f64> {
-                let l = args.l.unwrap_or(l);
-                check_l(l).map_err(|m| match args.l {
-                    Some(_) => Error::Usage(format!("-l: {m}")),
-                    None => self.at(&el.site, m),
-                })?;
-                Ok(l)
+            let with_l = |l: f64, model: &str| -> Result<f64> {
+                check_l(l).map_err(|m| self.at(&el.site, m))?;
+                Ok(stricter("-l", args.l, l, true, model))
             };
             let model = match &el.kind {
                 PrivacyKind::KAnonymity { k } => {
-                    let k = args.k.unwrap_or(*k);
-                    if k < 1 {
-                        return Err(match args.k {
-                            Some(_) => Error::Usage(format!("-k: k must be at least 1 (got {k})")),
-                            None => self.at(&el.site, format!("k must be at least 1 (got {k})")),
-                        });
+                    if *k < 1 {
+                        return Err(self.at(&el.site, format!("k must be at least 1 (got {k})")));
                     }
+                    let k = stricter(
+                        "-k",
+                        args.k.map(|k| k as f64),
+                        *k as f64,
+                        true,
+                        "k-anonymity",
+                    );
                     PrivacyModel::KAnonymity { k: k as u64 }
                 }
                 PrivacyKind::DistinctL { attribute, l } => PrivacyModel::DistinctL {
                     attribute: attr(attribute)?,
-                    l: with_l(*l)?,
+                    l: with_l(*l, "distinct-l-diversity")?,
                 },
                 PrivacyKind::EntropyL { attribute, l } => PrivacyModel::EntropyL {
                     attribute: attr(attribute)?,
-                    l: with_l(*l)?,
+                    l: with_l(*l, "entropy-l-diversity")?,
                 },
                 PrivacyKind::RecursiveCL { attribute, c, l } => PrivacyModel::RecursiveCL {
                     attribute: attr(attribute)?,
-                    c: args.c.unwrap_or(*c),
-                    l: with_l(*l)?,
+                    c: stricter("-c", args.c, *c, false, "recursive-cl-diversity"),
+                    l: with_l(*l, "recursive-cl-diversity")?,
                 },
                 PrivacyKind::TCloseness {
                     attribute,
@@ -821,11 +847,8 @@ impl<'a> Builder<'a> {
                     distance,
                 } => {
                     let attribute = attr(attribute)?;
-                    let t = args.t.unwrap_or(*t);
-                    check_t(t).map_err(|m| match args.t {
-                        Some(_) => Error::Usage(format!("-t: {m}")),
-                        None => self.at(&el.site, m),
-                    })?;
+                    check_t(*t).map_err(|m| self.at(&el.site, m))?;
+                    let t = stricter("-t", args.t, *t, false, "t-closeness");
                     if *distance == TDistance::Hierarchical
                         && sensitive[attribute].hierarchy.is_none()
                     {
@@ -888,7 +911,7 @@ impl<'a> Builder<'a> {
             let (site, _) = self.cfg.privacy.as_ref().expect("checked above");
             return Err(self.at(site, "<privacy> declares no privacy model"));
         }
-        // A method that enforces k-anonymity never drops a k beside <privacy>: -k sets the
+        // A method that enforces k-anonymity never drops a k beside <privacy>: -k raises the
         // model's k (above) or adds the model; the root's k (the toolbox's parameter) raises
         // it, as Datafly and Mondrian take the larger. (Incognito_L/_T and Anatomy never used k.)
         let takes_k = method.is_lattice() || method == Method::IncognitoK;
@@ -899,13 +922,21 @@ impl<'a> Builder<'a> {
                 _ => None,
             });
             match (model_k, args.k) {
-                (Some(_), Some(_)) => {} // -k is the model's k
+                (Some(_), Some(_)) => {} // -k met the model's k above
                 (Some(k), None) => *k = (*k).max(extra),
                 (None, _) => models.insert(0, PrivacyModel::KAnonymity { k: extra }),
             }
         }
-        Ok(models)
+        Ok((models, weaker.into_inner()))
     }
+}
+
+/// The warning for a flag weaker than the `<privacy>` model it meets (the model's value stays).
+fn weaker_flag(flag: &str, given: f64, own: f64, model: &str) -> String {
+    format!(
+        "anonbox: {flag} {given} is weaker than the {model} of <privacy> ({own}): enforcing \
+         {own} (a flag only makes a model stricter; edit the config to relax it)"
+    )
 }
 
 fn names(sensitive: &[SensitiveAttribute]) -> String {

@@ -288,6 +288,67 @@ fn flags_a_run_would_ignore_are_refused() {
     assert_eq!(k_of(&job), None, "Incognito_L never used k");
 }
 
+/// Beside `<privacy>`, a flag only makes a model stricter (the larger k or l, the smaller c or
+/// t); a weaker one leaves the model as the config has it, with a warning naming the flag.
+#[test]
+fn flags_never_weaken_the_models_of_privacy() {
+    let w = small();
+    let privacy = format!(
+        "{SMALL_QID}\n<sens><att index='2'/></sens>\n<privacy><k-anonymity k='4'/>\
+         <recursive-cl-diversity c='0.5' l='3'/><t-closeness t='0.3'/></privacy>"
+    );
+    let cfg = small_config("", &privacy);
+    let params = |job: &Job| {
+        let mut p = (0u64, 0.0, 0.0, 0.0);
+        for m in &job.privacy {
+            match m {
+                PrivacyModel::KAnonymity { k } => p.0 = *k,
+                PrivacyModel::RecursiveCL { c, l, .. } => (p.1, p.2) = (*c, *l),
+                PrivacyModel::TCloseness { t, .. } => p.3 = *t,
+                _ => {}
+            }
+        }
+        p
+    };
+    let weaker = ["-k", "2", "-c", "0.9", "-l", "2", "-t", "0.6"];
+    for method in ["Flash", "Incognito_K", "Datafly"] {
+        let flags: Vec<&str> = ["-method", method].iter().chain(&weaker).copied().collect();
+        if method == "Datafly" {
+            // Datafly enforces k-anonymity only: the other models refuse the config.
+            let cfg = small_config(
+                "",
+                &format!("{SMALL_QID}<privacy><k-anonymity k='4'/></privacy>"),
+            );
+            let (job, warnings) = build(&w, &cfg, &["-method", method, "-k", "2"]).unwrap();
+            assert_eq!(job.k, 4, "{method}");
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            continue;
+        }
+        let (job, warnings) = build(&w, &cfg, &flags).unwrap();
+        assert_eq!(params(&job), (4, 0.5, 3.0, 0.3), "{method}");
+        for flag in ["-k 2 ", "-c 0.9 ", "-l 2 ", "-t 0.6 "] {
+            assert!(
+                warnings
+                    .iter()
+                    .any(|x| x.contains(flag) && x.contains("weaker")),
+                "{method} {flag}: {warnings:?}"
+            );
+        }
+    }
+    let stricter = [
+        "-method", "Flash", "-k", "6", "-c", "0.25", "-l", "4", "-t", "0.1",
+    ];
+    let (job, warnings) = build(&w, &cfg, &stricter).unwrap();
+    assert_eq!(params(&job), (6, 0.25, 4.0, 0.1));
+    assert!(
+        warnings.iter().all(|x| !x.contains("weaker")),
+        "{warnings:?}"
+    );
+    // A bad flag is still a flag error, whatever the model says.
+    let e = build_err(&w, &cfg, &["-method", "Flash", "-t", "1.5"]);
+    assert!(e.contains("-t: t must be in (0, 1]"), "{e}");
+}
+
 #[test]
 fn defaults_follow_the_toolbox() {
     let w = small();
@@ -492,9 +553,9 @@ fn header_names_and_hierarchy_files() {
             },
         ]
     );
-    // Flags replace the parameters of the matching models.
+    // Flags raise the parameters of the matching models, never lower them.
     let (job, _) = build(&w, &adult_config("", privacy), &["-k", "2", "-l", "4"]).unwrap();
-    assert_eq!(job.privacy[0], PrivacyModel::KAnonymity { k: 2 });
+    assert_eq!(job.privacy[0], PrivacyModel::KAnonymity { k: 5 });
     assert_eq!(
         job.privacy[1],
         PrivacyModel::DistinctL {

@@ -258,11 +258,12 @@ fn before(h: &Hierarchy, leaf: &[u64], min: u64) -> Values {
 }
 
 /// The fewest records an input value must hold to be shown as an example (reports are read,
-/// and passed on, beside the release): the job's k, at least 2. A rarer value is a fact about
-/// a few people that the release itself may hide (an age held by one record, listed in input
-/// order, would link the first row of a genVals output to its raw age).
+/// and passed on, beside the release): the k enforced, or the job's k if larger (the method's
+/// own parameter, 10 by default), at least 2. A rarer value is a fact about a few people that
+/// the release itself may hide (an age held by one record, listed in input order, would link the
+/// first row of a genVals output to its raw age).
 fn shown_before(job: &Job) -> u64 {
-    job.k.max(2)
+    job.k.max(job.enforced_k().unwrap_or(0)).max(2)
 }
 
 /// [`interval_ncp`] of Mondrian's published classes against the VGH roots; `None` if a label

@@ -537,7 +537,8 @@ fn checked_transformations_are_sampled_above_the_cap() {
 
 /// The "most frequent before" cells show only input values of k records or more: with the
 /// input in the output's order, a value of one record listed there (ties came in input order)
-/// gave the raw age of the first rows of a fully generalized release.
+/// gave the raw age of the first rows of a fully generalized release. The k is the one
+/// enforced: a `<privacy>` k above `-k` (which it outranks) counts, not the flag's.
 #[test]
 fn html_report_lists_no_rare_input_value() {
     let dir = workdir("census-income-1k.xml");
@@ -546,36 +547,73 @@ fn html_report_lists_no_rare_input_value() {
         std::fs::read_to_string(d.join("tests/data/census-income-1k/Input/census-income_1K.data"))
             .unwrap();
     let small: String = input.split_inclusive('\n').take(12).collect();
-    std::fs::write(d.join("small.data"), small).unwrap();
-    let args = [
-        "-config",
-        "configs/census-income-1k.xml",
-        "-input",
-        "small.data",
-        "-method",
-        "Flash",
-        "-k",
-        "3",
-        "-suppression",
-        "0.3",
-        "-output",
-        "out.data",
-        "-quiet",
-    ];
-    let (html, _) = html_and_report(d, &args);
-    let table = &html[html.find("<table id=\"attribute-table\">").unwrap()..];
-    let table = &table[..table.find("</table>").unwrap()];
-    let mut cells = 0;
-    for row in table.split("<tr>").skip(2) {
-        let before = row.split("<td class=\"examples\">").nth(1).unwrap();
-        let before = &before[..before.find("</td>").unwrap()];
-        for count in before.split('(').skip(1) {
-            let n: u64 = count[..count.find(')').unwrap()].parse().unwrap();
-            assert!(n >= 3, "a value of {n} records shown: {before}");
+    std::fs::write(d.join("small.data"), &small).unwrap();
+    // Eight men and four women: 4 records shown at k = 3, hidden at k = 6.
+    let (mut men, mut women) = (0, 0);
+    let mixed: String = input
+        .split_inclusive('\n')
+        .filter(|line| match line.split(',').nth(12) {
+            Some("Male") if men < 8 => {
+                men += 1;
+                true
+            }
+            Some("Female") if women < 4 => {
+                women += 1;
+                true
+            }
+            _ => false,
+        })
+        .collect();
+    std::fs::write(d.join("mixed.data"), mixed).unwrap();
+    let config = std::fs::read_to_string(d.join("configs/census-income-1k.xml")).unwrap();
+    let with_privacy = config.replace(
+        "</config>",
+        "<privacy><k-anonymity k='6'/></privacy></config>",
+    );
+    std::fs::write(d.join("configs/k6.xml"), with_privacy).unwrap();
+    for (config, input, min) in [
+        ("configs/census-income-1k.xml", "small.data", 3),
+        ("configs/census-income-1k.xml", "mixed.data", 3),
+        ("configs/k6.xml", "mixed.data", 6),
+    ] {
+        let args = [
+            "-config",
+            config,
+            "-input",
+            input,
+            "-method",
+            "Flash",
+            "-k",
+            "3",
+            "-suppression",
+            "0.3",
+            "-output",
+            "out.data",
+            "-quiet",
+        ];
+        let (html, report) = html_and_report(d, &args);
+        assert_eq!(report["k"], min, "{config}");
+        let table = &html[html.find("<table id=\"attribute-table\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        let mut cells = 0;
+        let mut shown = 0;
+        for row in table.split("<tr>").skip(2) {
+            let before = row.split("<td class=\"examples\">").nth(1).unwrap();
+            let before = &before[..before.find("</td>").unwrap()];
+            for count in before.split('(').skip(1) {
+                let n: u64 = count[..count.find(')').unwrap()].parse().unwrap();
+                assert!(n >= min, "{config}: a value of {n} records shown: {before}");
+                shown += 1;
+            }
+            cells += 1;
         }
-        cells += 1;
+        assert_eq!(cells, 2, "{table}");
+        assert!(shown > 0, "{config}: no value shown at all: {table}");
+        if input == "mixed.data" {
+            let four = table.contains("(4)");
+            assert_eq!(four, min <= 4, "{config}: the four women: {table}");
+        }
     }
-    assert_eq!(cells, 2, "{table}");
 }
 
 /// Anatomy publishes its quasi-identifiers as they are: the risk chart has no release series

@@ -34,8 +34,8 @@ pub enum Error {
         .0.display()
     )]
     NoRecords(PathBuf),
-    /// An I/O failure on a named file.
-    #[error("{}: {source}", .path.display())]
+    /// An I/O failure on a named file (`-` is standard output, so named).
+    #[error("{}: {source}", io_name(.path))]
     Io {
         path: PathBuf,
         #[source]
@@ -62,6 +62,15 @@ fn located(file: &Path, line: Option<u64>, field: Option<&str>, message: &str) -
     }
     s.push_str(message);
     s
+}
+
+/// How an I/O error names its file: `-` (a release to standard output) as such.
+fn io_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard output (-output -)".to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 impl Error {

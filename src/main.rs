@@ -153,10 +153,11 @@ fn fail(e: &Error, code: u8) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Standard output closed by its reader (`| head`): the reader has what it wanted. A FIFO or
-/// another destination closed early is a failed write like any other.
+/// Standard output of a text (a plan, an audit, help) closed by its reader (`| head`): the
+/// reader has what it wanted. A release to standard output (`-output -`) closed early is a
+/// failed run like any other (exit 1: the release is cut short and the report not written), as
+/// is a FIFO or another destination closed early.
 fn is_broken_pipe(e: &Error) -> bool {
     matches!(e, Error::Io { source, path }
-        if source.kind() == std::io::ErrorKind::BrokenPipe
-            && (path.as_os_str() == "-" || path.as_os_str() == "<stdout>"))
+        if source.kind() == std::io::ErrorKind::BrokenPipe && path.as_os_str() == "<stdout>")
 }

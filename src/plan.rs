@@ -40,6 +40,11 @@ pub fn run(
     if !input.exists() {
         return Err(Error::in_file(input, "input file not found"));
     }
+    // The run refuses a -db that is not an anonbox database before it reads a row: so does
+    // the plan.
+    if let Some(db) = &job.db {
+        crate::store::check_kept(db)?;
+    }
     let mut first: Option<Vec<u32>> = None;
     let (encoding, summary) =
         read_prefix(job, &Progress::hidden(), FIRST_ROWS, |_, codes, _, _| {

@@ -6,8 +6,10 @@
 //! `<id>` accumulate; the last `<qid>` and `<sens>` win); attribute elements under them may have
 //! any name and need an `index`; inside one, `map` and `vgh` are matched case-sensitively; VGH
 //! nodes may have any name, nest to any depth, and must lie within their parent; a `<map>` that
-//! comes before the `<vgh>` must map every category into some leaf. Unknown attributes and
-//! children are ignored, as in the toolbox.
+//! comes before the `<vgh>` must map every category into some leaf. Unknown attributes are
+//! ignored, as in the toolbox; unknown children of the root are refused (a misspelled `<id>` or
+//! `<privacy>` would release less protection than asked), except `<kid>` and `<sqlitefile>`,
+//! which configs written for the toolbox carry; so is an element after the root.
 //!
 //! anonbox extensions (all optional, ignored by the toolbox):
 //! - `<input filename='adult.csv' separator=';' header='true'/>`: the first line names the
@@ -319,11 +321,23 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
                 .map(|m| p.privacy(m))
                 .collect::<Result<_>>()?;
             cfg.privacy = Some((site(child, &[]), models));
+        } else if !IGNORED_CHILDREN.iter().any(|t| child.is(t)) {
+            return Err(p.err(
+                child,
+                &[],
+                "an element anonbox does not read: the root holds <input>, <output>, <id>, \
+                 <qid>, <sens> and <privacy> (a misspelled one would release identifiers or drop \
+                 a privacy model)",
+            ));
         }
     }
     cfg.text = text;
     Ok(cfg)
 }
+
+/// Root children the toolbox's own configs carry and it ignores (`UTD-TOOLBOX.md` §4); any
+/// other unknown child is refused.
+const IGNORED_CHILDREN: [&str; 2] = ["kid", "sqlitefile"];
 
 /// The role of an attribute element, for its messages.
 #[derive(Clone, Copy, PartialEq)]
@@ -471,6 +485,16 @@ impl Parser<'_> {
                         child,
                         &[],
                         format!("qid attribute {label} has two hierarchy builders"),
+                    ));
+                }
+                if let Some(inner) = child.children.first() {
+                    return Err(self.err(
+                        inner,
+                        &[],
+                        format!(
+                            "a builder takes its parameters as attributes; <{}> has no children",
+                            child.name
+                        ),
                     ));
                 }
                 let mut params = Params::new(self.dir);
@@ -856,6 +880,47 @@ mod tests {
         assert_eq!(q[0].index, Some(1));
         assert_eq!(q[0].vgh.as_ref().unwrap().children.len(), 2);
         assert_eq!(c.sens.unwrap().1[0].index, Some(2));
+    }
+
+    /// A root child anonbox does not read is refused (a misspelled `<id>` released the
+    /// identifiers; a misspelled `<privacy>` dropped its models), and so is an element after
+    /// the root; `<kid>` and `<sqlitefile>` of toolbox configs stay ignored.
+    #[test]
+    fn unknown_root_children_and_a_second_root_are_refused() {
+        let qid = "<qid><b index='1'><vgh value='[0:9]'/></b></qid>";
+        for (text, line, what) in [
+            (
+                format!("<c>\n<ids><a index='0'/></ids>{qid}</c>"),
+                2,
+                "<ids>",
+            ),
+            (
+                format!("<c>{qid}\n\n<privcy><k-anonymity k='5'/></privcy></c>"),
+                3,
+                "<privcy>",
+            ),
+        ] {
+            let e = err(&text);
+            assert!(
+                e.contains(&format!(
+                    ":{line}: {what}: an element anonbox does not read"
+                )),
+                "{e}"
+            );
+        }
+        let e = err(&format!(
+            "<c>{qid}</c>\n<!-- a comment -->\n<c><privacy/></c>"
+        ));
+        assert!(e.contains(":3: an element after the root element"), "{e}");
+        parse_str(&format!(
+            "<c><SqliteFile/><kid/>{qid}</c>\n<!-- after -->\n"
+        ))
+        .unwrap();
+        let e = err("<c><qid><a index='0'><intervals widths='5'><node value='x'/></intervals></a></qid></c>");
+        assert!(
+            e.contains("<node>: a builder takes its parameters as attributes"),
+            "{e}"
+        );
     }
 
     #[test]

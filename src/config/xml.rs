@@ -103,8 +103,18 @@ pub fn parse_document(path: &Path, text: &str) -> Result<Option<Element>> {
             _ => {}
         }
         if root.is_some() && stack.is_empty() {
-            // The toolbox reads the first element only; anything after it is not XML anyway.
-            break;
+            // The toolbox reads the first element only. An element after it is refused: what
+            // it asks (a second <privacy>, identifiers) would not be done.
+            return match after_root(&mut reader) {
+                Some(at) => Err(Error::at(
+                    path,
+                    lines.line(at),
+                    None,
+                    "an element after the root element: a config has one root, with everything \
+                     inside it",
+                )),
+                None => Ok(root),
+            };
         }
     }
     if let Some(open) = stack.last() {
@@ -116,6 +126,20 @@ pub fn parse_document(path: &Path, text: &str) -> Result<Option<Element>> {
         ));
     }
     Ok(root)
+}
+
+/// The position of the first element after the root, if any (comments, processing
+/// instructions and text are fine; so is XML malformed after the root, which the toolbox never
+/// reads either).
+fn after_root(reader: &mut Reader<&[u8]>) -> Option<u64> {
+    loop {
+        let pos = reader.buffer_position();
+        match reader.read_event() {
+            Ok(Event::Start(_) | Event::Empty(_)) => return Some(pos),
+            Ok(Event::Eof) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
 }
 
 fn attach(stack: &mut [Element], root: &mut Option<Element>, el: Element) {

@@ -648,11 +648,10 @@ impl ClassesById {
     }
 }
 
-/// Opens (creating owner-only) a database that outlives the run. An existing file must be an
-/// anonbox database (or empty): anything else is refused rather than overwritten.
 /// Checks an existing `-db` file before anything is written (errors are flag errors: the file
-/// is left as it is): it must be an anonbox database this anonbox can read.
-fn check_kept(path: &Path) -> Result<()> {
+/// is left as it is): it must be an anonbox database this anonbox can read (or empty); anything
+/// else is refused rather than overwritten.
+pub fn check_kept(path: &Path) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
@@ -679,7 +678,17 @@ fn check_kept(path: &Path) -> Result<()> {
         .query_row("SELECT COUNT(*) FROM sqlite_master", [], |r| r.get(0))
         .map_err(|e| refuse(format!("is not an SQLite database ({e})")))?;
     let version = migrate::version(&conn, path)?;
-    if version == 0 && objects > 0 {
+    // Another program's database may set `user_version` too: an anonbox database also has the
+    // catalogue of its first migration.
+    let catalogue: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN \
+             ('Run', 'Attribute', 'Dictionary', 'HierarchyMap', 'HierarchyLabel')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| refuse(format!("is not an SQLite database ({e})")))?;
+    if (version == 0 && objects > 0) || (version > 0 && catalogue < 5) {
         return Err(refuse("exists and is not an anonbox database".into()));
     }
     if version > migrate::latest() {

@@ -285,6 +285,14 @@ fn plan_errors_exit_as_a_run_does() {
     assert!(err.contains("k must be at least 1"), "{err}");
     let (code, _, err) = plan(d, tmp.path(), &["-config", "c.xml", "-nosuchflag"]);
     assert_eq!(code, Some(2), "{err}");
+    // A -db the run would refuse (not an anonbox database).
+    std::fs::write(d.join("notes.db"), "my notes\n").unwrap();
+    let (code, _, err) = plan(d, tmp.path(), &["-config", "c.xml", "-db", "notes.db"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("-db:") && err.contains("not an SQLite database"),
+        "{err}"
+    );
     // A bad value among the first rows: the run's data error, 1.
     small_job(d, "Flash", "30;F;a\n77;F;b\n");
     let (code, out, err) = plan(d, tmp.path(), &["-config", "c.xml"]);

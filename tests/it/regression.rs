@@ -282,9 +282,17 @@ fn a_kept_database_appears_only_with_a_successful_run() {
         .unwrap();
     drop(foreign);
     let other = std::fs::read(d.join("other.db")).unwrap();
+    // Another program's database whose user_version looks like an anonbox schema version.
+    let versioned = rusqlite::Connection::open(d.join("versioned.db")).unwrap();
+    versioned
+        .execute_batch("CREATE TABLE important (x); PRAGMA user_version = 1;")
+        .unwrap();
+    drop(versioned);
+    let versioned = std::fs::read(d.join("versioned.db")).unwrap();
     for (db, why) in [
         ("notes.db", "is not an SQLite database"),
         ("other.db", "is not an anonbox database"),
+        ("versioned.db", "is not an anonbox database"),
     ] {
         let o = run(db, "5");
         assert_eq!(o.status.code(), Some(2), "{o:?}");
@@ -293,6 +301,7 @@ fn a_kept_database_appears_only_with_a_successful_run() {
     }
     assert_eq!(std::fs::read(d.join("notes.db")).unwrap(), b"my notes\n");
     assert!(std::fs::read(d.join("other.db")).unwrap() == other);
+    assert!(std::fs::read(d.join("versioned.db")).unwrap() == versioned);
 }
 
 /// A rename that fails while the outputs are published (here a folder put where the report
@@ -1172,4 +1181,48 @@ fn anatomy_pair_is_not_linkable_line_by_line() {
         std::fs::read(dir.path().join("x_ST.data")).unwrap(),
         std::fs::read(dir.path().join("y_ST.data")).unwrap()
     );
+}
+
+/// A release to standard output whose reader goes away (`| head -1`) is a failed run: exit 1
+/// with one line, and the report is not written. (It exited 0 with nothing said, as a plan or
+/// an audit cut short by `head` does, which hid a release cut short and a missing report.)
+#[test]
+fn a_release_to_a_closed_standard_output_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = adult_config(d, None, "k='5'", "");
+    let mut child = bin()
+        .current_dir(d)
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-method", "Flash", "-quiet", "-output", "-", "-report", "r.json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("anonbox: standard output (-output -): Broken pipe")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!d.join("r.json").exists());
+    // A plan cut short by its reader is not an error.
+    let mut child = bin()
+        .current_dir(d)
+        .args(["plan", "-config"])
+        .arg(&config)
+        .args(["-method", "Flash", "-output", "out.csv"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
 }

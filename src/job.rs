@@ -390,6 +390,9 @@ pub struct Job {
     pub config_text: Option<String>,
     pub input: InputSpec,
     pub output: Option<OutputSpec>,
+    /// Output files that exist and that the run replaces: the toolbox's "will be overwritten"
+    /// warning, said once the run has replaced them (a failed run replaces none).
+    pub overwritten: Vec<PathBuf>,
     /// Identifier columns: removed from genVals/genValsDist/ST output.
     pub ids: Vec<usize>,
     pub qids: Vec<QuasiIdentifier>,

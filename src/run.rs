@@ -56,8 +56,17 @@ pub fn run(job: &Job) -> Result<()> {
 pub fn run_job(job: &Job) -> Result<RunResult> {
     let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
     match &result {
-        // The summary says what was released: only once it is.
-        Ok(r) if !job.quiet => eprint!("{}", output::summary::render(&r.report)),
+        // The summary says what was released: only once it is; so does the toolbox's warning
+        // (which it gave before the run).
+        Ok(r) if !job.quiet => {
+            for file in &job.overwritten {
+                eprintln!(
+                    "WARNING: Output file will be overwritten ({})",
+                    file.display()
+                );
+            }
+            eprint!("{}", output::summary::render(&r.report))
+        }
         Ok(_) => {}
         Err(_) => crate::io::discard(),
     }

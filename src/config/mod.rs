@@ -65,6 +65,7 @@ pub fn build_job_with_warnings(args: &RunArgs) -> Result<(Job, Vec<String>)> {
         args,
         cfg: &cfg,
         warnings: Vec::new(),
+        overwritten: Vec::new(),
     }
     .build()
 }
@@ -81,6 +82,8 @@ struct Builder<'a> {
     args: &'a RunArgs,
     cfg: &'a UtdConfig,
     warnings: Vec<String>,
+    /// Existing output files (see [`Job::overwritten`]).
+    overwritten: Vec<PathBuf>,
 }
 
 /// The input's first record (its first non-blank line, or lines if quoted), split.
@@ -319,6 +322,7 @@ impl<'a> Builder<'a> {
             config_text: Some(cfg.text.clone()),
             input,
             output,
+            overwritten: std::mem::take(&mut self.overwritten),
             ids,
             qids,
             sensitive,
@@ -482,10 +486,7 @@ impl<'a> Builder<'a> {
                 .ok()
                 .and_then(|p| file.file_name().map(|n| p.join(n)));
             if file.exists() && !crate::io::is_stream(file) {
-                self.warnings.push(format!(
-                    "WARNING: Output file will be overwritten ({})",
-                    file.display()
-                ));
+                self.overwritten.push(file.clone());
             }
             if real.is_some() && real == input_real {
                 return Err(self.source_err(

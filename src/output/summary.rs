@@ -38,15 +38,24 @@ pub fn render(report: &Report) -> String {
             report.output_files.join(", ")
         },
     );
-    let released = report.records - report.suppressed_records;
+    // With δ-presence only the research subset is anonymized and released.
+    let subset = report
+        .extra
+        .get("research_subset_records")
+        .and_then(|v| v.as_u64());
+    let anonymized = subset.unwrap_or(report.records);
+    let released = anonymized - report.suppressed_records;
     row(
         "records",
         format!(
-            "{} read, {} skipped, {} anonymized, {} released, {} suppressed",
+            "{} read, {} skipped, {anonymized} anonymized{}, {released} released, {} suppressed",
             report.rows_read,
             report.rows_skipped,
-            report.records,
-            released,
+            if subset.is_some() {
+                " (the research subset)"
+            } else {
+                ""
+            },
             report.suppressed_records
         ),
     );

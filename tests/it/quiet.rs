@@ -59,6 +59,23 @@ fn quiet_silences_everything_but_errors_for_every_method() {
         let said = String::from_utf8_lossy(&loud.stderr);
         assert!(said.contains("skipped 1 blank lines"), "{method}: {said}");
         assert!(said.contains("finished in"), "{method}: {said}");
+        if *method != "Anatomy" {
+            assert!(
+                said.contains("WARNING: Output file will be overwritten ("),
+                "{method}: {said}"
+            );
+        }
+        // A failed run replaces nothing, and does not say it will (the warning came before
+        // the failure).
+        std::fs::write(d.join("bad.csv"), "33,F,id1,a\n34,F,id2,b,extra\n").unwrap();
+        let failed = run(&["-input", "bad.csv"]);
+        assert_eq!(failed.status.code(), Some(1), "{method}: {failed:?}");
+        let said = String::from_utf8_lossy(&failed.stderr);
+        assert!(!said.contains("will be overwritten"), "{method}: {said}");
+        assert!(
+            said.ends_with("expected 4 fields, found 5\n"),
+            "{method}: {said}"
+        );
         let quiet = run(&["-quiet"]);
         assert!(quiet.status.success(), "{method}: {quiet:?}");
         assert_eq!(

@@ -296,6 +296,22 @@ impl<'a> Builder<'a> {
 
         let (privacy, weaker) = self.privacy(method, k, l, c, t, &sensitive, width)?;
         self.warnings.extend(weaker);
+        // Recursive (c,l)-diversity counts values: the toolbox rounds a fractional l to the
+        // nearest, ARX up, so the model enforced would depend on the tool.
+        if let Some(l) = privacy.iter().find_map(|m| match m {
+            PrivacyModel::RecursiveCL { l, .. } if l.fract() != 0.0 => Some(*l),
+            _ => None,
+        }) {
+            let msg = format!(
+                "recursive (c,l)-diversity needs a whole number l (got {l}): which l a fractional \
+                 one enforces differs between the toolbox and ARX"
+            );
+            return Err(match (args.l, &self.cfg.privacy) {
+                (Some(_), _) => Error::Usage(format!("-l: {msg}")),
+                (None, Some((site, _))) => self.at(site, msg),
+                (None, None) => self.at(&self.cfg.root, msg),
+            });
+        }
         self.flags_apply(method, &privacy)?;
         let (k, l) = self.enforceable(method, &privacy, k, l, &sensitive)?;
 

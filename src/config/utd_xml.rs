@@ -589,6 +589,18 @@ impl Parser<'_> {
                     ),
                 )
             })?;
+            // The toolbox kept the last of two entries for one category: a category mapped to
+            // two numbers is a mistake in the config, refused.
+            if let Some(before) = map.get(cat).filter(|&b| b != i64::from(int)) {
+                return Err(self.err(
+                    entry,
+                    &["cat", "int"],
+                    format!(
+                        "the {what} at {label} maps '{cat}' twice, to {before} and to {int}: give \
+                         each category one entry"
+                    ),
+                ));
+            }
             map.insert(cat, i64::from(int));
         }
         Ok(map)
@@ -936,6 +948,21 @@ mod tests {
         assert!(c.qid.unwrap().1[0].map.is_none());
     }
 
+    /// A category mapped to two numbers is refused (the toolbox kept the last one); the same
+    /// entry twice is accepted.
+    #[test]
+    fn a_category_mapped_twice_is_refused() {
+        let vgh = "<vgh value='[0:1]'><n value='[0]'/><n value='[1]'/></vgh>";
+        let e = err(&format!(
+            "<c><qid><a index='0'><map><e cat='F' int='0'/>\n<e cat='F' int='1'/></map>{vgh}</a></qid></c>"
+        ));
+        assert!(e.contains(":2: <e cat='F' int='1'>: the qid-attribute at index 0 maps 'F' twice, to 0 and to 1"), "{e}");
+        parse_str(&format!(
+            "<c><qid><a index='0'><map><e cat='F' int='0'/><e cat='F' int='0'/></map>{vgh}</a></qid></c>"
+        ))
+        .unwrap();
+    }
+
     #[test]
     fn vgh_nodes_nest_with_any_name() {
         let c = parse_str(
@@ -1017,8 +1044,9 @@ mod tests {
             e.contains("Cannot parse the mapping of the sensitive attribute at index 5"),
             "{e}"
         );
-        let c = parse_str("<c><sens><a index='5'><map><e cat='A' int='1'/><e cat='A' int='2'/></map></a></sens></c>").unwrap();
-        assert_eq!(c.sens.unwrap().1[0].map.as_ref().unwrap().get("A"), Some(2));
+        // The toolbox kept the last of two entries; refused (`a_category_mapped_twice_is_refused`).
+        let e = err("<c><sens><a index='5'><map><e cat='A' int='1'/><e cat='A' int='2'/></map></a></sens></c>");
+        assert!(e.contains("maps 'A' twice, to 1 and to 2"), "{e}");
     }
 
     #[test]

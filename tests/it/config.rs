@@ -349,6 +349,56 @@ fn flags_never_weaken_the_models_of_privacy() {
     assert!(e.contains("-t: t must be in (0, 1]"), "{e}");
 }
 
+/// Recursive (c,l)-diversity takes a whole l: the toolbox rounded 2.5 to the nearest, ARX up.
+#[test]
+fn recursive_diversity_needs_a_whole_l() {
+    let w = small();
+    let privacy = |l: &str| {
+        format!(
+            "{SMALL_QID}\n<sens><att index='2'/></sens>\n<privacy><recursive-cl-diversity \
+             c='2' l='{l}'/></privacy>"
+        )
+    };
+    let e = build_err(
+        &w,
+        &small_config("", &privacy("2.5")),
+        &["-method", "Flash"],
+    );
+    assert!(
+        e.contains("<privacy>: recursive (c,l)-diversity needs a whole number l (got 2.5)"),
+        "{e}"
+    );
+    let e = build_err(
+        &w,
+        &small_config("", &privacy("2")),
+        &["-method", "Flash", "-l", "2.5"],
+    );
+    assert!(
+        e.starts_with("-l: recursive (c,l)-diversity needs a whole number l"),
+        "{e}"
+    );
+    let sens = format!("{SMALL_QID}\n<sens><att index='2'/></sens>");
+    let e = build_err(
+        &w,
+        &small_config("", &sens),
+        &["-method", "Incognito_L", "-l", "2.5", "-c", "2"],
+    );
+    assert!(e.starts_with("-l: recursive"), "{e}");
+    build(
+        &w,
+        &small_config("", &sens),
+        &["-method", "Incognito_L", "-l", "3", "-c", "2"],
+    )
+    .unwrap();
+    // Entropy l-diversity (c <= 0) takes any l > 1.
+    build(
+        &w,
+        &small_config("", &sens),
+        &["-method", "Incognito_L", "-l", "2.5", "-c", "0"],
+    )
+    .unwrap();
+}
+
 #[test]
 fn defaults_follow_the_toolbox() {
     let w = small();

@@ -296,6 +296,27 @@ impl<'a> Builder<'a> {
 
         let (privacy, weaker) = self.privacy(method, k, l, c, t, &sensitive, width)?;
         self.warnings.extend(weaker);
+        // The root's k is the toolbox's parameter of every method; Incognito_L/_T and Anatomy
+        // never used it. Said, since a custodian may read it as asked for.
+        if let (true, Some(root_k)) = (
+            matches!(
+                method,
+                Method::IncognitoL | Method::IncognitoT | Method::Anatomy
+            ),
+            self.cfg.k,
+        ) {
+            if !privacy
+                .iter()
+                .any(|m| matches!(m, PrivacyModel::KAnonymity { .. }))
+            {
+                self.warnings.push(format!(
+                    "anonbox: k = {root_k} of the config root is not enforced by {} (the toolbox \
+                     ignored it too); for k-anonymity as well, put <k-anonymity> in <privacy> \
+                     (Incognito_L/_T) or use -method Flash",
+                    method.name()
+                ));
+            }
+        }
         // Recursive (c,l)-diversity counts values: the toolbox rounds a fractional l to the
         // nearest, ARX up, so the model enforced would depend on the tool.
         if let Some(l) = privacy.iter().find_map(|m| match m {

@@ -279,13 +279,19 @@ fn flags_a_run_would_ignore_are_refused() {
         let (job, _) = build(&w, &small_config("k='1'", &privacy), &["-method", method]).unwrap();
         assert_eq!(k_of(&job), Some(2), "{method}");
     }
-    let (job, _) = build(
+    let (job, warnings) = build(
         &w,
         &small_config("k='7'", &l_only),
         &["-method", "Incognito_L"],
     )
     .unwrap();
     assert_eq!(k_of(&job), None, "Incognito_L never used k");
+    assert!(
+        warnings
+            .iter()
+            .any(|x| x.contains("k = 7 of the config root is not enforced by Incognito_L")),
+        "{warnings:?}"
+    );
 }
 
 /// Beside `<privacy>`, a flag only makes a model stricter (the larger k or l, the smaller c or

@@ -155,14 +155,18 @@ impl Report {
     }
 }
 
-/// One hierarchy built at load time.
+/// One hierarchy built at load time: what built it and its shape, never its rows. Its rows
+/// start with every distinct raw value of the column, held by one record or by many; a report
+/// travels beside the release (the HTML report shows no value held by fewer than k records for
+/// the same reason). The rows are in the kept database (`-db`, `HierarchyView`), and the same
+/// builder as a command (`anonbox hierarchy`) writes them again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuiltHierarchy {
     pub attribute: String,
     /// The builder's description, e.g. `intervals widths=5,10,20 start=0`.
     pub builder: String,
-    /// ARX rows: the value, then its label at each level up to `*`, in dictionary order.
-    pub rows: Vec<Vec<String>>,
+    /// Distinct values at each level, from the column's own (level 0) up to `*`.
+    pub widths: Vec<usize>,
 }
 
 impl BuiltHierarchy {
@@ -177,15 +181,8 @@ impl BuiltHierarchy {
                 Generalization::Built(b) => Some(BuiltHierarchy {
                     attribute: q.name.clone(),
                     builder: b.describe(),
-                    rows: (0..e.hierarchy.leaves() as u32)
-                        .map(|code| {
-                            e.hierarchy
-                                .row(code)
-                                .iter()
-                                .enumerate()
-                                .map(|(level, &id)| e.hierarchy.label(level, id).to_string())
-                                .collect()
-                        })
+                    widths: (0..e.hierarchy.levels())
+                        .map(|level| e.hierarchy.width(level))
                         .collect(),
                 }),
                 _ => None,

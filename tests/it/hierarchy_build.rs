@@ -530,7 +530,9 @@ fn config_builders_run_at_load_and_are_reported() {
     builder_config(dir.path(), "<intervals widths='5,10,20' start='0'/>");
     let o = anonbox(
         dir.path(),
-        &["-config", "c.xml", "-report", "r.json", "-quiet"],
+        &[
+            "-config", "c.xml", "-report", "r.json", "-db", "w.db", "-quiet",
+        ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let report: serde_json::Value =
@@ -538,26 +540,53 @@ fn config_builders_run_at_load_and_are_reported() {
     let built = report["built_hierarchies"].as_array().unwrap();
     assert_eq!(built.len(), 4);
     let data = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
-    for (b, column) in built.iter().zip([1usize, 2, 3, 4]) {
-        let rows: Vec<Vec<String>> = b["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                r.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| v.as_str().unwrap().to_string())
-                    .collect()
-            })
-            .collect();
+    // The rows, from the kept database (the report has none: they hold every raw value).
+    let db = rusqlite::Connection::open(dir.path().join("w.db")).unwrap();
+    let rows_of = |attribute: &str| -> Vec<Vec<String>> {
+        let mut rows: std::collections::BTreeMap<i64, Vec<String>> = Default::default();
+        let mut q = db
+            .prepare(
+                "SELECT Code, Value, Level, Label FROM HierarchyView WHERE Attribute = ?1 \
+                 ORDER BY Code, Level",
+            )
+            .unwrap();
+        let mut it = q.query([attribute]).unwrap();
+        while let Some(r) = it.next().unwrap() {
+            let row = rows.entry(r.get(0).unwrap()).or_default();
+            if row.is_empty() {
+                row.push(r.get(1).unwrap());
+            }
+            let level: usize = r.get(2).unwrap();
+            assert_eq!(row.len(), level + 1, "{attribute}: levels in order");
+            row.push(r.get(3).unwrap());
+        }
+        rows.into_values().collect()
+    };
+    let from_db: Vec<Vec<Vec<String>>> = built
+        .iter()
+        .map(|b| rows_of(b["attribute"].as_str().unwrap()))
+        .collect();
+    for ((b, column), rows) in built.iter().zip([1usize, 2, 3, 4]).zip(&from_db) {
+        // HierarchyView's level 0 is the value's own label: drop the copy.
+        let rows: Vec<Vec<String>> = rows.iter().map(|r| r[1..].to_vec()).collect();
         let distinct: BTreeSet<String> = data
             .lines()
             .skip(1)
             .map(|l| l.split(';').nth(column).unwrap().to_string())
             .collect();
         validate(&rows, &distinct).unwrap_or_else(|e| panic!("{}: {e}", b["attribute"]));
+        // The report gives the shape only: distinct values per level, no value.
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|l| rows.iter().map(|r| &r[l]).collect::<BTreeSet<_>>().len())
+            .collect();
+        assert_eq!(b["widths"], serde_json::json!(widths), "{}", b["attribute"]);
+        assert!(b.get("rows").is_none());
     }
+    let text = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    assert!(
+        !text.contains("\"p17\"") && !text.contains("81013"),
+        "raw values in the report"
+    );
     assert_eq!(built[0]["builder"], "intervals widths=5,10,20 start=0");
     assert_eq!(
         built[2]["builder"],
@@ -585,13 +614,8 @@ fn config_builders_run_at_load_and_are_reported() {
     assert!(o.status.success());
     let from_command: BTreeSet<Vec<String>> =
         read_rows(&dir.path().join("age.csv")).into_iter().collect();
-    let from_report: BTreeSet<Vec<String>> = built[0]["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| serde_json::from_value(r.clone()).unwrap())
-        .collect();
-    assert_eq!(from_command, from_report);
+    let from_db: BTreeSet<Vec<String>> = from_db[0].iter().map(|r| r[1..].to_vec()).collect();
+    assert_eq!(from_command, from_db);
     // The release is 5-anonymous over the four quasi-identifiers (name removed).
     let records = report["records"].as_u64().unwrap() as usize;
     crate::kcheck::check(

@@ -6,7 +6,8 @@
 //! was written. [`Plan::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
 //! column: exit 1), builds the rows and writes the file through the staged output path
-//! ([`crate::io::AtomicFile`]), published only when complete.
+//! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is
+//! owner-only (0600): it lists every distinct value of the column, raw.
 
 use std::path::{Path, PathBuf};
 

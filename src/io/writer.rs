@@ -107,7 +107,8 @@ impl<W: Write> DelimitedWriter<W> {
 /// and an existing FIFO or character device (`/dev/null`, a terminal, a pipe) is opened and
 /// streamed into (nothing can be renamed over them; a device is never replaced by a file). A
 /// symbolic link is followed: its final target is replaced atomically and the link stays. A
-/// replaced file keeps its permission bits; a new one gets the umask's.
+/// replaced file keeps its permission bits; a new one gets the umask's, or is owner-only (0600)
+/// when it lists raw values ([`create_owner_only`](Self::create_owner_only): hierarchy files).
 ///
 /// Temporary files are also listed in a process-wide registry ([`temporary_files`]) so that a
 /// signal handler can remove them before the process exits (`main`).
@@ -119,6 +120,17 @@ pub struct AtomicFile {
 enum Sink {
     Temp(Registered),
     Stream(Box<dyn Write + Send>),
+}
+
+/// The permission bits of a file [`AtomicFile`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A replaced file's, else the umask's.
+    Umask,
+    /// A replaced file's, else owner-only (0600).
+    OwnerOnlyIfNew,
+    /// Owner-only (0600) in every case.
+    OwnerOnly,
 }
 
 /// A temporary file listed in the registry until it is staged or dropped.
@@ -372,7 +384,14 @@ pub fn is_stream(path: &Path) -> bool {
 impl AtomicFile {
     /// Starts writing `target` (see the type's docs). The folder must exist.
     pub fn create(target: &Path) -> Result<AtomicFile> {
-        AtomicFile::create_with(target, false)
+        AtomicFile::create_with(target, Mode::Umask)
+    }
+
+    /// Like [`create`](Self::create), but a new file is owner-only (0600), as a kept database
+    /// is: for files that list raw values of the data (hierarchy files hold every distinct
+    /// value of a quasi-identifier). A replaced file keeps its permission bits.
+    pub fn create_owner_only(target: &Path) -> Result<AtomicFile> {
+        AtomicFile::create_with(target, Mode::OwnerOnlyIfNew)
     }
 
     /// A temporary file for a database that another library writes (SQLite, through
@@ -386,7 +405,7 @@ impl AtomicFile {
                 target.display()
             )));
         }
-        AtomicFile::create_with(target, true)
+        AtomicFile::create_with(target, Mode::OwnerOnly)
     }
 
     /// The temporary file's path (none for a stream).
@@ -397,7 +416,7 @@ impl AtomicFile {
         }
     }
 
-    fn create_with(target: &Path, private: bool) -> Result<AtomicFile> {
+    fn create_with(target: &Path, mode: Mode) -> Result<AtomicFile> {
         if is_stdout(target) {
             return Ok(AtomicFile {
                 target: target.to_path_buf(),
@@ -427,8 +446,8 @@ impl AtomicFile {
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
         // A replaced file keeps its mode exactly (set again after creation: the umask applies
-        // to a new file's mode); a new one is an ordinary new file (the umask decides); a
-        // database is owner-only.
+        // to a new file's mode); a new one is an ordinary new file (the umask decides), or
+        // owner-only if it lists raw values; a database is owner-only.
         #[cfg(unix)]
         let keep: Option<u32> = {
             use std::os::unix::fs::PermissionsExt;
@@ -436,12 +455,16 @@ impl AtomicFile {
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.permissions().mode() & 0o7777);
-            let keep = if private { Some(0o600) } else { old };
+            let keep = match mode {
+                Mode::OwnerOnly => Some(0o600),
+                Mode::OwnerOnlyIfNew => old.or(Some(0o600)),
+                Mode::Umask => old,
+            };
             builder.permissions(std::fs::Permissions::from_mode(keep.unwrap_or(0o666)));
             keep
         };
         #[cfg(not(unix))]
-        let _ = private;
+        let _ = mode;
         // Created and listed under the phase lock: a signal's cleanup runs before the file
         // exists or after it is listed, never in between (where it would leave the file).
         // After a cleanup has started, the lock is never released and the run waits here for

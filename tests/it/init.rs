@@ -286,3 +286,45 @@ fn coarsened_hierarchies_say_so() {
         "{line}"
     );
 }
+
+/// Hierarchy files list every distinct value raw: new ones are owner-only (0600), as a kept
+/// database is; a replaced one keeps its permission bits.
+#[cfg(unix)]
+#[test]
+fn new_hierarchy_files_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mode = |f: &str| std::fs::metadata(p.join(f)).unwrap().permissions().mode() & 0o777;
+    let data = common::data("adult/adult.csv");
+    let data = data.to_str().unwrap();
+    let o = anonbox(
+        p,
+        &["init", data, "--separator", ";", "--header", "--dir", "out"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mode("out/hierarchy_age.csv"), 0o600);
+    let build = || {
+        anonbox(
+            p,
+            &[
+                "hierarchy",
+                "categories",
+                "--input",
+                data,
+                "--separator",
+                ";",
+                "--header",
+                "--column",
+                "sex",
+                "--output",
+                "h.csv",
+            ],
+        )
+    };
+    assert!(build().status.success());
+    assert_eq!(mode("h.csv"), 0o600);
+    std::fs::set_permissions(p.join("h.csv"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(build().status.success());
+    assert_eq!(mode("h.csv"), 0o640, "a replaced file keeps its bits");
+}

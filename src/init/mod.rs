@@ -52,7 +52,8 @@ pub struct InitArgs {
     /// The first line is a header (names the columns)
     #[arg(long)]
     pub header: bool,
-    /// Folder of config.xml and the hierarchy files (created if missing)
+    /// Folder of config.xml and the hierarchy files (created if missing, one level only: its
+    /// parent must exist; removed again if init fails)
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Replace an existing DIR/config.xml and DIR/hierarchy_*.csv files
@@ -218,7 +219,9 @@ impl Plan {
                  free text, empty or of one value): nothing to anonymize",
             ));
         }
-        std::fs::create_dir_all(&a.dir).map_err(|e| Error::io(&a.dir, e))?;
+        crate::io::create_dir(&a.dir).map_err(|e| {
+            Error::in_file(&a.dir, format!("creating the folder given by --dir: {e}"))
+        })?;
         let config = a.dir.join("config.xml");
         let mut writes = vec![("config", config.clone())];
         writes.extend(

@@ -170,6 +170,55 @@ impl Write for Sink {
 /// Temporary files of this process that are not published yet (for the signal handler).
 static TEMPORARY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
+/// Folders this process created for its outputs ([`create_dir`]) while they are not published:
+/// a failed or interrupted run removes them, so it leaves no empty folder behind. Process-wide
+/// for the signal handler; each with the thread of its run, as [`discard`] and [`publish`] act
+/// on the current thread's outputs only.
+static CREATED: std::sync::Mutex<Vec<(std::thread::ThreadId, PathBuf)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Creates the folder `path` for outputs (its parent must exist) and returns true, or returns
+/// false if a folder is already there. A folder created here is removed again if the run fails
+/// ([`discard`]) or is interrupted ([`interrupt`]), and kept once the outputs are published; a
+/// folder that existed before is never removed. Only an empty folder is ever removed
+/// (`remove_dir`), so nothing put into it by someone else goes with it. Created and listed under
+/// the phase lock, as temporary files are, so a signal's cleanup never misses it.
+pub fn create_dir(path: &Path) -> io::Result<bool> {
+    let _phase = phase();
+    match std::fs::create_dir(path) {
+        Ok(()) => {
+            if let Ok(mut c) = CREATED.lock() {
+                c.push((std::thread::current().id(), path.to_path_buf()));
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Takes the folders of [`create_dir`] not published yet: those of the current thread, or
+/// with `all` every thread's.
+fn take_created_dirs(all: bool) -> Vec<PathBuf> {
+    let me = std::thread::current().id();
+    let Ok(mut c) = CREATED.lock() else {
+        return Vec::new();
+    };
+    let (taken, kept) = std::mem::take(&mut *c)
+        .into_iter()
+        .partition(|(thread, _)| all || *thread == me);
+    *c = kept;
+    taken.into_iter().map(|(_, dir)| dir).collect()
+}
+
+/// Removes the folders of [`create_dir`] not published yet (see [`take_created_dirs`]), the last
+/// created first, each only if empty. The caller holds the phase lock.
+fn remove_created_dirs(all: bool) {
+    for dir in take_created_dirs(all).into_iter().rev() {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
 /// Paths of this process's temporary output files not yet published or removed.
 fn temporary_files() -> Vec<PathBuf> {
     TEMPORARY.lock().map(|t| t.clone()).unwrap_or_default()
@@ -240,6 +289,7 @@ pub fn interrupt() -> bool {
     for path in temporary_files() {
         let _ = std::fs::remove_file(path);
     }
+    remove_created_dirs(true);
     std::mem::forget(guard);
     true
 }
@@ -298,6 +348,7 @@ pub fn publish() -> Result<()> {
         }
     }
     *phase = Phase::Published;
+    take_created_dirs(false);
     for path in OBSOLETE.with(|o| std::mem::take(&mut *o.borrow_mut())) {
         let _ = std::fs::remove_file(path);
     }
@@ -330,7 +381,8 @@ fn replace(s: Staged) -> Result<Option<PathBuf>> {
     Ok(aside)
 }
 
-/// Removes every output committed on this thread and not published (a failed run).
+/// Removes every output committed on this thread and not published (a failed run), then the
+/// folders created for them ([`create_dir`]).
 pub fn discard() {
     OBSOLETE.with(|o| o.borrow_mut().clear());
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
@@ -339,6 +391,8 @@ pub fn discard() {
         drop(s);
         unregister(&path);
     }
+    let _phase = phase();
+    remove_created_dirs(false);
 }
 
 /// The path a write to `target` really replaces: `target`, or for a symbolic link its final
@@ -616,6 +670,27 @@ mod tests {
         publish().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_created_folder_goes_with_a_failed_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new");
+        assert!(create_dir(&new).unwrap());
+        write_atomic(&new.join("a.csv"), b"x").unwrap();
+        discard();
+        assert!(!new.exists(), "created, then removed with the failed run");
+        let old = dir.path().join("old");
+        std::fs::create_dir(&old).unwrap();
+        assert!(!create_dir(&old).unwrap());
+        discard();
+        assert!(old.is_dir(), "a folder that was there is kept");
+        assert!(create_dir(&new).unwrap());
+        write_atomic(&new.join("a.csv"), b"x").unwrap();
+        publish().unwrap();
+        discard();
+        assert!(new.join("a.csv").is_file(), "published: kept");
+        assert!(create_dir(&dir.path().join("no/such")).is_err());
     }
 
     #[cfg(unix)]

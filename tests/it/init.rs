@@ -287,6 +287,73 @@ fn coarsened_hierarchies_say_so() {
     );
 }
 
+/// `p`'s files, sorted.
+fn files_in(p: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A failed or interrupted init left the `--dir` it had created behind (empty). It is removed
+/// on a signal and on an error; a folder that existed before is kept; a folder that cannot be
+/// created says what failed.
+#[cfg(unix)]
+#[test]
+fn a_failed_or_interrupted_init_leaves_no_folder() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let data = common::data("adult/adult.csv");
+    let interrupted = |out: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(p)
+            .env("ANONBOX_TEST_CREATE_DELAY_MS", "600")
+            .args(["init", data.to_str().unwrap(), "--separator", ";"])
+            .args(["--header", "--dir", out])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert_eq!(line.trim_end(), "anonbox: test: creating");
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    };
+    interrupted("new");
+    assert!(
+        !p.join("new").exists(),
+        "the folder init created is removed"
+    );
+    std::fs::create_dir(p.join("old")).unwrap();
+    interrupted("old");
+    assert!(p.join("old").is_dir(), "a folder that existed is kept");
+    assert_eq!(files_in(&p.join("old")), Vec::<String>::new());
+
+    // (An error after the folder is created: the unit tests of `io::writer`.)
+    #[cfg(target_os = "linux")]
+    {
+        let o = anonbox(
+            p,
+            &["init", data.to_str().unwrap(), "--dir", "/proc/newdir"],
+        );
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("anonbox: /proc/newdir: creating the folder given by --dir: "),
+            "{err}"
+        );
+    }
+}
+
 /// Hierarchy files list every distinct value raw: new ones are owner-only (0600), as a kept
 /// database is; a replaced one keeps its permission bits.
 #[cfg(unix)]

@@ -6,9 +6,20 @@
 //!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small.
 //! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
 //!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
-//!    path, published together at the end: a failed init writes nothing. Every column's element
+//!    path, published together at the end: a failed init writes nothing, and a `--dir` it
+//!    created for them is removed again, on an error or a signal ([`crate::io::create_dir`]);
+//!    a folder that was there before is never removed. Hierarchy files list raw values, so new
+//!    ones are owner-only (0600). Every column's element
 //!    (or, for insensitive columns, a line) carries a one-line comment with the reason and the
 //!    profile, so the user sees what to edit.
+//!
+//! What comes from the data is made safe where it lands: names in XML attributes are escaped,
+//! control characters included (`&#9;`, so the config reader reads a tab back, not a space);
+//! comments hold one line with control characters shown as `\t`; hierarchy file names keep the
+//! column name's safe characters, cut to [`NAME_IN_FILE`] so that they (and their temporary
+//! names) stay under the file system's 255 bytes; what init prints shows names as error
+//! messages do ([`crate::error::shown`]). The data file's path in the config is relative to the
+//! real folder of the config, links resolved, so it names the data wherever `--dir` points.
 //!
 //! As for the other subcommands, [`plan`] does everything that can fail on flags before the
 //! data is read (exit 2), and [`Plan::run`] the rest (exit 1).
@@ -275,9 +286,18 @@ impl Plan {
                         .map_err(Error::Invalid)?
                 }
             };
-            let mut file = format!("hierarchy_{}.csv", file_name(&c.name));
-            if files.contains(&file) {
-                file = format!("hierarchy_{}_{}.csv", file_name(&c.name), c.index);
+            // Unique among this config's files: a name taken (two columns of one name, or
+            // names equal once made safe or cut) gets the column's index, and a counter if a
+            // column is named like that too.
+            let base = file_name(&c.name);
+            let mut file = format!("hierarchy_{base}.csv");
+            let mut n = 1;
+            while files.contains(&file) {
+                file = match n {
+                    1 => format!("hierarchy_{base}_{}.csv", c.index),
+                    n => format!("hierarchy_{base}_{}_{n}.csv", c.index),
+                };
+                n += 1;
             }
             files.push(file.clone());
             built.push(Built {
@@ -298,7 +318,7 @@ impl Plan {
         built: &[Built],
     ) -> Result<String> {
         let a = &self.args;
-        let esc = |s: &str| quick_xml::escape::escape(s).into_owned();
+        let esc = attribute;
         let input = relative(&a.dir, &a.data)?;
         let stem = a
             .data
@@ -429,7 +449,13 @@ impl Plan {
                 .map_or(String::new(), |b| {
                     format!(" -> {}", a.dir.join(&b.file).display())
                 });
-            writeln!(out, "  {:>3} {}: {}{file}", c.index, c.name, p.reason)?;
+            writeln!(
+                out,
+                "  {:>3} {}: {}{file}",
+                c.index,
+                crate::error::shown(&c.name),
+                p.reason
+            )?;
         }
         let config = a.dir.join("config.xml");
         writeln!(
@@ -452,19 +478,50 @@ impl Plan {
     }
 }
 
-/// A one-line XML comment (`--` cannot appear inside one).
+/// An XML attribute value: `&`, `<`, `>`, quotes escaped, and tab, line feed and carriage
+/// return as character references, which a reader keeps (written raw, XML's attribute-value
+/// normalization reads them back as spaces, and a column name would no longer match).
+fn attribute(s: &str) -> String {
+    let escaped = quick_xml::escape::escape(s);
+    if !escaped.contains(['\t', '\n', '\r']) {
+        return escaped.into_owned();
+    }
+    escaped
+        .replace('\t', "&#9;")
+        .replace('\n', "&#10;")
+        .replace('\r', "&#13;")
+}
+
+/// A one-line XML comment: control characters shown escaped (`\t`, `\n`, `\u{1b}`), and `--`
+/// (which cannot appear inside one) split.
 fn comment(text: &str) -> String {
-    let mut t = text.replace(['\n', '\r'], " ");
+    let mut t = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => t.push_str("\\n"),
+            '\r' => t.push_str("\\r"),
+            '\t' => t.push_str("\\t"),
+            c if c.is_control() => t.push_str(&c.escape_unicode().to_string()),
+            c => t.push(c),
+        }
+    }
     while t.contains("--") {
         t = t.replace("--", "- -");
     }
     format!("<!-- {t} -->\n")
 }
 
-/// A column name made safe for a file name.
+/// Most characters of a column name kept in its hierarchy file's name: with `hierarchy_`, an
+/// index and `.csv`, and the temporary (`.NAME.XXXXXX.tmp`) and set-aside (`.NAME.PID.N.old`)
+/// names made from it, a file name stays well under the 255 bytes file systems allow.
+pub const NAME_IN_FILE: usize = 100;
+
+/// A column name made safe for a file name (ASCII letters, digits, `-_.`; the rest `_`), cut to
+/// [`NAME_IN_FILE`] characters.
 fn file_name(name: &str) -> String {
     let s: String = name
         .chars()
+        .take(NAME_IN_FILE)
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
                 c

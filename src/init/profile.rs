@@ -177,7 +177,9 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
                 continue;
             }
             distinct.add(value).map_err(|m| {
-                let name = header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
+                let name = header
+                    .as_ref()
+                    .map_or(format!("att{i}"), |h| crate::error::shown(&h[i]));
                 Error::at(path, line, Some(name), m)
             })?;
         }

@@ -297,6 +297,102 @@ fn files_in(p: &Path) -> Vec<String> {
     v
 }
 
+/// Runs the config init wrote in `dir` (Flash, k = 5) and asserts it succeeds.
+fn config_runs(dir: &Path, config: &Path) {
+    let o = anonbox(
+        dir,
+        &[
+            "-config",
+            config.to_str().unwrap(),
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A tab or a line break in a column name or in the data file's path was written raw into an
+/// XML attribute, read back as a space, and the config failed ("name 'a b' does not match
+/// column 0"). They are written as character references; comments stay one line.
+#[test]
+fn control_characters_in_names_and_paths_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir(p.join("in\tput")).unwrap();
+    let mut text = String::from("a\tb;\"c\nd\";\"e\r-->f\"\n");
+    for _ in 0..20 {
+        text.push_str("x;p;1\ny;q;2\n");
+    }
+    std::fs::write(p.join("in\tput/t\tab.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "in\tput/t\tab.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("  0 a\\tb: "), "{printed}");
+    let config = std::fs::read_to_string(p.join("out/config.xml")).unwrap();
+    assert!(config.contains("name=\"a&#9;b\""), "{config}");
+    assert!(config.contains("name=\"c&#10;d\""), "{config}");
+    assert!(config.contains("name=\"e&#13;--&gt;f\""), "{config}");
+    assert!(
+        config.contains("filename=\"../in&#9;put/t&#9;ab.csv\""),
+        "{config}"
+    );
+    // Every comment on one line, closed on that line.
+    for line in config.lines().filter(|l| l.contains("<!--")) {
+        assert!(line.trim_end().ends_with("-->"), "{line}");
+        assert_eq!(line.matches("-->").count(), 1, "{line}");
+    }
+    config_runs(p, &p.join("out/config.xml"));
+}
+
+/// Column names of hundreds of characters made hierarchy file names longer than the file
+/// system allows: init failed ("File name too long") with a 384-character message and left
+/// the folder it had created. Names are cut (unique still), and printed cut.
+#[test]
+fn long_column_names_make_short_unique_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let long = "n".repeat(300);
+    let mut text = format!("{long}a;{long}b;{long}a\n");
+    for i in 0..40 {
+        text.push_str(&format!("{};{};{}\n", ["x", "y"][i % 2], i % 3, i % 4));
+    }
+    std::fs::write(p.join("long.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "long.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.lines().all(|l| l.len() < 400), "{printed}");
+    assert!(printed.contains("... (301 characters)"), "{printed}");
+    let files = files_in(&p.join("out"));
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(files.iter().all(|f| f.len() <= 120), "{files:?}");
+    config_runs(p, &p.join("out/config.xml"));
+}
+
 /// A failed or interrupted init left the `--dir` it had created behind (empty). It is removed
 /// on a signal and on an error; a folder that existed before is kept; a folder that cannot be
 /// created says what failed.

@@ -537,31 +537,12 @@ fn file_name(name: &str) -> String {
     }
 }
 
-/// The path of `file` relative to folder `dir` (which may not exist yet), as the config's
-/// `<input filename>` wants it; absolute when the two share no root.
+/// The path of `file` relative to folder `dir`, as the config's `<input filename>` wants it;
+/// absolute when the two share no root. Both are compared as real paths, links resolved
+/// ([`real`]): the reader joins the relative path to the config's folder and the system walks
+/// `..` from where a link leads, not from where it sits.
 fn relative(dir: &Path, file: &Path) -> Result<String> {
-    let abs = |p: &Path| -> Result<PathBuf> {
-        let p = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir()
-                .map_err(|e| Error::io(".", e))?
-                .join(p)
-        };
-        // Lexical normalization (dir may not exist, so no canonicalize).
-        let mut out = PathBuf::new();
-        for c in p.components() {
-            match c {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    out.pop();
-                }
-                c => out.push(c),
-            }
-        }
-        Ok(out)
-    };
-    let (d, f) = (abs(dir)?, abs(file)?);
+    let (d, f) = (real(dir)?, real(file)?);
     let dc: Vec<Component> = d.components().collect();
     let fc: Vec<Component> = f.components().collect();
     let common = dc.iter().zip(&fc).take_while(|(a, b)| a == b).count();
@@ -577,6 +558,42 @@ fn relative(dir: &Path, file: &Path) -> Result<String> {
         rel.push(c);
     }
     Ok(rel.display().to_string())
+}
+
+/// `p` absolute and through its links: canonical if it exists; else its longest existing
+/// ancestor canonical, then the rest normalized lexically (a folder not created yet).
+fn real(p: &Path) -> Result<PathBuf> {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(".", e))?
+            .join(p)
+    };
+    let mut base = p.as_path();
+    let mut rest: Vec<Component> = Vec::new();
+    let mut out = loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            break real;
+        }
+        match (base.parent(), base.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                base = parent;
+            }
+            _ => break PathBuf::new(),
+        }
+    };
+    for c in rest.into_iter().rev() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -598,6 +615,26 @@ mod tests {
             "/home/d.csv"
         );
         assert_eq!(file_name("marital status/2"), "marital_status_2");
-        assert_eq!(comment("a--b\nc"), "<!-- a- -b c -->\n");
+        assert_eq!(comment("a--b\nc\td"), "<!-- a- -b\\nc\\td -->\n");
+        assert_eq!(attribute("a\tb\n<c>\r"), "a&#9;b&#10;&lt;c&gt;&#13;");
+        assert_eq!(file_name(&"é".repeat(300)), "_".repeat(NAME_IN_FILE));
+    }
+
+    /// `--dir` through a link: the path is relative to where the link leads (the config reader
+    /// joins it to the link's path, and the system walks `..` from the link's target).
+    #[cfg(unix)]
+    #[test]
+    fn relative_paths_follow_links() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere/deep")).unwrap();
+        std::fs::write(root.join("tab.csv"), "a\n").unwrap();
+        std::os::unix::fs::symlink("elsewhere/deep", root.join("rel")).unwrap();
+        let rel = relative(&root.join("rel"), &root.join("tab.csv")).unwrap();
+        assert_eq!(rel, "../../tab.csv");
+        assert!(root.join("rel").join(&rel).is_file());
+        // A folder not created yet under the link.
+        let rel = relative(&root.join("rel/new"), &root.join("tab.csv")).unwrap();
+        assert_eq!(rel, "../../../tab.csv");
     }
 }

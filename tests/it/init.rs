@@ -358,6 +358,38 @@ fn control_characters_in_names_and_paths_read_back() {
     config_runs(p, &p.join("out/config.xml"));
 }
 
+/// `--dir` a symbolic link to a folder elsewhere: the data path was made relative to the link's
+/// path as written (`../tab.csv`), not to the folder it leads to, and the config did not run.
+#[cfg(unix)]
+#[test]
+fn dir_through_a_link_names_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("a;c\n");
+    for _ in 0..20 {
+        text.push_str("x;p\ny;q\n");
+    }
+    std::fs::write(p.join("tab.csv"), text).unwrap();
+    std::fs::create_dir_all(p.join("elsewhere/deep")).unwrap();
+    std::os::unix::fs::symlink("elsewhere/deep", p.join("rel")).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "tab.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "rel",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(p.join("rel/config.xml")).unwrap();
+    assert!(config.contains("filename=\"../../tab.csv\""), "{config}");
+    config_runs(p, &p.join("rel/config.xml"));
+}
+
 /// Column names of hundreds of characters made hierarchy file names longer than the file
 /// system allows: init failed ("File name too long") with a 384-character message and left
 /// the folder it had created. Names are cut (unique still), and printed cut.

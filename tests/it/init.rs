@@ -523,3 +523,44 @@ fn new_hierarchy_files_are_owner_only() {
     assert!(build().status.success());
     assert_eq!(mode("h.csv"), 0o640, "a replaced file keeps its bits");
 }
+
+/// init read two-digit years (`05/01/09`) with `%d/%m/%Y` as the year 9; they are `%y` now
+/// (2009), and four-digit years stay `%Y`.
+#[test]
+fn two_digit_years_are_read_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("day;long\n");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "{:02}/0{}/09;{:02}/0{}/2009\n",
+            i % 28 + 1,
+            i % 9 + 1,
+            i % 28 + 1,
+            i % 9 + 1
+        ));
+    }
+    std::fs::write(p.join("d.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "d.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains("day: ") && printed.contains("date %d/%m/%y"),
+        "{printed}"
+    );
+    assert!(printed.contains("date %d/%m/%Y"), "{printed}");
+    let h = std::fs::read_to_string(p.join("out/hierarchy_day.csv")).unwrap();
+    assert!(h.lines().all(|l| l.contains(";2009;")), "{h}");
+    config_runs(p, &p.join("out/config.xml"));
+}

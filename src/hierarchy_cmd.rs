@@ -28,7 +28,8 @@ use crate::{Error, Result};
                   for one column of a delimited file, built by one of the builders:\n\n  \
                   intervals   numbers: --widths 5,10,20 [--start 0] or --quantiles 10,4,2\n  \
                   mask        codes: characters replaced by * from the right (--from left)\n  \
-                  dates       --format %Y-%m-%d --levels month,year,decade\n  \
+                  dates       --format %Y-%m-%d --levels month,year,decade \
+                  [--missing keep]\n  \
                   categories  --map FILE (value;group), --frequency N, or value -> *\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
@@ -83,7 +84,7 @@ pub struct HierarchyArgs {
     /// intervals: label style, arx ([20, 25[) or toolbox ([20:25)) [default: arx]
     #[arg(long, value_name = "STYLE", help_heading = "intervals")]
     pub labels: Option<String>,
-    /// intervals: empty values: error, or keep them apart up to * [default: error]
+    /// intervals and dates: empty values: error, or keep them apart up to * [default: error]
     #[arg(long, value_name = "error|keep", help_heading = "intervals")]
     pub missing: Option<String>,
     /// mask: the side characters are hidden from, left or right [default: right]

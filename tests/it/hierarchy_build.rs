@@ -774,3 +774,33 @@ fn mask_pad_leaves_empty_values_apart() {
     let distinct: BTreeSet<String> = ["12345", "", "123"].map(String::from).into();
     validate(&rows, &distinct).unwrap();
 }
+
+/// The summary `anonbox hierarchy` prints quotes the column's name: a name of hundreds of
+/// characters, or with a tab, is cut and escaped as in error messages.
+#[test]
+fn the_summary_is_one_short_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("a\t{}", "n".repeat(300));
+    std::fs::write(dir.path().join("in.csv"), format!("{name}\nx\ny\n")).unwrap();
+    let o = anonbox(
+        dir.path(),
+        &[
+            "hierarchy",
+            "categories",
+            "--input",
+            "in.csv",
+            "--header",
+            "--column",
+            "0",
+            "--output",
+            "h.csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("'a\\tnnn") && err.contains("(302 characters)'"),
+        "{err}"
+    );
+}

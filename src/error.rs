@@ -161,6 +161,26 @@ pub fn one_line(message: &str) -> String {
     out
 }
 
+/// A name from the data (a column name) as messages show it unquoted: control characters
+/// escaped as in [`one_line`], and cut to [`MAX_SHOWN`] characters and its length.
+pub fn shown(name: &str) -> String {
+    let n = name.chars().count();
+    let mut out = String::new();
+    for c in name.chars().take(MAX_SHOWN) {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    if n > MAX_SHOWN {
+        out.push_str(&format!("... ({n} characters)"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +197,11 @@ mod tests {
             "{msg}"
         );
         assert_eq!(one_line("value 'ok' stays"), "value 'ok' stays");
+        assert_eq!(shown("a\tb"), "a\\tb");
+        assert_eq!(
+            shown(&"n".repeat(300)),
+            format!("{}... (300 characters)", "n".repeat(80))
+        );
         // An unbalanced quote (an apostrophe) still cuts what follows it.
         assert!(one_line(&format!("it's {long}")).len() < 200);
     }

@@ -6,7 +6,8 @@
 //! was written. [`Plan::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
 //! column: exit 1), builds the rows and writes the file through the staged output path
-//! ([`crate::io::AtomicFile`]), published only when complete.
+//! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is
+//! owner-only (0600): it lists every distinct value of the column, raw.
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,8 @@ use crate::{Error, Result};
                   for one column of a delimited file, built by one of the builders:\n\n  \
                   intervals   numbers: --widths 5,10,20 [--start 0] or --quantiles 10,4,2\n  \
                   mask        codes: characters replaced by * from the right (--from left)\n  \
-                  dates       --format %Y-%m-%d --levels month,year,decade\n  \
+                  dates       --format %Y-%m-%d --levels month,year,decade \
+                  [--missing keep]\n  \
                   categories  --map FILE (value;group), --frequency N, or value -> *\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
@@ -82,7 +84,7 @@ pub struct HierarchyArgs {
     /// intervals: label style, arx ([20, 25[) or toolbox ([20:25)) [default: arx]
     #[arg(long, value_name = "STYLE", help_heading = "intervals")]
     pub labels: Option<String>,
-    /// intervals: empty values: error, or keep them apart up to * [default: error]
+    /// intervals and dates: empty values: error, or keep them apart up to * [default: error]
     #[arg(long, value_name = "error|keep", help_heading = "intervals")]
     pub missing: Option<String>,
     /// mask: the side characters are hidden from, left or right [default: right]

@@ -57,7 +57,8 @@ fn main() -> ExitCode {
                 }
                 match plan.run() {
                     Ok(summary) => {
-                        eprintln!("anonbox: {summary}");
+                        // One line, names cut, as errors are: it quotes the column's name.
+                        eprintln!("anonbox: {}", anonbox::error::one_line(&summary));
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(&e, 1),

@@ -149,11 +149,12 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
 
 /// Writes `rows` (`value;level1;...`) as an ARX hierarchy file at `path`: `;`-separated,
 /// quoted where a field would not read back ([`crate::io::needs_quotes`]). The file is staged
-/// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. Returns the rows
-/// written.
+/// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. A new file is
+/// owner-only (0600): it lists every distinct value of the column, raw; a replaced one keeps its
+/// permission bits. Returns the rows written.
 pub fn write<R: AsRef<[String]>>(path: &Path, rows: impl IntoIterator<Item = R>) -> Result<u64> {
     use std::io::Write;
-    let file = crate::io::AtomicFile::create(path)?;
+    let file = crate::io::AtomicFile::create_owner_only(path)?;
     let mut w = crate::io::Format::new(";", false)?.writer(file);
     let mut written = 0;
     for row in rows {

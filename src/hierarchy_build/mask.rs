@@ -7,12 +7,20 @@
 //! With `pad=C`, values shorter than `length` (default: the longest value) are first padded
 //! with `C` on the side that is masked last (the left when masking from the right), so `7` and
 //! `0007` fall together from level 1 on; a value longer than `length` is a data error. Level 0
-//! is always the value as it is in the data.
+//! is always the value as it is in the data. An empty value (a missing one) is never padded: it
+//! stays empty up to `*`, apart from every code, as without `pad` (padded, it would become
+//! `0000*` and merge with real codes).
+//!
+//! One level per `step` characters: a hierarchy taller than the lattice allows
+//! ([`crate::lattice::MAX_LEVEL`]) is refused, as a description error when `length` asks for it,
+//! else as a data error at the first value that is too long (a value of 100,000 characters
+//! would make 100,000 rows of 100,000 characters each).
 //!
 //! Monotonic by construction: two values equal at level `i` have the same length and the same
 //! visible characters, and level `i + 1` shows a part of those.
 
 use super::{Params, TOP};
+use crate::lattice::MAX_LEVEL;
 
 /// Parameters `mask` accepts.
 pub const PARAMS: &[&str] = &["from", "step", "pad", "length"];
@@ -49,9 +57,19 @@ impl Mask {
         if length.is_some() && pad.is_none() {
             return Err("length is the length values are padded to: give pad too".to_string());
         }
+        let step = p.count("step", 1)?.unwrap_or(1);
+        if let Some(n) = length {
+            if levels(n, step) > MAX_LEVEL {
+                return Err(format!(
+                    "length: {n} characters hidden {step} per level make a hierarchy of {} \
+                     levels, more than {MAX_LEVEL}: give a smaller length or a larger step",
+                    levels(n, step)
+                ));
+            }
+        }
         Ok(Mask {
             from_left,
-            step: p.count("step", 1)?.unwrap_or(1),
+            step,
             pad,
             length,
             text: p.describe(PARAMS),
@@ -63,19 +81,26 @@ impl Mask {
     }
 
     pub(super) fn check(&self, value: &str) -> Result<(), String> {
+        let chars = value.chars().count();
         match self.length {
-            Some(n) if value.chars().count() > n => Err(format!(
-                "'{value}' has {} characters, more than the padding length {n}",
-                value.chars().count()
+            Some(n) if chars > n => Err(format!(
+                "'{value}' has {chars} characters, more than the padding length {n}"
+            )),
+            _ if levels(chars, self.step) > MAX_LEVEL => Err(format!(
+                "'{value}' has {chars} characters: hidden {} per level they make a hierarchy \
+                 of {} levels, more than {MAX_LEVEL} (a code that long is an identifier or \
+                 free text; else give a larger step)",
+                self.step,
+                levels(chars, self.step)
             )),
             _ => Ok(()),
         }
     }
 
-    /// The value padded (if asked) to `length` characters.
+    /// The value padded (if asked) to `length` characters; an empty value is never padded.
     fn padded(&self, value: &str, length: usize) -> Vec<char> {
         let chars: Vec<char> = value.chars().collect();
-        let Some(pad) = self.pad else {
+        let Some(pad) = self.pad.filter(|_| !chars.is_empty()) else {
             return chars;
         };
         let fill = std::iter::repeat_n(pad, length.saturating_sub(chars.len()));
@@ -94,7 +119,7 @@ impl Mask {
             .unwrap_or(0);
         let length = self.length.unwrap_or(longest).max(longest);
         // Enough levels to hide every character of the longest value (at least one level).
-        let levels = length.div_ceil(self.step).max(1);
+        let levels = levels(length, self.step) - 1;
         Box::new(values.iter().map(move |&(v, _)| {
             let chars = self.padded(v, length);
             let mut row = Vec::with_capacity(levels + 2);
@@ -119,6 +144,12 @@ impl Mask {
             row
         }))
     }
+}
+
+/// The highest level of the hierarchy of values up to `chars` characters long: one level per
+/// `step` characters (at least one), then `*`.
+fn levels(chars: usize, step: usize) -> usize {
+    chars.div_ceil(step).max(1) + 1
 }
 
 #[cfg(test)]
@@ -162,5 +193,35 @@ mod tests {
         assert!(build(&[("pad", "00")]).is_err());
         assert!(build(&[("from", "middle")]).is_err());
         assert!(build(&[("step", "0")]).is_err());
+    }
+
+    #[test]
+    fn never_pads_an_empty_value() {
+        let b = build(&[("pad", "0"), ("length", "3")]).unwrap();
+        let rows: Vec<_> = b.rows(&[("", 1), ("7", 1)]).collect();
+        assert_eq!(rows[0], ["", "", "", "", "*"]);
+        assert_eq!(rows[1], ["7", "00*", "0**", "***", "*"]);
+    }
+
+    #[test]
+    fn refuses_more_levels_than_the_lattice_allows() {
+        // 254 characters: 254 masked levels, then `*` at level 255.
+        assert!(build(&[("pad", "0"), ("length", "254")]).is_ok());
+        let e = build(&[("pad", "0"), ("length", "255")]).unwrap_err();
+        assert!(
+            e.starts_with("length: 255 characters") && e.contains("256 levels"),
+            "{e}"
+        );
+        assert!(build(&[("pad", "0"), ("length", "100000"), ("step", "400")]).is_ok());
+        let b = build(&[]).unwrap();
+        assert!(b.check(&"x".repeat(254)).is_ok());
+        let e = b.check(&"x".repeat(100_000)).unwrap_err();
+        assert!(
+            e.contains("100000 characters") && e.contains("more than 255"),
+            "{e}"
+        );
+        let longest = "x".repeat(254);
+        let rows: Vec<_> = b.rows(&[(longest.as_str(), 1)]).collect();
+        assert_eq!(rows[0].len(), MAX_LEVEL + 1);
     }
 }

@@ -6,9 +6,20 @@
 //!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small.
 //! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
 //!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
-//!    path, published together at the end: a failed init writes nothing. Every column's element
+//!    path, published together at the end: a failed init writes nothing, and a `--dir` it
+//!    created for them is removed again, on an error or a signal ([`crate::io::create_dir`]);
+//!    a folder that was there before is never removed. Hierarchy files list raw values, so new
+//!    ones are owner-only (0600). Every column's element
 //!    (or, for insensitive columns, a line) carries a one-line comment with the reason and the
 //!    profile, so the user sees what to edit.
+//!
+//! What comes from the data is made safe where it lands: names in XML attributes are escaped,
+//! control characters included (`&#9;`, so the config reader reads a tab back, not a space);
+//! comments hold one line with control characters shown as `\t`; hierarchy file names keep the
+//! column name's safe characters, cut to [`NAME_IN_FILE`] so that they (and their temporary
+//! names) stay under the file system's 255 bytes; what init prints shows names as error
+//! messages do ([`crate::error::shown`]). The data file's path in the config is relative to the
+//! real folder of the config, links resolved, so it names the data wherever `--dir` points.
 //!
 //! As for the other subcommands, [`plan`] does everything that can fail on flags before the
 //! data is read (exit 2), and [`Plan::run`] the rest (exit 1).
@@ -52,7 +63,8 @@ pub struct InitArgs {
     /// The first line is a header (names the columns)
     #[arg(long)]
     pub header: bool,
-    /// Folder of config.xml and the hierarchy files (created if missing)
+    /// Folder of config.xml and the hierarchy files (created if missing, one level only: its
+    /// parent must exist; removed again if init fails)
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Replace an existing DIR/config.xml and DIR/hierarchy_*.csv files
@@ -218,7 +230,9 @@ impl Plan {
                  free text, empty or of one value): nothing to anonymize",
             ));
         }
-        std::fs::create_dir_all(&a.dir).map_err(|e| Error::io(&a.dir, e))?;
+        crate::io::create_dir(&a.dir).map_err(|e| {
+            Error::in_file(&a.dir, format!("creating the folder given by --dir: {e}"))
+        })?;
         let config = a.dir.join("config.xml");
         let mut writes = vec![("config", config.clone())];
         writes.extend(
@@ -272,9 +286,18 @@ impl Plan {
                         .map_err(Error::Invalid)?
                 }
             };
-            let mut file = format!("hierarchy_{}.csv", file_name(&c.name));
-            if files.contains(&file) {
-                file = format!("hierarchy_{}_{}.csv", file_name(&c.name), c.index);
+            // Unique among this config's files: a name taken (two columns of one name, or
+            // names equal once made safe or cut) gets the column's index, and a counter if a
+            // column is named like that too.
+            let base = file_name(&c.name);
+            let mut file = format!("hierarchy_{base}.csv");
+            let mut n = 1;
+            while files.contains(&file) {
+                file = match n {
+                    1 => format!("hierarchy_{base}_{}.csv", c.index),
+                    n => format!("hierarchy_{base}_{}_{n}.csv", c.index),
+                };
+                n += 1;
             }
             files.push(file.clone());
             built.push(Built {
@@ -295,7 +318,7 @@ impl Plan {
         built: &[Built],
     ) -> Result<String> {
         let a = &self.args;
-        let esc = |s: &str| quick_xml::escape::escape(s).into_owned();
+        let esc = attribute;
         let input = relative(&a.dir, &a.data)?;
         let stem = a
             .data
@@ -426,7 +449,13 @@ impl Plan {
                 .map_or(String::new(), |b| {
                     format!(" -> {}", a.dir.join(&b.file).display())
                 });
-            writeln!(out, "  {:>3} {}: {}{file}", c.index, c.name, p.reason)?;
+            writeln!(
+                out,
+                "  {:>3} {}: {}{file}",
+                c.index,
+                crate::error::shown(&c.name),
+                p.reason
+            )?;
         }
         let config = a.dir.join("config.xml");
         writeln!(
@@ -449,19 +478,50 @@ impl Plan {
     }
 }
 
-/// A one-line XML comment (`--` cannot appear inside one).
+/// An XML attribute value: `&`, `<`, `>`, quotes escaped, and tab, line feed and carriage
+/// return as character references, which a reader keeps (written raw, XML's attribute-value
+/// normalization reads them back as spaces, and a column name would no longer match).
+fn attribute(s: &str) -> String {
+    let escaped = quick_xml::escape::escape(s);
+    if !escaped.contains(['\t', '\n', '\r']) {
+        return escaped.into_owned();
+    }
+    escaped
+        .replace('\t', "&#9;")
+        .replace('\n', "&#10;")
+        .replace('\r', "&#13;")
+}
+
+/// A one-line XML comment: control characters shown escaped (`\t`, `\n`, `\u{1b}`), and `--`
+/// (which cannot appear inside one) split.
 fn comment(text: &str) -> String {
-    let mut t = text.replace(['\n', '\r'], " ");
+    let mut t = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => t.push_str("\\n"),
+            '\r' => t.push_str("\\r"),
+            '\t' => t.push_str("\\t"),
+            c if c.is_control() => t.push_str(&c.escape_unicode().to_string()),
+            c => t.push(c),
+        }
+    }
     while t.contains("--") {
         t = t.replace("--", "- -");
     }
     format!("<!-- {t} -->\n")
 }
 
-/// A column name made safe for a file name.
+/// Most characters of a column name kept in its hierarchy file's name: with `hierarchy_`, an
+/// index and `.csv`, and the temporary (`.NAME.XXXXXX.tmp`) and set-aside (`.NAME.PID.N.old`)
+/// names made from it, a file name stays well under the 255 bytes file systems allow.
+pub const NAME_IN_FILE: usize = 100;
+
+/// A column name made safe for a file name (ASCII letters, digits, `-_.`; the rest `_`), cut to
+/// [`NAME_IN_FILE`] characters.
 fn file_name(name: &str) -> String {
     let s: String = name
         .chars()
+        .take(NAME_IN_FILE)
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
                 c
@@ -477,31 +537,12 @@ fn file_name(name: &str) -> String {
     }
 }
 
-/// The path of `file` relative to folder `dir` (which may not exist yet), as the config's
-/// `<input filename>` wants it; absolute when the two share no root.
+/// The path of `file` relative to folder `dir`, as the config's `<input filename>` wants it;
+/// absolute when the two share no root. Both are compared as real paths, links resolved
+/// ([`real`]): the reader joins the relative path to the config's folder and the system walks
+/// `..` from where a link leads, not from where it sits.
 fn relative(dir: &Path, file: &Path) -> Result<String> {
-    let abs = |p: &Path| -> Result<PathBuf> {
-        let p = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir()
-                .map_err(|e| Error::io(".", e))?
-                .join(p)
-        };
-        // Lexical normalization (dir may not exist, so no canonicalize).
-        let mut out = PathBuf::new();
-        for c in p.components() {
-            match c {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    out.pop();
-                }
-                c => out.push(c),
-            }
-        }
-        Ok(out)
-    };
-    let (d, f) = (abs(dir)?, abs(file)?);
+    let (d, f) = (real(dir)?, real(file)?);
     let dc: Vec<Component> = d.components().collect();
     let fc: Vec<Component> = f.components().collect();
     let common = dc.iter().zip(&fc).take_while(|(a, b)| a == b).count();
@@ -517,6 +558,42 @@ fn relative(dir: &Path, file: &Path) -> Result<String> {
         rel.push(c);
     }
     Ok(rel.display().to_string())
+}
+
+/// `p` absolute and through its links: canonical if it exists; else its longest existing
+/// ancestor canonical, then the rest normalized lexically (a folder not created yet).
+fn real(p: &Path) -> Result<PathBuf> {
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(".", e))?
+            .join(p)
+    };
+    let mut base = p.as_path();
+    let mut rest: Vec<Component> = Vec::new();
+    let mut out = loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            break real;
+        }
+        match (base.parent(), base.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                base = parent;
+            }
+            _ => break PathBuf::new(),
+        }
+    };
+    for c in rest.into_iter().rev() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -538,6 +615,26 @@ mod tests {
             "/home/d.csv"
         );
         assert_eq!(file_name("marital status/2"), "marital_status_2");
-        assert_eq!(comment("a--b\nc"), "<!-- a- -b c -->\n");
+        assert_eq!(comment("a--b\nc\td"), "<!-- a- -b\\nc\\td -->\n");
+        assert_eq!(attribute("a\tb\n<c>\r"), "a&#9;b&#10;&lt;c&gt;&#13;");
+        assert_eq!(file_name(&"é".repeat(300)), "_".repeat(NAME_IN_FILE));
+    }
+
+    /// `--dir` through a link: the path is relative to where the link leads (the config reader
+    /// joins it to the link's path, and the system walks `..` from the link's target).
+    #[cfg(unix)]
+    #[test]
+    fn relative_paths_follow_links() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere/deep")).unwrap();
+        std::fs::write(root.join("tab.csv"), "a\n").unwrap();
+        std::os::unix::fs::symlink("elsewhere/deep", root.join("rel")).unwrap();
+        let rel = relative(&root.join("rel"), &root.join("tab.csv")).unwrap();
+        assert_eq!(rel, "../../tab.csv");
+        assert!(root.join("rel").join(&rel).is_file());
+        // A folder not created yet under the link.
+        let rel = relative(&root.join("rel/new"), &root.join("tab.csv")).unwrap();
+        assert_eq!(rel, "../../../tab.csv");
     }
 }

@@ -20,7 +20,10 @@ use crate::{Error, Result};
 /// text, or numbers or dates (collected in full, see [`profile_with_cap`]).
 pub const DISTINCT_CAP: usize = 1 << 20;
 
-/// Date formats tried, in this order (the first that reads every value wins).
+/// Date formats tried, in this order (the first that reads every value wins). chrono's `%Y`
+/// reads a year of any number of digits (`05/01/09` as the year 9), so a `%Y` format reads only
+/// values whose year has four digits or more ([`year_written_whole`]); two-digit years are read
+/// by the `%y` formats (`09` is 2009, `70` is 1970).
 pub const DATE_FORMATS: &[&str] = &[
     "%Y-%m-%d",
     "%Y/%m/%d",
@@ -28,6 +31,10 @@ pub const DATE_FORMATS: &[&str] = &[
     "%d/%m/%Y",
     "%m/%d/%Y",
     "%d-%m-%Y",
+    "%d.%m.%y",
+    "%d/%m/%y",
+    "%m/%d/%y",
+    "%d-%m-%y",
     "%Y-%m-%dT%H:%M:%S",
     "%Y-%m-%d %H:%M:%S",
     "%Y-%m-%d %H:%M",
@@ -177,7 +184,9 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
                 continue;
             }
             distinct.add(value).map_err(|m| {
-                let name = header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
+                let name = header
+                    .as_ref()
+                    .map_or(format!("att{i}"), |h| crate::error::shown(&h[i]));
                 Error::at(path, line, Some(name), m)
             })?;
         }
@@ -274,12 +283,23 @@ fn date_format<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'static str
         if v.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        candidates.retain(|&f| formats[f].parse(v).is_some());
+        candidates.retain(|&f| {
+            formats[f].parse(v).is_some()
+                && (!DATE_FORMATS[f].contains("%Y") || year_written_whole(v))
+        });
         if candidates.is_empty() {
             return None;
         }
     }
     candidates.first().map(|&f| DATE_FORMATS[f])
+}
+
+/// True if `value` has a run of four digits or more: in a value a `%Y` format reads, that is
+/// the year (its other numbers, day, month, time, have at most two digits).
+fn year_written_whole(value: &str) -> bool {
+    value
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() >= 4)
 }
 
 #[cfg(test)]
@@ -306,6 +326,24 @@ mod tests {
         assert_eq!(
             kind(&["31/12/1999", "01/02/2000"]),
             Kind::Date { format: "%d/%m/%Y" }
+        );
+        // Two-digit years are %y (chrono's %Y read them as the years 9 and 11).
+        assert_eq!(
+            kind(&["05/01/09", "31/12/11"]),
+            Kind::Date { format: "%d/%m/%y" }
+        );
+        assert_eq!(
+            kind(&["05/01/0009", "31/12/2011"]),
+            Kind::Date { format: "%d/%m/%Y" }
+        );
+        assert_eq!(
+            kind(&["12/31/99", "01/05/09"]),
+            Kind::Date { format: "%m/%d/%y" }
+        );
+        assert_eq!(
+            kind(&["5 Jan 09", "6 Feb 10"]),
+            Kind::Category,
+            "no %Y for a two-digit year"
         );
         assert_eq!(kind(&["A01.2", "B20"]), Kind::Code { longest: 5 });
         assert_eq!(kind(&["Male", "Female"]), Kind::Category);

@@ -24,7 +24,7 @@ use std::path::Path;
 
 pub use reader::{DelimitedReader, ReadStats};
 pub use writer::{
-    discard, hold_for_exit, interrupt, is_stdout, is_stream, needs_quotes, publish,
+    create_dir, discard, hold_for_exit, interrupt, is_stdout, is_stream, needs_quotes, publish,
     remove_on_publish, resolve_link, write_atomic, AtomicFile, DelimitedWriter,
 };
 

@@ -107,7 +107,8 @@ impl<W: Write> DelimitedWriter<W> {
 /// and an existing FIFO or character device (`/dev/null`, a terminal, a pipe) is opened and
 /// streamed into (nothing can be renamed over them; a device is never replaced by a file). A
 /// symbolic link is followed: its final target is replaced atomically and the link stays. A
-/// replaced file keeps its permission bits; a new one gets the umask's.
+/// replaced file keeps its permission bits; a new one gets the umask's, or is owner-only (0600)
+/// when it lists raw values ([`create_owner_only`](Self::create_owner_only): hierarchy files).
 ///
 /// Temporary files are also listed in a process-wide registry ([`temporary_files`]) so that a
 /// signal handler can remove them before the process exits (`main`).
@@ -119,6 +120,17 @@ pub struct AtomicFile {
 enum Sink {
     Temp(Registered),
     Stream(Box<dyn Write + Send>),
+}
+
+/// The permission bits of a file [`AtomicFile`] writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A replaced file's, else the umask's.
+    Umask,
+    /// A replaced file's, else owner-only (0600).
+    OwnerOnlyIfNew,
+    /// Owner-only (0600) in every case.
+    OwnerOnly,
 }
 
 /// A temporary file listed in the registry until it is staged or dropped.
@@ -157,6 +169,55 @@ impl Write for Sink {
 
 /// Temporary files of this process that are not published yet (for the signal handler).
 static TEMPORARY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Folders this process created for its outputs ([`create_dir`]) while they are not published:
+/// a failed or interrupted run removes them, so it leaves no empty folder behind. Process-wide
+/// for the signal handler; each with the thread of its run, as [`discard`] and [`publish`] act
+/// on the current thread's outputs only.
+static CREATED: std::sync::Mutex<Vec<(std::thread::ThreadId, PathBuf)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Creates the folder `path` for outputs (its parent must exist) and returns true, or returns
+/// false if a folder is already there. A folder created here is removed again if the run fails
+/// ([`discard`]) or is interrupted ([`interrupt`]), and kept once the outputs are published; a
+/// folder that existed before is never removed. Only an empty folder is ever removed
+/// (`remove_dir`), so nothing put into it by someone else goes with it. Created and listed under
+/// the phase lock, as temporary files are, so a signal's cleanup never misses it.
+pub fn create_dir(path: &Path) -> io::Result<bool> {
+    let _phase = phase();
+    match std::fs::create_dir(path) {
+        Ok(()) => {
+            if let Ok(mut c) = CREATED.lock() {
+                c.push((std::thread::current().id(), path.to_path_buf()));
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Takes the folders of [`create_dir`] not published yet: those of the current thread, or
+/// with `all` every thread's.
+fn take_created_dirs(all: bool) -> Vec<PathBuf> {
+    let me = std::thread::current().id();
+    let Ok(mut c) = CREATED.lock() else {
+        return Vec::new();
+    };
+    let (taken, kept) = std::mem::take(&mut *c)
+        .into_iter()
+        .partition(|(thread, _)| all || *thread == me);
+    *c = kept;
+    taken.into_iter().map(|(_, dir)| dir).collect()
+}
+
+/// Removes the folders of [`create_dir`] not published yet (see [`take_created_dirs`]), the last
+/// created first, each only if empty. The caller holds the phase lock.
+fn remove_created_dirs(all: bool) {
+    for dir in take_created_dirs(all).into_iter().rev() {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
 
 /// Paths of this process's temporary output files not yet published or removed.
 fn temporary_files() -> Vec<PathBuf> {
@@ -228,6 +289,7 @@ pub fn interrupt() -> bool {
     for path in temporary_files() {
         let _ = std::fs::remove_file(path);
     }
+    remove_created_dirs(true);
     std::mem::forget(guard);
     true
 }
@@ -286,6 +348,7 @@ pub fn publish() -> Result<()> {
         }
     }
     *phase = Phase::Published;
+    take_created_dirs(false);
     for path in OBSOLETE.with(|o| std::mem::take(&mut *o.borrow_mut())) {
         let _ = std::fs::remove_file(path);
     }
@@ -318,7 +381,8 @@ fn replace(s: Staged) -> Result<Option<PathBuf>> {
     Ok(aside)
 }
 
-/// Removes every output committed on this thread and not published (a failed run).
+/// Removes every output committed on this thread and not published (a failed run), then the
+/// folders created for them ([`create_dir`]).
 pub fn discard() {
     OBSOLETE.with(|o| o.borrow_mut().clear());
     let staged = STAGED.with(|s| std::mem::take(&mut *s.borrow_mut()));
@@ -327,6 +391,8 @@ pub fn discard() {
         drop(s);
         unregister(&path);
     }
+    let _phase = phase();
+    remove_created_dirs(false);
 }
 
 /// The path a write to `target` really replaces: `target`, or for a symbolic link its final
@@ -372,7 +438,14 @@ pub fn is_stream(path: &Path) -> bool {
 impl AtomicFile {
     /// Starts writing `target` (see the type's docs). The folder must exist.
     pub fn create(target: &Path) -> Result<AtomicFile> {
-        AtomicFile::create_with(target, false)
+        AtomicFile::create_with(target, Mode::Umask)
+    }
+
+    /// Like [`create`](Self::create), but a new file is owner-only (0600), as a kept database
+    /// is: for files that list raw values of the data (hierarchy files hold every distinct
+    /// value of a quasi-identifier). A replaced file keeps its permission bits.
+    pub fn create_owner_only(target: &Path) -> Result<AtomicFile> {
+        AtomicFile::create_with(target, Mode::OwnerOnlyIfNew)
     }
 
     /// A temporary file for a database that another library writes (SQLite, through
@@ -386,7 +459,7 @@ impl AtomicFile {
                 target.display()
             )));
         }
-        AtomicFile::create_with(target, true)
+        AtomicFile::create_with(target, Mode::OwnerOnly)
     }
 
     /// The temporary file's path (none for a stream).
@@ -397,7 +470,7 @@ impl AtomicFile {
         }
     }
 
-    fn create_with(target: &Path, private: bool) -> Result<AtomicFile> {
+    fn create_with(target: &Path, mode: Mode) -> Result<AtomicFile> {
         if is_stdout(target) {
             return Ok(AtomicFile {
                 target: target.to_path_buf(),
@@ -427,8 +500,8 @@ impl AtomicFile {
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
         // A replaced file keeps its mode exactly (set again after creation: the umask applies
-        // to a new file's mode); a new one is an ordinary new file (the umask decides); a
-        // database is owner-only.
+        // to a new file's mode); a new one is an ordinary new file (the umask decides), or
+        // owner-only if it lists raw values; a database is owner-only.
         #[cfg(unix)]
         let keep: Option<u32> = {
             use std::os::unix::fs::PermissionsExt;
@@ -436,12 +509,16 @@ impl AtomicFile {
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.permissions().mode() & 0o7777);
-            let keep = if private { Some(0o600) } else { old };
+            let keep = match mode {
+                Mode::OwnerOnly => Some(0o600),
+                Mode::OwnerOnlyIfNew => old.or(Some(0o600)),
+                Mode::Umask => old,
+            };
             builder.permissions(std::fs::Permissions::from_mode(keep.unwrap_or(0o666)));
             keep
         };
         #[cfg(not(unix))]
-        let _ = private;
+        let _ = mode;
         // Created and listed under the phase lock: a signal's cleanup runs before the file
         // exists or after it is listed, never in between (where it would leave the file).
         // After a cleanup has started, the lock is never released and the run waits here for
@@ -593,6 +670,27 @@ mod tests {
         publish().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_created_folder_goes_with_a_failed_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new");
+        assert!(create_dir(&new).unwrap());
+        write_atomic(&new.join("a.csv"), b"x").unwrap();
+        discard();
+        assert!(!new.exists(), "created, then removed with the failed run");
+        let old = dir.path().join("old");
+        std::fs::create_dir(&old).unwrap();
+        assert!(!create_dir(&old).unwrap());
+        discard();
+        assert!(old.is_dir(), "a folder that was there is kept");
+        assert!(create_dir(&new).unwrap());
+        write_atomic(&new.join("a.csv"), b"x").unwrap();
+        publish().unwrap();
+        discard();
+        assert!(new.join("a.csv").is_file(), "published: kept");
+        assert!(create_dir(&dir.path().join("no/such")).is_err());
     }
 
     #[cfg(unix)]

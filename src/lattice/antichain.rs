@@ -16,7 +16,7 @@
 //! (first-child / next-sibling links, 16 bytes each) with a free list; nothing is allocated per
 //! query.
 
-use super::{prop, NodeId, PropertyStore, Space, StoreSizes};
+use super::{prop, NodeId, PropertyStore, Space, StoreSizes, MAX_LEVEL};
 
 /// Most dimensions the antichain store handles (levels are decoded into a stack buffer).
 pub const MAX_DIMS: usize = 64;
@@ -283,11 +283,14 @@ impl Antichain {
 }
 
 impl PropertyStore for Antichain {
-    /// `None` if the space has more than [`MAX_DIMS`] dimensions, a dimension above level 255, or
+    /// `None` if the space has more than [`MAX_DIMS`] dimensions, a dimension above level
+    /// [`MAX_LEVEL`] (255), or
     /// a height above 65,535 (the trees store levels in bytes and sums in 16 bits).
     fn for_space(space: &Space) -> Option<Antichain> {
         let dims = space.dims();
-        if dims > MAX_DIMS || space.max_levels().iter().any(|&m| m > 255) || space.height() > 65535
+        if dims > MAX_DIMS
+            || space.max_levels().iter().any(|&m| m > MAX_LEVEL)
+            || space.height() > 65535
         {
             return None;
         }

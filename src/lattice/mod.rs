@@ -33,6 +33,12 @@ pub use antichain::{Antichain, MinimalSet};
 pub use dense::Dense;
 pub use space::{NodeId, OrderKey, Space};
 
+/// The highest level a hierarchy may have (levels 0 to 255, a value's row at most 256 columns):
+/// the antichain store keeps levels in bytes, so a space with a taller hierarchy has no store
+/// for the searches that need one. The hierarchy builders refuse to build taller ones
+/// (`hierarchy_build::mask`), so a built hierarchy always fits.
+pub const MAX_LEVEL: usize = 255;
+
 /// Property bits (combine with `|` in queries).
 pub mod prop {
     /// Known to satisfy the privacy models (checked or tagged). Up-closed.

@@ -712,3 +712,119 @@ fn config_builders_are_stored_with_db() {
         .unwrap();
     assert_eq!(label, "[20, 40[");
 }
+
+/// `mask` makes one level per `--step` characters: a hierarchy taller than the lattice allows
+/// (255 levels) is refused in one line, as a flag error for `--length` and as a data error
+/// naming the line for a value, and nothing is written (it allocated quadratically and aborted).
+#[test]
+fn mask_refuses_too_many_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "9".repeat(100_000);
+    std::fs::write(
+        dir.path().join("z.csv"),
+        format!("zip\n12345\n{long}\n123\n"),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "hierarchy",
+            "mask",
+            "--input",
+            "z.csv",
+            "--header",
+            "--column",
+            "zip",
+            "--output",
+            "zh.csv",
+        ];
+        args.extend(extra);
+        let o = anonbox(dir.path(), &args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.len() < 400, "{err}");
+        assert!(!dir.path().join("zh.csv").exists(), "nothing written");
+        (o.status.code(), err)
+    };
+    let (code, err) = run(&["--pad", "0", "--length", "100000"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--length: 100000 characters") && err.contains("more than 255"),
+        "{err}"
+    );
+    let (code, err) = run(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with("anonbox: z.csv:3: zip: '999") && err.contains("more than 255"),
+        "{err}"
+    );
+}
+
+/// `--pad` never pads an empty value into a code (`0000*` would merge it with real codes):
+/// it stays apart up to `*`, as without `--pad`.
+#[test]
+fn mask_pad_leaves_empty_values_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("zip2.csv"), "z;k\n12345;a\n;b\n123;c\n").unwrap();
+    let o = anonbox(
+        dir.path(),
+        &[
+            "hierarchy",
+            "mask",
+            "--input",
+            "zip2.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--column",
+            "z",
+            "--pad",
+            "0",
+            "--output",
+            "m6.csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = read_rows(&dir.path().join("m6.csv"));
+    let empty = rows
+        .iter()
+        .find(|r| r[0].is_empty())
+        .expect("the empty value");
+    assert!(
+        empty[1..empty.len() - 1].iter().all(String::is_empty),
+        "{empty:?}"
+    );
+    let short = rows.iter().find(|r| r[0] == "123").unwrap();
+    assert_eq!(short[1], "0012*");
+    let distinct: BTreeSet<String> = ["12345", "", "123"].map(String::from).into();
+    validate(&rows, &distinct).unwrap();
+}
+
+/// The summary `anonbox hierarchy` prints quotes the column's name: a name of hundreds of
+/// characters, or with a tab, is cut and escaped as in error messages.
+#[test]
+fn the_summary_is_one_short_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("a\t{}", "n".repeat(300));
+    std::fs::write(dir.path().join("in.csv"), format!("{name}\nx\ny\n")).unwrap();
+    let o = anonbox(
+        dir.path(),
+        &[
+            "hierarchy",
+            "categories",
+            "--input",
+            "in.csv",
+            "--header",
+            "--column",
+            "0",
+            "--output",
+            "h.csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("'a\\tnnn") && err.contains("(302 characters)'"),
+        "{err}"
+    );
+}

@@ -286,3 +286,281 @@ fn coarsened_hierarchies_say_so() {
         "{line}"
     );
 }
+
+/// `p`'s files, sorted.
+fn files_in(p: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs the config init wrote in `dir` (Flash, k = 5) and asserts it succeeds.
+fn config_runs(dir: &Path, config: &Path) {
+    let o = anonbox(
+        dir,
+        &[
+            "-config",
+            config.to_str().unwrap(),
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A tab or a line break in a column name or in the data file's path was written raw into an
+/// XML attribute, read back as a space, and the config failed ("name 'a b' does not match
+/// column 0"). They are written as character references; comments stay one line.
+#[test]
+fn control_characters_in_names_and_paths_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir(p.join("in\tput")).unwrap();
+    let mut text = String::from("a\tb;\"c\nd\";\"e\r-->f\"\n");
+    for _ in 0..20 {
+        text.push_str("x;p;1\ny;q;2\n");
+    }
+    std::fs::write(p.join("in\tput/t\tab.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "in\tput/t\tab.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.contains("  0 a\\tb: "), "{printed}");
+    let config = std::fs::read_to_string(p.join("out/config.xml")).unwrap();
+    assert!(config.contains("name=\"a&#9;b\""), "{config}");
+    assert!(config.contains("name=\"c&#10;d\""), "{config}");
+    assert!(config.contains("name=\"e&#13;--&gt;f\""), "{config}");
+    assert!(
+        config.contains("filename=\"../in&#9;put/t&#9;ab.csv\""),
+        "{config}"
+    );
+    // Every comment on one line, closed on that line.
+    for line in config.lines().filter(|l| l.contains("<!--")) {
+        assert!(line.trim_end().ends_with("-->"), "{line}");
+        assert_eq!(line.matches("-->").count(), 1, "{line}");
+    }
+    config_runs(p, &p.join("out/config.xml"));
+}
+
+/// `--dir` a symbolic link to a folder elsewhere: the data path was made relative to the link's
+/// path as written (`../tab.csv`), not to the folder it leads to, and the config did not run.
+#[cfg(unix)]
+#[test]
+fn dir_through_a_link_names_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("a;c\n");
+    for _ in 0..20 {
+        text.push_str("x;p\ny;q\n");
+    }
+    std::fs::write(p.join("tab.csv"), text).unwrap();
+    std::fs::create_dir_all(p.join("elsewhere/deep")).unwrap();
+    std::os::unix::fs::symlink("elsewhere/deep", p.join("rel")).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "tab.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "rel",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config = std::fs::read_to_string(p.join("rel/config.xml")).unwrap();
+    assert!(config.contains("filename=\"../../tab.csv\""), "{config}");
+    config_runs(p, &p.join("rel/config.xml"));
+}
+
+/// Column names of hundreds of characters made hierarchy file names longer than the file
+/// system allows: init failed ("File name too long") with a 384-character message and left
+/// the folder it had created. Names are cut (unique still), and printed cut.
+#[test]
+fn long_column_names_make_short_unique_file_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let long = "n".repeat(300);
+    let mut text = format!("{long}a;{long}b;{long}a\n");
+    for i in 0..40 {
+        text.push_str(&format!("{};{};{}\n", ["x", "y"][i % 2], i % 3, i % 4));
+    }
+    std::fs::write(p.join("long.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "long.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(printed.lines().all(|l| l.len() < 400), "{printed}");
+    assert!(printed.contains("... (301 characters)"), "{printed}");
+    let files = files_in(&p.join("out"));
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(files.iter().all(|f| f.len() <= 120), "{files:?}");
+    config_runs(p, &p.join("out/config.xml"));
+}
+
+/// A failed or interrupted init left the `--dir` it had created behind (empty). It is removed
+/// on a signal and on an error; a folder that existed before is kept; a folder that cannot be
+/// created says what failed.
+#[cfg(unix)]
+#[test]
+fn a_failed_or_interrupted_init_leaves_no_folder() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let data = common::data("adult/adult.csv");
+    let interrupted = |out: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(p)
+            .env("ANONBOX_TEST_CREATE_DELAY_MS", "600")
+            .args(["init", data.to_str().unwrap(), "--separator", ";"])
+            .args(["--header", "--dir", out])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert_eq!(line.trim_end(), "anonbox: test: creating");
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(130), "{rest}");
+    };
+    interrupted("new");
+    assert!(
+        !p.join("new").exists(),
+        "the folder init created is removed"
+    );
+    std::fs::create_dir(p.join("old")).unwrap();
+    interrupted("old");
+    assert!(p.join("old").is_dir(), "a folder that existed is kept");
+    assert_eq!(files_in(&p.join("old")), Vec::<String>::new());
+
+    // (An error after the folder is created: the unit tests of `io::writer`.)
+    #[cfg(target_os = "linux")]
+    {
+        let o = anonbox(
+            p,
+            &["init", data.to_str().unwrap(), "--dir", "/proc/newdir"],
+        );
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("anonbox: /proc/newdir: creating the folder given by --dir: "),
+            "{err}"
+        );
+    }
+}
+
+/// Hierarchy files list every distinct value raw: new ones are owner-only (0600), as a kept
+/// database is; a replaced one keeps its permission bits.
+#[cfg(unix)]
+#[test]
+fn new_hierarchy_files_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mode = |f: &str| std::fs::metadata(p.join(f)).unwrap().permissions().mode() & 0o777;
+    let data = common::data("adult/adult.csv");
+    let data = data.to_str().unwrap();
+    let o = anonbox(
+        p,
+        &["init", data, "--separator", ";", "--header", "--dir", "out"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mode("out/hierarchy_age.csv"), 0o600);
+    let build = || {
+        anonbox(
+            p,
+            &[
+                "hierarchy",
+                "categories",
+                "--input",
+                data,
+                "--separator",
+                ";",
+                "--header",
+                "--column",
+                "sex",
+                "--output",
+                "h.csv",
+            ],
+        )
+    };
+    assert!(build().status.success());
+    assert_eq!(mode("h.csv"), 0o600);
+    std::fs::set_permissions(p.join("h.csv"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(build().status.success());
+    assert_eq!(mode("h.csv"), 0o640, "a replaced file keeps its bits");
+}
+
+/// init read two-digit years (`05/01/09`) with `%d/%m/%Y` as the year 9; they are `%y` now
+/// (2009), and four-digit years stay `%Y`.
+#[test]
+fn two_digit_years_are_read_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("day;long\n");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "{:02}/0{}/09;{:02}/0{}/2009\n",
+            i % 28 + 1,
+            i % 9 + 1,
+            i % 28 + 1,
+            i % 9 + 1
+        ));
+    }
+    std::fs::write(p.join("d.csv"), text).unwrap();
+    let o = anonbox(
+        p,
+        &[
+            "init",
+            "d.csv",
+            "--separator",
+            ";",
+            "--header",
+            "--dir",
+            "out",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains("day: ") && printed.contains("date %d/%m/%y"),
+        "{printed}"
+    );
+    assert!(printed.contains("date %d/%m/%Y"), "{printed}");
+    let h = std::fs::read_to_string(p.join("out/hierarchy_day.csv")).unwrap();
+    assert!(h.lines().all(|l| l.contains(";2009;")), "{h}");
+    config_runs(p, &p.join("out/config.xml"));
+}

@@ -512,7 +512,7 @@ fn comment(text: &str) -> String {
 }
 
 /// Most characters of a column name kept in its hierarchy file's name: with `hierarchy_`, an
-/// index and `.csv`, and the temporary (`.NAME.XXXXXX.tmp`) and set-aside (`.NAME.PID.N.old`)
+/// index and `.csv`, and the temporary (`.NAME.XXXXXX.anonbox.tmp`) and set-aside (`.NAME.PID.N.old`)
 /// names made from it, a file name stays well under the 255 bytes file systems allow.
 pub const NAME_IN_FILE: usize = 100;
 

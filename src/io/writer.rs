@@ -236,10 +236,11 @@ fn unregister(path: &Path) {
     }
 }
 
-/// A committed temporary file waiting for [`publish`].
+/// A committed temporary file waiting for [`publish`], still locked ([`sweep_stale`]).
 struct Staged {
     temp: tempfile::TempPath,
     target: PathBuf,
+    _lock: Option<std::fs::File>,
 }
 
 thread_local! {
@@ -496,9 +497,10 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        sweep_stale(&dir, &name);
         let prefix = format!(".{name}.");
         let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
+        builder.prefix(&prefix).suffix(TEMP_SUFFIX);
         // A replaced file keeps its mode exactly (set again after creation: the umask applies
         // to a new file's mode); a new one is an ordinary new file (the umask decides), or
         // owner-only if it lists raw values; a database is owner-only.
@@ -535,6 +537,8 @@ impl AtomicFile {
                     .set_permissions(std::fs::Permissions::from_mode(mode))
                     .map_err(|e| Error::io(target, e))?;
             }
+            // Held until the file is renamed or removed: a live run's file is never stale.
+            let _ = temp.as_file().try_lock();
             test_pause("ANONBOX_TEST_CREATE_DELAY_MS", "creating");
             register(temp.path());
             temp
@@ -564,8 +568,16 @@ impl AtomicFile {
                 temp.as_file()
                     .sync_all()
                     .map_err(|e| Error::io(&target, e))?;
+                // The same open file, so the same lock, kept while the file waits.
+                let lock = temp.as_file().try_clone().ok();
                 let temp = temp.into_temp_path();
-                STAGED.with(|s| s.borrow_mut().push(Staged { temp, target }));
+                STAGED.with(|s| {
+                    s.borrow_mut().push(Staged {
+                        temp,
+                        target,
+                        _lock: lock,
+                    })
+                });
                 Ok(())
             }
         }
@@ -585,6 +597,61 @@ impl Write for AtomicFile {
 
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// How the temporary files of [`AtomicFile`] end: `.NAME.XXXXXX.anonbox.tmp`, so that
+/// [`sweep_stale`] knows them from any other program's.
+pub const TEMP_SUFFIX: &str = ".anonbox.tmp";
+
+/// How long a temporary file must have been left unchanged before a sweep may take it for a
+/// killed run's (a live run locks its file right after creating it: this only covers that
+/// instant).
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files of `name` in `dir` that a killed run left: SIGKILL (the OOM
+/// killer) or an abort runs no cleanup, and a kept database's temporary file holds the raw
+/// data. A file is taken for stale when its name is ours (`.NAME.XXXXXX.anonbox.tmp`), nobody
+/// holds its lock (every run locks each of its temporary files, `flock`, until it is renamed or
+/// removed; a process that dies releases its locks), and it has not changed for
+/// [`STALE_AFTER`]. Each removal is said on stderr. Where locks are not supported, nothing is
+/// removed.
+fn sweep_stale(dir: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(n) = file_name.to_str() else {
+            continue;
+        };
+        let Some(middle) = n
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
+        else {
+            continue;
+        };
+        if middle.len() != 6 || !middle.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        let unchanged = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if unchanged && file.try_lock().is_ok() && std::fs::remove_file(&path).is_ok() {
+            eprintln!(
+                "anonbox: removed {}, the temporary file of a run that was killed",
+                path.display()
+            );
+        }
     }
 }
 

@@ -1226,3 +1226,92 @@ fn a_release_to_a_closed_standard_output_fails() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{o:?}");
 }
+
+/// SIGKILL (the OOM killer) runs no cleanup: a run killed while writing its kept database left
+/// `.w.db.XXXXXX.anonbox.tmp`, the raw data, for good. The next run writing beside it removes
+/// it and says so, once it is unchanged for a minute and unlocked (a live run holds a lock on
+/// each of its temporary files); a live run's file, or another program's, stays.
+#[test]
+fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = adult_config(d, None, "k='5'", "");
+    let mut child = bin()
+        .current_dir(d)
+        .env("ANONBOX_TEST_CREATE_DELAY_MS", "5000")
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-method", "Flash", "-quiet", "-output", "out.csv", "-db", "w.db",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), "anonbox: test: creating");
+    let temp_names = || -> Vec<String> {
+        files_in(d)
+            .into_iter()
+            .filter(|n| n.ends_with(".anonbox.tmp"))
+            .collect()
+    };
+    // A live run's file is locked: a sweep now (made old enough) leaves it.
+    let live = temp_names();
+    assert_eq!(live.len(), 1, "{:?}", files_in(d));
+    assert!(live[0].starts_with(".w.db."), "{live:?}");
+    let age = |name: &str| {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(d.join(name))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    };
+    age(&live[0]);
+    let other = bin()
+        .current_dir(d)
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-method",
+            "Flash",
+            "-quiet",
+            "-output",
+            "other.csv",
+            "-db",
+            "w.db",
+        ])
+        .output()
+        .unwrap();
+    assert!(other.status.success(), "{other:?}");
+    assert!(d.join(&live[0]).exists(), "a live run's file was removed");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(d.join(&live[0]).exists());
+    // Another program's files of the same look stay.
+    std::fs::write(d.join(".w.db.AbC123.tmp"), "not ours").unwrap();
+    std::fs::write(d.join(".w.db.AbC123.anonbox.tmp.bak"), "not ours").unwrap();
+    // Killed, and unchanged for an hour: the next run removes it.
+    let o = bin()
+        .current_dir(d)
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-method", "Flash", "-quiet", "-output", "out.csv", "-db", "w.db",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("removed") && err.contains(&live[0]) && err.contains("a run that was killed"),
+        "{err}"
+    );
+    assert_eq!(temp_names(), Vec::<String>::new());
+    assert!(d.join(".w.db.AbC123.tmp").exists() && d.join(".w.db.AbC123.anonbox.tmp.bak").exists());
+}

@@ -606,9 +606,14 @@ impl<'a> Builder<'a> {
         name: &str,
     ) -> Result<crate::hierarchy::Hierarchy> {
         if !path.is_file() {
+            let what = if path.exists() {
+                "is a folder or a device, not a file"
+            } else {
+                "does not exist"
+            };
             return Err(self.at(
                 &att.site,
-                format!("hierarchy file {} does not exist", path.display()),
+                format!("hierarchy file {} {what}", path.display()),
             ));
         }
         let h = hierarchy_file::load(path, name)?;

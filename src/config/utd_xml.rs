@@ -181,10 +181,44 @@ pub const PRIVACY_NAMES: &[&str] = &[
     "delta-presence",
 ];
 
+/// The largest config file read (VGHs of every value of a column included, configs stay far
+/// below).
+const MAX_CONFIG_BYTES: u64 = 256 << 20;
+
 /// Reads and parses a config file. A missing file is reported as
 /// `Configuration file X does not exist`.
 pub fn load(path: &Path) -> Result<UtdConfig> {
-    let text = match std::fs::read(path) {
+    // A folder or a device is no config (`/dev/zero` was read for ever); a pipe is
+    // (`-config <(...)`), up to a size no config reaches.
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_dir() || t.is_char_device() || t.is_block_device() || t.is_socket() {
+            return Err(Error::in_file(
+                path,
+                "the configuration file is a folder or a device, not a file",
+            ));
+        }
+    }
+    let read = std::fs::File::open(path).and_then(|f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(f, MAX_CONFIG_BYTES + 1),
+            &mut bytes,
+        )?;
+        Ok(bytes)
+    });
+    let text = match read {
+        Ok(bytes) if bytes.len() as u64 > MAX_CONFIG_BYTES => {
+            return Err(Error::in_file(
+                path,
+                format!(
+                    "the configuration file is larger than {} MB: not a config",
+                    MAX_CONFIG_BYTES >> 20
+                ),
+            ))
+        }
         Ok(bytes) => String::from_utf8(bytes)
             .map_err(|_| Error::in_file(path, "the configuration file is not valid UTF-8"))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

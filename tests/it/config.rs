@@ -405,6 +405,31 @@ fn recursive_diversity_needs_a_whole_l() {
     .unwrap();
 }
 
+/// A config or hierarchy "file" that is a folder or a device is refused as such (a config of
+/// `/dev/zero` was read for ever; a folder was reported as missing).
+#[test]
+fn a_folder_or_a_device_is_no_config_and_no_hierarchy() {
+    let w = small();
+    for path in ["/dev/zero", "/tmp"] {
+        if !Path::new(path).exists() {
+            continue;
+        }
+        let e = build_job_with_warnings(&args(&["-config", path])).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("is a folder or a device, not a file"),
+            "{e}"
+        );
+    }
+    std::fs::create_dir_all(w.path("folder.csv")).unwrap();
+    let qid = "<qid><att index='0' name='age' hierarchy='folder.csv'/></qid>";
+    let e = build_err(&w, &small_config("", qid), &["-method", "Flash"]);
+    assert!(
+        e.contains("folder.csv is a folder or a device, not a file"),
+        "{e}"
+    );
+}
+
 #[test]
 fn defaults_follow_the_toolbox() {
     let w = small();

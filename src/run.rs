@@ -54,6 +54,7 @@ pub fn run(job: &Job) -> Result<()> {
 /// [`run`], returning the report. Every output is staged and published only when the whole
 /// run has succeeded; on an error none is (see [`crate::io::AtomicFile`]).
 pub fn run_job(job: &Job) -> Result<RunResult> {
+    crate::io::set_quiet(job.quiet);
     let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
     match &result {
         // The summary says what was released: only once it is; so does the toolbox's warning

@@ -25,7 +25,7 @@ use std::path::Path;
 pub use reader::{DelimitedReader, ReadStats};
 pub use writer::{
     create_dir, discard, hold_for_exit, interrupt, is_stdout, is_stream, needs_quotes, publish,
-    remove_on_publish, resolve_link, write_atomic, AtomicFile, DelimitedWriter,
+    remove_on_publish, resolve_link, set_quiet, write_atomic, AtomicFile, DelimitedWriter,
 };
 
 use crate::job::InputSpec;

@@ -604,6 +604,14 @@ impl Write for AtomicFile {
 /// [`sweep_stale`] knows them from any other program's.
 pub const TEMP_SUFFIX: &str = ".anonbox.tmp";
 
+/// `-quiet`: [`sweep_stale`] removes without saying so.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`sweep_stale`] silent (`-quiet`: errors only).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// How long a temporary file must have been left unchanged before a sweep may take it for a
 /// killed run's (a live run locks its file right after creating it: this only covers that
 /// instant).
@@ -614,8 +622,8 @@ const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// data. A file is taken for stale when its name is ours (`.NAME.XXXXXX.anonbox.tmp`), nobody
 /// holds its lock (every run locks each of its temporary files, `flock`, until it is renamed or
 /// removed; a process that dies releases its locks), and it has not changed for
-/// [`STALE_AFTER`]. Each removal is said on stderr. Where locks are not supported, nothing is
-/// removed.
+/// [`STALE_AFTER`]. Each removal is said on stderr (not with `-quiet`). Where locks are not
+/// supported, nothing is removed.
 fn sweep_stale(dir: &Path, name: &str) {
     let prefix = format!(".{name}.");
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -646,7 +654,11 @@ fn sweep_stale(dir: &Path, name: &str) {
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age >= STALE_AFTER);
-        if unchanged && file.try_lock().is_ok() && std::fs::remove_file(&path).is_ok() {
+        if unchanged
+            && file.try_lock().is_ok()
+            && std::fs::remove_file(&path).is_ok()
+            && !QUIET.load(std::sync::atomic::Ordering::Relaxed)
+        {
             eprintln!(
                 "anonbox: removed {}, the temporary file of a run that was killed",
                 path.display()

@@ -1296,14 +1296,12 @@ fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
     // Another program's files of the same look stay.
     std::fs::write(d.join(".w.db.AbC123.tmp"), "not ours").unwrap();
     std::fs::write(d.join(".w.db.AbC123.anonbox.tmp.bak"), "not ours").unwrap();
-    // Killed, and unchanged for an hour: the next run removes it.
+    // Killed, and unchanged for an hour: the next run removes it, and says so.
     let o = bin()
         .current_dir(d)
         .arg("-config")
         .arg(&config)
-        .args([
-            "-method", "Flash", "-quiet", "-output", "out.csv", "-db", "w.db",
-        ])
+        .args(["-method", "Flash", "-output", "out.csv", "-db", "w.db"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{o:?}");

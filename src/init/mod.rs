@@ -365,7 +365,9 @@ impl Plan {
         ));
         let att = |i: usize, extra: &str| {
             let name = &profile.columns[i].name;
-            if a.header {
+            // XML 1.0 has no way to write most control characters, even as references: such a
+            // name is left out (the index alone names the column).
+            if a.header && name.chars().all(xml_char) {
                 format!("<att index=\"{i}\" name=\"{}\"{extra}/>", esc(name))
             } else {
                 format!("<att index=\"{i}\"{extra}/>")
@@ -490,6 +492,11 @@ fn attribute(s: &str) -> String {
         .replace('\t', "&#9;")
         .replace('\n', "&#10;")
         .replace('\r', "&#13;")
+}
+
+/// A character XML 1.0 can hold (escaped as [`attribute`] does).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 /// A one-line XML comment: control characters shown escaped (`\t`, `\n`, `\u{1b}`), and `--`

@@ -322,9 +322,9 @@ fn control_characters_in_names_and_paths_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     std::fs::create_dir(p.join("in\tput")).unwrap();
-    let mut text = String::from("a\tb;\"c\nd\";\"e\r-->f\"\n");
+    let mut text = String::from("a\tb;\"c\nd\";\"e\r-->f\";g\u{1}h\n");
     for _ in 0..20 {
-        text.push_str("x;p;1\ny;q;2\n");
+        text.push_str("x;p;1;u\ny;q;2;v\n");
     }
     std::fs::write(p.join("in\tput/t\tab.csv"), text).unwrap();
     let o = anonbox(
@@ -346,6 +346,9 @@ fn control_characters_in_names_and_paths_read_back() {
     assert!(config.contains("name=\"a&#9;b\""), "{config}");
     assert!(config.contains("name=\"c&#10;d\""), "{config}");
     assert!(config.contains("name=\"e&#13;--&gt;f\""), "{config}");
+    // A character XML cannot hold at all: the index alone names the column.
+    assert!(config.contains("<att index=\"3\" hierarchy="), "{config}");
+    assert!(!config.contains('\u{1}'), "{config}");
     assert!(
         config.contains("filename=\"../in&#9;put/t&#9;ab.csv\""),
         "{config}"

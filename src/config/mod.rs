@@ -879,11 +879,18 @@ impl<'a> Builder<'a> {
                     attribute: attr(attribute)?,
                     l: with_l(*l, "entropy-l-diversity")?,
                 },
-                PrivacyKind::RecursiveCL { attribute, c, l } => PrivacyModel::RecursiveCL {
-                    attribute: attr(attribute)?,
-                    c: stricter("-c", args.c, *c, false, "recursive-cl-diversity"),
-                    l: with_l(*l, "recursive-cl-diversity")?,
-                },
+                PrivacyKind::RecursiveCL { attribute, c, l } => {
+                    if let Some(c) = args.c.filter(|c| c.is_nan() || *c <= 0.0) {
+                        return Err(Error::Usage(format!(
+                            "-c: c must be greater than 0 for recursive (c,l)-diversity (got {c})"
+                        )));
+                    }
+                    PrivacyModel::RecursiveCL {
+                        attribute: attr(attribute)?,
+                        c: stricter("-c", args.c, *c, false, "recursive-cl-diversity"),
+                        l: with_l(*l, "recursive-cl-diversity")?,
+                    }
+                }
                 PrivacyKind::TCloseness {
                     attribute,
                     t,

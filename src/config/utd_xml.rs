@@ -538,6 +538,15 @@ impl Parser<'_> {
                 let builder = Builder::from_params(&child.name, &params)
                     .map_err(|m| self.err(child, &[], m))?;
                 att.builder = Some((site(child, &[]), builder));
+            } else if Builder::KINDS.contains(&child.name.as_str()) && role == Role::Sens {
+                return Err(self.err(
+                    child,
+                    &[],
+                    format!(
+                        "a hierarchy builder is not read under <sens>: sensitive attribute \
+                         {label} takes <map> or hierarchy='FILE'"
+                    ),
+                ));
             } else if child.name == "vgh" && role == Role::Qid {
                 let vgh = self.vgh(child, &label)?;
                 if let Some(map) = &att.map {
@@ -799,6 +808,33 @@ impl Parser<'_> {
                 ))
             }
         };
+        // anonbox's own element: a misspelled attribute (`distnce=`) would quietly give the
+        // default, a child would be dropped.
+        let known: &[&str] = match kind {
+            PrivacyKind::KAnonymity { .. } => &["k"],
+            PrivacyKind::DistinctL { .. } | PrivacyKind::EntropyL { .. } => &["attribute", "l"],
+            PrivacyKind::RecursiveCL { .. } => &["attribute", "c", "l"],
+            PrivacyKind::TCloseness { .. } => &["attribute", "t", "distance"],
+            PrivacyKind::DeltaPresence { .. } => &["dmin", "dmax", "subset", "subset-index"],
+        };
+        if let Some((a, _)) = el
+            .attrs
+            .iter()
+            .find(|(a, _)| !known.iter().any(|k| a.eq_ignore_ascii_case(k)))
+        {
+            return Err(self.err(
+                el,
+                &[],
+                format!(
+                    "unknown attribute '{a}' of <{}>; accepted: {}",
+                    el.name,
+                    known.join(", ")
+                ),
+            ));
+        }
+        if let Some(child) = el.children.first() {
+            return Err(self.err(child, &[], format!("<{}> takes no child elements", el.name)));
+        }
         Ok(PrivacyElement {
             site: site(el, shown),
             kind,
@@ -1208,6 +1244,20 @@ mod tests {
         assert!(e.contains("need 0 <= dmin <= dmax <= 1"), "{e}");
         let e = err("<c><privacy><delta-presence dmin='0' dmax='0.5'/></privacy></c>");
         assert!(e.contains("give exactly one of subset"), "{e}");
+        let e = err("<c><privacy><t-closeness t='0.2' distnce='hierarchical'/></privacy></c>");
+        assert!(
+            e.contains(
+                "unknown attribute 'distnce' of <t-closeness>; accepted: attribute, t, distance"
+            ),
+            "{e}"
+        );
+        let e = err("<c><privacy><k-anonymity k='5'><l/></k-anonymity></privacy></c>");
+        assert!(e.contains("<k-anonymity> takes no child elements"), "{e}");
+        let e = err("<c><sens><a index='1'><categories/></a></sens></c>");
+        assert!(
+            e.contains("a hierarchy builder is not read under <sens>"),
+            "{e}"
+        );
         let e = err("<c><privacy><recursive-cl-diversity c='0' l='2'/></privacy></c>");
         assert!(e.contains("c=0 must be greater than 0"), "{e}");
     }

@@ -353,6 +353,10 @@ fn flags_never_weaken_the_models_of_privacy() {
     // A bad flag is still a flag error, whatever the model says.
     let e = build_err(&w, &cfg, &["-method", "Flash", "-t", "1.5"]);
     assert!(e.contains("-t: t must be in (0, 1]"), "{e}");
+    for c in ["0", "-1"] {
+        let e = build_err(&w, &cfg, &["-method", "Flash", "-c", c]);
+        assert!(e.starts_with("-c: c must be greater than 0"), "{e}");
+    }
 }
 
 /// Recursive (c,l)-diversity takes a whole l: the toolbox rounded 2.5 to the nearest, ARX up.

@@ -74,6 +74,8 @@ fn main() -> ExitCode {
                 }
                 match plan.run(&mut std::io::stdout().lock()) {
                     Ok(()) => ExitCode::SUCCESS,
+                    // A destination refused once the file names are known (after the profile).
+                    Err(e @ Error::Usage(_)) => fail(&e, 2),
                     Err(e) => fail(&e, 1),
                 }
             }

@@ -106,8 +106,19 @@ pub fn plan(args: &[String]) -> Result<Request> {
             a.data.display()
         )));
     }
+    // The folder that will take the files (--dir, or the one --dir is created in) must take a
+    // new file: found now, before the data is read, as a run finds its destinations.
+    let writable = |folder: &Path| {
+        tempfile::tempfile_in(folder).map(drop).map_err(|e| {
+            usage(format!(
+                "--dir: cannot write into folder {}: {e}",
+                folder.display()
+            ))
+        })
+    };
     if a.dir.exists() {
         check_dir(&a).map_err(usage)?;
+        writable(&a.dir)?;
     } else {
         let parent = match a.dir.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -119,6 +130,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
                 parent.display()
             )));
         }
+        writable(parent)?;
     }
     Ok(Request::Init(Box::new(Plan {
         args: a,

@@ -147,18 +147,24 @@ pub fn one_line(message: &str) -> String {
             }
             shown += 1;
         }
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
-            c => out.push(c),
-        }
+        push_escaped(&mut out, c);
     }
     if quoted && cut > 0 {
         out.push_str(&format!("... ({} characters)", shown + cut));
     }
     out
+}
+
+/// Appends `c` as one line shows it: line breaks, tabs and other control characters escaped
+/// (`\n`, `\r`, `\t`, `\u{1b}`), anything else as it is.
+pub fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+        c => out.push(c),
+    }
 }
 
 /// A name from the data (a column name) as messages show it unquoted: control characters
@@ -167,13 +173,7 @@ pub fn shown(name: &str) -> String {
     let n = name.chars().count();
     let mut out = String::new();
     for c in name.chars().take(MAX_SHOWN) {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
-            c => out.push(c),
-        }
+        push_escaped(&mut out, c);
     }
     if n > MAX_SHOWN {
         out.push_str(&format!("... ({n} characters)"));

@@ -516,13 +516,7 @@ fn xml_char(c: char) -> bool {
 fn comment(text: &str) -> String {
     let mut t = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '\n' => t.push_str("\\n"),
-            '\r' => t.push_str("\\r"),
-            '\t' => t.push_str("\\t"),
-            c if c.is_control() => t.push_str(&c.escape_unicode().to_string()),
-            c => t.push(c),
-        }
+        crate::error::push_escaped(&mut t, c);
     }
     while t.contains("--") {
         t = t.replace("--", "- -");

@@ -274,12 +274,10 @@ fn output_without_a_dot() {
         &["-config", "config-education.xml", "-l", "2"],
         &dir.path().join("plain"),
     );
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["plain_QIT", "plain_ST"]);
+    assert_eq!(
+        crate::common::files_in(dir.path()),
+        ["plain_QIT", "plain_ST"]
+    );
 }
 
 /// The eligibility errors leave nothing behind, also for a table that is large enough.

@@ -60,6 +60,16 @@ pub fn workdir(config: &str) -> tempfile::TempDir {
     dir
 }
 
+/// The names of the files in `dir`, sorted (to assert what a run wrote, or that it wrote nothing).
+pub fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Runs the anonbox binary in `dir` with `args`.
 pub fn anonbox(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     assert_cmd::Command::cargo_bin("anonbox")

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{self, anonbox};
+use crate::common::{self, anonbox, files_in};
 use crate::kcheck;
 
 /// The column indexes of the elements under `<tag>` in a config written by init (read with
@@ -285,16 +285,6 @@ fn coarsened_hierarchies_say_so() {
             && line.contains("built by: intervals widths=40"),
         "{line}"
     );
-}
-
-/// `p`'s files, sorted.
-fn files_in(p: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(p)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// Runs the config init wrote in `dir` (Flash, k = 5) and asserts it succeeds.

@@ -43,12 +43,7 @@ impl Dir {
     }
 
     fn files(&self) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(self.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
+        crate::common::files_in(self.dir.path())
     }
 
     fn temp_is_empty(&self) -> bool {

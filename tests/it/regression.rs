@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::data;
+use crate::common::{data, files_in};
 use crate::kcheck;
 
 fn bin() -> Command {
@@ -67,15 +67,6 @@ fn replicated_adult(dir: &Path, copies: usize) -> PathBuf {
     let path = dir.join("big.csv");
     std::fs::write(&path, out).unwrap();
     path
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// The files of `dir` that hold at least one byte (a file that vanished while looking is none).
@@ -310,34 +301,28 @@ fn a_kept_database_appears_only_with_a_successful_run() {
 /// renamed in turn, and the ones before the failure stayed.)
 #[test]
 fn a_failed_rename_while_publishing_undoes_the_others() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let config = adult_config(d, None, "k='5'", "");
     std::fs::write(d.join("release.csv"), b"old release\n").unwrap();
-    let mut child = bin()
-        .current_dir(d)
-        .env("ANONBOX_TEST_PUBLISH_DELAY_MS", "600")
-        .arg("-config")
-        .arg(&config)
-        .args([
-            "-method",
-            "Flash",
-            "-quiet",
-            "-output",
-            "release.csv",
-            "-db",
-            "work.db",
-        ])
-        .args(["-report", "report.json"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim_end(), "anonbox: test: publishing");
+    let (mut child, mut stderr) = paused(
+        bin()
+            .current_dir(d)
+            .env("ANONBOX_TEST_PUBLISH_DELAY_MS", "600")
+            .arg("-config")
+            .arg(&config)
+            .args([
+                "-method",
+                "Flash",
+                "-quiet",
+                "-output",
+                "release.csv",
+                "-db",
+                "work.db",
+            ])
+            .args(["-report", "report.json"]),
+        "publishing",
+    );
     std::fs::create_dir(d.join("report.json")).unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
@@ -354,6 +339,28 @@ fn a_failed_rename_while_publishing_undoes_the_others() {
     );
 }
 
+/// Spawns `cmd` with its stderr piped and waits for the debug build's announcement of the pause
+/// `announced` (`anonbox: test: creating`); returns the child, paused there, and its stderr.
+fn paused(
+    cmd: &mut Command,
+    announced: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), format!("anonbox: test: {announced}"));
+    (child, stderr)
+}
+
 /// Runs Flash on ADULT (k=5) into `out` with `TMPDIR=tmp`, asks the debug build to pause at
 /// the point `var` names, sends SIGTERM once the pause is announced (`announced`), and returns
 /// the exit code and the rest of stderr.
@@ -364,22 +371,16 @@ fn terminate_during(
     var: &str,
     announced: &str,
 ) -> (Option<i32>, String) {
-    use std::io::BufRead;
-    let mut child = bin()
-        .env("TMPDIR", tmp)
-        .env(var, "600")
-        .args(["-config"])
-        .arg(config)
-        .args(["-method", "Flash", "-quiet", "-output"])
-        .arg(out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim_end(), format!("anonbox: test: {announced}"));
+    let (mut child, mut stderr) = paused(
+        bin()
+            .env("TMPDIR", tmp)
+            .env(var, "600")
+            .args(["-config"])
+            .arg(config)
+            .args(["-method", "Flash", "-quiet", "-output"])
+            .arg(out),
+        announced,
+    );
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
@@ -1233,26 +1234,24 @@ fn a_release_to_a_closed_standard_output_fails() {
 /// each of its temporary files); a live run's file, or another program's, stays.
 #[test]
 fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let config = adult_config(d, None, "k='5'", "");
-    let mut child = bin()
-        .current_dir(d)
-        .env("ANONBOX_TEST_CREATE_DELAY_MS", "5000")
-        .arg("-config")
-        .arg(&config)
-        .args([
-            "-method", "Flash", "-quiet", "-output", "out.csv", "-db", "w.db",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert_eq!(line.trim_end(), "anonbox: test: creating");
+    // A Flash run keeping its database in w.db.
+    let run = |output: &str| {
+        let mut cmd = bin();
+        cmd.current_dir(d)
+            .arg("-config")
+            .arg(&config)
+            .args(["-method", "Flash", "-output", output, "-db", "w.db"]);
+        cmd
+    };
+    let (mut child, _stderr) = paused(
+        run("out.csv")
+            .arg("-quiet")
+            .env("ANONBOX_TEST_CREATE_DELAY_MS", "5000"),
+        "creating",
+    );
     let temp_names = || -> Vec<String> {
         files_in(d)
             .into_iter()
@@ -1273,21 +1272,7 @@ fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
             .unwrap();
     };
     age(&live[0]);
-    let other = bin()
-        .current_dir(d)
-        .arg("-config")
-        .arg(&config)
-        .args([
-            "-method",
-            "Flash",
-            "-quiet",
-            "-output",
-            "other.csv",
-            "-db",
-            "w.db",
-        ])
-        .output()
-        .unwrap();
+    let other = run("other.csv").arg("-quiet").output().unwrap();
     assert!(other.status.success(), "{other:?}");
     assert!(d.join(&live[0]).exists(), "a live run's file was removed");
     child.kill().unwrap();
@@ -1297,13 +1282,7 @@ fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
     std::fs::write(d.join(".w.db.AbC123.tmp"), "not ours").unwrap();
     std::fs::write(d.join(".w.db.AbC123.anonbox.tmp.bak"), "not ours").unwrap();
     // Killed, and unchanged for an hour: the next run removes it, and says so.
-    let o = bin()
-        .current_dir(d)
-        .arg("-config")
-        .arg(&config)
-        .args(["-method", "Flash", "-output", "out.csv", "-db", "w.db"])
-        .output()
-        .unwrap();
+    let o = run("out.csv").output().unwrap();
     assert!(o.status.success(), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -28,9 +28,10 @@ use crate::{Error, Result};
                   for one column of a delimited file, built by one of the builders:\n\n  \
                   intervals   numbers: --widths 5,10,20 [--start 0] or --quantiles 10,4,2\n  \
                   mask        codes: characters replaced by * from the right (--from left)\n  \
-                  dates       --format %Y-%m-%d --levels month,year,decade \
-                  [--missing keep]\n  \
+                  dates       --format %Y-%m-%d --levels month,year,decade\n  \
                   categories  --map FILE (value;group), --frequency N, or value -> *\n\n\
+                  Numbers and dates with missing values (empty, NA, NULL, 999): --missing keep \
+                  [--missing-values NA,NULL,999] keeps each apart up to *.\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
 )]
@@ -84,9 +85,19 @@ pub struct HierarchyArgs {
     /// intervals: label style, arx ([20, 25[) or toolbox ([20:25)) [default: arx]
     #[arg(long, value_name = "STYLE", help_heading = "intervals")]
     pub labels: Option<String>,
-    /// intervals and dates: empty values: error, or keep them apart up to * [default: error]
+    /// intervals and dates: missing values (empty, and those of --missing-values): error, or
+    /// keep each apart up to * [default: error]
     #[arg(long, value_name = "error|keep", help_heading = "intervals")]
     pub missing: Option<String>,
+    /// intervals and dates: values that mean missing besides the empty one, e.g. NA,NULL or a
+    /// sentinel such as 999 (needs --missing keep)
+    #[arg(
+        long,
+        value_name = "V1,V2,...",
+        allow_hyphen_values = true,
+        help_heading = "intervals"
+    )]
+    pub missing_values: Option<String>,
     /// mask: the side characters are hidden from, left or right [default: right]
     #[arg(long, value_name = "SIDE", help_heading = "mask")]
     pub from: Option<String>,
@@ -128,6 +139,7 @@ impl HierarchyArgs {
             ("end", &self.end),
             ("labels", &self.labels),
             ("missing", &self.missing),
+            ("missing-values", &self.missing_values),
             ("from", &self.from),
             ("step", &self.step),
             ("pad", &self.pad),

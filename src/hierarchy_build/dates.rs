@@ -13,17 +13,18 @@
 //! | decade | `2020-2029` |
 //!
 //! (default `month,year,decade`), then `*`. An empty value is an error unless `missing=keep`:
-//! then it stays empty up to `*`. Weeks are parts of a month, not ISO weeks: an ISO
+//! then it stays empty up to `*`, and so do the values `missing-values` lists (`NA,NULL`; see
+//! [`super::Missing`]). Weeks are parts of a month, not ISO weeks: an ISO
 //! week can straddle two months or two years, and a hierarchy whose week falls into two months
 //! would not be monotonic.
 
 use chrono::format::{parse, Item, Parsed, StrftimeItems};
 use chrono::{Datelike, NaiveDate};
 
-use super::{list, Params, TOP};
+use super::{list, Missing, Params, TOP};
 
 /// Parameters `dates` accepts.
-pub const PARAMS: &[&str] = &["format", "levels", "missing"];
+pub const PARAMS: &[&str] = &["format", "levels", "missing", "missing-values"];
 
 /// The calendar levels, finest first.
 pub const LEVELS: &[&str] = &["day", "week", "month", "quarter", "year", "decade"];
@@ -34,8 +35,9 @@ pub struct Dates {
     format: DateFormat,
     /// Indexes into [`LEVELS`], increasing.
     levels: Vec<usize>,
-    /// `missing=keep`: empty values stay empty up to `*` (else they are an error).
-    keep_missing: bool,
+    /// `missing=keep`, `missing-values`: missing values stay themselves up to `*` (else they
+    /// are an error).
+    missing: Missing,
 }
 
 impl Dates {
@@ -65,25 +67,21 @@ impl Dates {
             }
             levels.push(i);
         }
-        let keep_missing = p.keep_missing()?;
+        let missing = p.missing()?;
         Ok(Dates {
             format,
             levels,
-            keep_missing,
+            missing,
         })
     }
 
     pub(super) fn describe(&self) -> String {
         let levels: Vec<&str> = self.levels.iter().map(|&i| LEVELS[i]).collect();
-        let missing = if self.keep_missing {
-            " missing=keep"
-        } else {
-            ""
-        };
         format!(
-            "format={} levels={}{missing}",
+            "format={} levels={}{}",
             self.format.as_str(),
-            levels.join(",")
+            levels.join(","),
+            self.missing.describe()
         )
     }
 
@@ -93,19 +91,28 @@ impl Dates {
     }
 
     pub(super) fn check(&self, value: &str) -> Result<(), String> {
-        if value.is_empty() && self.keep_missing {
+        if self.missing.is_missing(value) {
             return Ok(());
         }
         self.parse(value).map(|_| ()).ok_or_else(|| {
-            format!(
+            let mut m = format!(
                 "'{value}' is not a date of the form {}",
                 self.format.as_str()
-            )
+            );
+            if super::is_marker(value) {
+                m.push_str(&format!(
+                    " (missing=keep missing-values={value} keeps it apart as a missing value)"
+                ));
+            }
+            m
         })
     }
 
     pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
         Box::new(values.iter().map(move |&(v, _)| {
+            if self.missing.is_missing(v) {
+                return Missing::row(v, self.levels.len());
+            }
             let mut row = vec![v.to_string()];
             match self.parse(v) {
                 Some(date) => row.extend(self.levels.iter().map(|&l| label(date, l))),
@@ -116,14 +123,14 @@ impl Dates {
         }))
     }
 
-    /// Chronological order, days in text order (values that do not parse last, as text). Each
+    /// Chronological order, days in text order (missing values last, as text). Each
     /// value is parsed once: two million timestamps sorted by parsing in every comparison took
     /// half a minute. Two stable sorts, by text then by date: one sort with the text in the
     /// cached key took 30 MB more at init's peak on two million timestamps.
     pub(super) fn sort(&self, values: &mut [(&str, u64)]) {
         values.sort_by(|a, b| a.0.cmp(b.0));
         values.sort_by_cached_key(|(v, _)| {
-            let date = self.parse(v);
+            let date = self.parse(v).filter(|_| !self.missing.is_missing(v));
             (date.is_none(), date)
         });
     }

@@ -66,6 +66,26 @@ impl Distinct {
         self.overflow > 0
     }
 
+    /// The values `keep` accepts, with their counts and in their order, and how many records
+    /// held the others (the cap and the overflow stay).
+    pub fn split_off(self, keep: impl Fn(&str) -> bool) -> (Distinct, Vec<(String, u64)>) {
+        let mut kept = Distinct {
+            cap: self.cap,
+            overflow: self.overflow,
+            ..Distinct::default()
+        };
+        let mut dropped = Vec::new();
+        for (value, count) in self.values() {
+            if keep(value) {
+                kept.values.insert(value);
+                kept.counts.push(count);
+            } else {
+                dropped.push((value.to_string(), count));
+            }
+        }
+        (kept, dropped)
+    }
+
     /// The values and their counts, in order of first appearance.
     pub fn values(&self) -> impl ExactSizeIterator<Item = (&str, u64)> + Clone + '_ {
         self.values.iter().zip(self.counts.iter().copied())

@@ -16,10 +16,12 @@
 //!
 //! Labels are ARX's (`[20, 25[`) or, with `labels=toolbox`, the UT Dallas toolbox's interval
 //! syntax (`[20:25)`). Numbers are exact decimals ([`super::number`]). An empty value is an
-//! error unless `missing=keep`: then it stays empty up to `*`.
+//! error unless `missing=keep`: then it stays empty up to `*`, and so do the values
+//! `missing-values` lists (`NA,NULL`, or a sentinel such as `999`, which then is no number:
+//! not binned, not a quantile's weight; see [`super::Missing`]).
 
 use super::number::Decimal;
-use super::{list, Params, TOP};
+use super::{list, Missing, Params, TOP};
 
 /// Parameters `intervals` accepts.
 pub const PARAMS: &[&str] = &[
@@ -31,6 +33,7 @@ pub const PARAMS: &[&str] = &[
     "top",
     "labels",
     "missing",
+    "missing-values",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +51,7 @@ pub struct Intervals {
     bottom: bool,
     top: bool,
     toolbox: bool,
-    keep_missing: bool,
+    missing: Missing,
     text: String,
 }
 
@@ -131,7 +134,7 @@ impl Intervals {
             Some("toolbox") => true,
             Some(other) => return Err(format!("labels: '{other}' is not arx or toolbox")),
         };
-        let keep_missing = p.keep_missing()?;
+        let missing = p.missing()?;
         Ok(Intervals {
             cut,
             start,
@@ -139,7 +142,7 @@ impl Intervals {
             bottom: p.flag("bottom")?,
             top,
             toolbox,
-            keep_missing,
+            missing,
             text: p.describe(PARAMS),
         })
     }
@@ -150,18 +153,24 @@ impl Intervals {
 
     /// The number of a value, or why it has none / lies outside the range.
     pub(super) fn check(&self, value: &str) -> Result<(), String> {
-        if value.is_empty() {
-            return if self.keep_missing {
-                Ok(())
-            } else {
-                Err(
-                    "empty value: intervals need a number (missing=keep keeps empty values \
-                     apart)"
-                        .to_string(),
-                )
-            };
+        if self.missing.is_missing(value) {
+            return Ok(());
         }
-        let x = Decimal::parse(value).ok_or_else(|| format!("'{value}' is not a number"))?;
+        if value.is_empty() {
+            return Err(
+                "empty value: intervals need a number (missing=keep keeps empty values apart)"
+                    .to_string(),
+            );
+        }
+        let x = Decimal::parse(value).ok_or_else(|| {
+            let mut m = format!("'{value}' is not a number");
+            if super::is_marker(value) {
+                m.push_str(&format!(
+                    " (missing=keep missing-values={value} keeps it apart as a missing value)"
+                ));
+            }
+            m
+        })?;
         let Cut::Widths(widths) = &self.cut else {
             return Ok(());
         };
@@ -206,6 +215,9 @@ impl Intervals {
     pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
         match &self.cut {
             Cut::Widths(widths) => Box::new(values.iter().map(move |&(v, _)| {
+                if self.missing.is_missing(v) {
+                    return Missing::row(v, widths.len());
+                }
                 let mut row = vec![v.to_string()];
                 match Decimal::parse(v) {
                     None => row.extend(widths.iter().map(|_| String::new())),
@@ -241,6 +253,7 @@ impl Intervals {
         let mut order: Vec<(Decimal, usize)> = values
             .iter()
             .enumerate()
+            .filter(|(_, &(v, _))| !self.missing.is_missing(v))
             .filter_map(|(i, &(v, _))| Decimal::parse(v).map(|x| (x, i)))
             .collect();
         order.sort();
@@ -302,12 +315,7 @@ impl Intervals {
         }
         let mut rows: Vec<Vec<String>> = values
             .iter()
-            .map(|&(v, _)| {
-                let mut row = vec![v.to_string()];
-                row.extend(bins.iter().map(|_| String::new()));
-                row.push(TOP.to_string());
-                row
-            })
+            .map(|&(v, _)| Missing::row(v, bins.len()))
             .collect();
         for ((_, i), l) in order.iter().zip(labels) {
             rows[*i].splice(1..=bins.len(), l);
@@ -315,9 +323,11 @@ impl Intervals {
         rows
     }
 
-    /// Missing values first, then numbers in order.
+    /// Missing values first (empty, then the others as text), then numbers in order.
     pub(super) fn sort(&self, values: &mut [(&str, u64)]) {
-        values.sort_by_cached_key(|(v, _)| Decimal::parse(v));
+        values.sort_by(|a, b| a.0.cmp(b.0));
+        values
+            .sort_by_cached_key(|(v, _)| Decimal::parse(v).filter(|_| !self.missing.is_missing(v)));
     }
 }
 
@@ -373,6 +383,53 @@ mod tests {
         assert!(b.check("60").unwrap_err().contains("top coding"));
         assert!(b.check("x").unwrap_err().contains("'x' is not a number"));
         assert!(b.check("").unwrap_err().contains("missing=keep"));
+    }
+
+    #[test]
+    fn missing_values_stay_apart_and_are_no_numbers() {
+        let b = build(&[
+            ("widths", "10,20"),
+            ("missing", "keep"),
+            ("missing-values", "NA, 999,NA"),
+        ])
+        .unwrap();
+        assert_eq!(
+            b.describe(),
+            "widths=10,20 missing=keep missing-values=NA, 999,NA"
+        );
+        for v in ["", "NA", "999", "34"] {
+            assert_eq!(b.check(v), Ok(()), "{v}");
+        }
+        // A sentinel that reads as a number is no number: never binned.
+        assert!(b.check("NULL").unwrap_err().contains("missing-values=NULL"));
+        assert_eq!(b.check("x").unwrap_err(), "'x' is not a number");
+        let mut values = vec![("34", 1), ("999", 1), ("NA", 1), ("", 1), ("3", 1)];
+        b.sort(&mut values);
+        let rows: Vec<_> = b.rows(&values).collect();
+        assert_eq!(rows[0], ["", "", "", "*"]);
+        assert_eq!(rows[1], ["999", "999", "999", "*"]);
+        assert_eq!(rows[2], ["NA", "NA", "NA", "*"]);
+        assert_eq!(rows[3], ["3", "[0, 10[", "[0, 20[", "*"]);
+        assert_eq!(rows[4], ["34", "[30, 40[", "[20, 40[", "*"]);
+        // Quantiles: a missing value weighs in no bin.
+        let b = build(&[
+            ("quantiles", "2"),
+            ("missing", "keep"),
+            ("missing-values", "999"),
+        ])
+        .unwrap();
+        let rows: Vec<_> = b.rows(&[("1", 1), ("2", 1), ("999", 1000)]).collect();
+        assert_eq!(rows[0], ["1", "[1, 2[", "*"]);
+        assert_eq!(rows[1], ["2", "[2, 2]", "*"]);
+        assert_eq!(rows[2], ["999", "999", "*"]);
+        let e = |p: &[(&str, &str)]| build(p).unwrap_err();
+        assert!(e(&[("widths", "5"), ("missing-values", "NA")]).contains("needs missing=keep"));
+        assert!(e(&[
+            ("widths", "5"),
+            ("missing", "keep"),
+            ("missing-values", "NA,,x")
+        ])
+        .contains("empty item"));
     }
 
     #[test]

@@ -77,13 +77,36 @@ impl Params {
             .join(" ")
     }
 
-    /// `missing=keep` (empty values stay apart up to `*`) or `missing=error` (the default).
-    fn keep_missing(&self) -> Result<bool, String> {
-        match self.get("missing").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("error") => Ok(false),
-            Some("keep") => Ok(true),
-            Some(other) => Err(format!("missing: '{other}' is not error or keep")),
+    /// `missing=keep` (missing values stay apart up to `*`) or `missing=error` (the default),
+    /// and `missing-values`, the values besides the empty one that mean "missing" (see
+    /// [`Missing`]).
+    fn missing(&self) -> Result<Missing, String> {
+        let keep = match self.get("missing").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("error") => false,
+            Some("keep") => true,
+            Some(other) => return Err(format!("missing: '{other}' is not error or keep")),
+        };
+        let mut values = Vec::new();
+        if let Some(given) = self.get("missing-values") {
+            if !keep {
+                return Err(format!(
+                    "missing-values '{given}' needs missing=keep (missing values stay apart up \
+                     to *)"
+                ));
+            }
+            for v in list(given) {
+                if v.is_empty() {
+                    return Err(format!(
+                        "missing-values '{given}' has an empty item (the empty value is always \
+                         missing with missing=keep)"
+                    ));
+                }
+                if !values.iter().any(|m| m == v) {
+                    values.push(v.to_string());
+                }
+            }
         }
+        Ok(Missing { keep, values })
     }
 
     /// Adds one parameter.
@@ -143,6 +166,55 @@ impl Params {
             )),
             None => Ok(()),
         }
+    }
+}
+
+/// Values that commonly mean "missing" (R, SQL, spreadsheets), compared ignoring ASCII case:
+/// what `anonbox init` takes for missing values in a column of numbers or dates, and what a
+/// builder refusing one names `missing-values` for.
+pub const MARKERS: &[&str] = &[
+    "NA", "N/A", "#N/A", "NULL", "NaN", "None", "nil", "missing", "unknown", "-", "--", ".",
+];
+
+/// True if `value` is one of [`MARKERS`].
+pub fn is_marker(value: &str) -> bool {
+    MARKERS.iter().any(|m| m.eq_ignore_ascii_case(value))
+}
+
+/// Missing values of a number or date column (`missing=keep`, `missing-values=NA,NULL`): the
+/// empty value and the listed ones (R's `NA`, SQL's `NULL`, a sentinel such as `999`, even
+/// where it reads as a number). Each stays itself at every level up to `*`: apart from the
+/// numbers or dates, and apart from the other missing values (they may mean different things:
+/// not asked, not known). Without `missing=keep` every value must be a number or date.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Missing {
+    keep: bool,
+    values: Vec<String>,
+}
+
+impl Missing {
+    /// True if `value` is a missing value that is kept apart.
+    pub fn is_missing(&self, value: &str) -> bool {
+        self.keep && (value.is_empty() || self.values.iter().any(|m| m == value))
+    }
+
+    /// The row of a missing value: itself at every one of `levels` levels, then `*`.
+    fn row(value: &str, levels: usize) -> Vec<String> {
+        let mut row = vec![value.to_string(); levels + 1];
+        row.push(TOP.to_string());
+        row
+    }
+
+    /// ` missing=keep missing-values=NA,NULL` as far as given (a builder's description).
+    fn describe(&self) -> String {
+        let mut text = String::new();
+        if self.keep {
+            text.push_str(" missing=keep");
+        }
+        if !self.values.is_empty() {
+            text.push_str(&format!(" missing-values={}", self.values.join(",")));
+        }
+        text
     }
 }
 

@@ -257,9 +257,7 @@ impl Plan {
             // One hierarchy at a time: its rows are made as they are written.
             let column = &profile.columns[b.column];
             let mut values: Vec<(&str, u64)> = column.values.values().collect();
-            if column.missing > 0 {
-                values.push(("", column.missing));
-            }
+            values.extend(column.missing_values.iter().map(|(v, n)| (v.as_str(), *n)));
             b.builder.sort(&mut values);
             hierarchy_file::write(&a.dir.join(&b.file), b.builder.rows(&values))?;
         }
@@ -279,11 +277,11 @@ impl Plan {
             let Role::QuasiIdentifier { kind, params } = &p.role else {
                 continue;
             };
-            let empty = (c.missing > 0).then_some(("", c.missing));
+            let missing = c.missing_values.iter().map(|(v, n)| (v.as_str(), *n));
             let builder = propose::builder(kind, params).ok().filter(|b| {
                 c.values
                     .values()
-                    .chain(empty)
+                    .chain(missing)
                     .all(|(v, _)| b.check(v).is_ok())
             });
             let builder = match builder {

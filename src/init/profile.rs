@@ -3,7 +3,12 @@
 //! Per column: the distinct values with their counts ([`Distinct`], capped so that a
 //! near-unique column of a huge file stays bounded: memory grows with distinct values, never
 //! with rows), the missing (empty) values, and, once the file is read, the [`Kind`] of the
-//! values, decided over the distinct values only. Rows are read as the anonymizer reads them
+//! values, decided over the distinct values only. A column of numbers or dates that also holds
+//! missing-value markers ([`MARKERS`](crate::hierarchy_build::MARKERS): `NA`, `NULL`, ... as R, SQL and spreadsheets write
+//! them) is a column of numbers or dates with missing values: the markers leave its
+//! values for its missing ones, so that its hierarchy is intervals or calendar levels with
+//! each marker kept apart (`missing-values`), not a mask over codes. Elsewhere a marker is a
+//! value like any other (`NA` may be North America). Rows are read as the anonymizer reads them
 //! (`io::DelimitedReader`: rows containing `?` skipped, fields trimmed), so the profile and
 //! the hierarchies built from it see exactly the values a run will load.
 
@@ -12,6 +17,7 @@ use std::sync::OnceLock;
 
 use crate::hierarchy_build::dates::DateFormat;
 use crate::hierarchy_build::distinct::Distinct;
+use crate::hierarchy_build::is_marker;
 use crate::hierarchy_build::number::Decimal;
 use crate::io::{trim, Format};
 use crate::{Error, Result};
@@ -83,19 +89,56 @@ pub struct ColumnProfile {
     /// Header name, or `att<index>`.
     pub name: String,
     pub kind: Kind,
-    /// Distinct non-empty values with their counts (at most [`DISTINCT_CAP`], except for
-    /// numbers and dates).
+    /// Distinct values with their counts, missing ones left out (at most [`DISTINCT_CAP`],
+    /// except for numbers and dates).
     pub values: Distinct,
     /// True if the column had more distinct values than were kept.
     pub overflowed: bool,
-    /// Records with an empty value.
+    /// Records with a missing value: empty, or a marker in a column of numbers or dates.
     pub missing: u64,
+    /// The missing values with their counts: the empty one (`""`) if any, then the markers in
+    /// order of first appearance.
+    pub missing_values: Vec<(String, u64)>,
 }
 
 impl ColumnProfile {
-    /// Distinct non-empty values (a lower bound when [`Self::overflowed`]).
+    /// Distinct values that are not missing (a lower bound when [`Self::overflowed`]).
     pub fn distinct(&self) -> usize {
         self.values.len()
+    }
+
+    /// The markers among the missing values (`NA`, `NULL`), if any.
+    pub fn markers(&self) -> impl Iterator<Item = &str> + '_ {
+        self.missing_values
+            .iter()
+            .map(|(v, _)| v.as_str())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// Decides the kind from the values and, in a column of numbers or dates, moves the
+    /// markers to the missing values (see the module docs). Called again after a second pass
+    /// brought every value: the missing values are then the empty one only.
+    fn classify(&mut self) {
+        self.missing_values.retain(|(v, _)| v.is_empty());
+        self.missing = self.missing_values.iter().map(|(_, n)| n).sum();
+        self.kind = kind_of(&self.values);
+        let numbers_or_dates = |k: &Kind| {
+            matches!(
+                k,
+                Kind::Integer { .. } | Kind::Decimal { .. } | Kind::Date { .. }
+            )
+        };
+        if numbers_or_dates(&self.kind) || !self.values.values().any(|(v, _)| is_marker(v)) {
+            return;
+        }
+        let kind = kind_among(&self.values, |v| !is_marker(v));
+        if numbers_or_dates(&kind) {
+            let (values, markers) = std::mem::take(&mut self.values).split_off(|v| !is_marker(v));
+            self.kind = kind;
+            self.values = values;
+            self.missing += markers.iter().map(|(_, n)| n).sum::<u64>();
+            self.missing_values.extend(markers);
+        }
     }
 }
 
@@ -151,7 +194,7 @@ pub fn profile_with_cap(format: &Format, path: &Path, cap: usize) -> Result<Prof
             let c = &mut profile.columns[i];
             c.values = d;
             c.overflowed = false;
-            c.kind = kind_of(&c.values);
+            c.classify();
         }
     }
     Ok(profile)
@@ -195,15 +238,23 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
     let columns = columns
         .into_iter()
         .enumerate()
-        .map(|(index, (distinct, missing))| ColumnProfile {
-            index,
-            name: header
-                .as_ref()
-                .map_or(format!("att{index}"), |h| h[index].clone()),
-            kind: kind_of(&distinct),
-            overflowed: distinct.overflowed(),
-            values: distinct,
-            missing,
+        .map(|(index, (distinct, missing))| {
+            let mut column = ColumnProfile {
+                index,
+                name: header
+                    .as_ref()
+                    .map_or(format!("att{index}"), |h| h[index].clone()),
+                kind: Kind::Empty,
+                overflowed: distinct.overflowed(),
+                values: distinct,
+                missing,
+                missing_values: (missing > 0)
+                    .then(|| (String::new(), missing))
+                    .into_iter()
+                    .collect(),
+            };
+            column.classify();
+            column
         })
         .collect();
     Ok(Profile {
@@ -215,8 +266,14 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
 
 /// The kind of a column from its distinct non-empty values.
 pub fn kind_of(distinct: &Distinct) -> Kind {
-    let values = || distinct.values().map(|(v, _)| v);
-    if distinct.is_empty() {
+    kind_among(distinct, |_| true)
+}
+
+/// The kind of a column from those of its distinct values that `keep` accepts.
+fn kind_among(distinct: &Distinct, keep: impl Fn(&str) -> bool) -> Kind {
+    let values = || distinct.values().map(|(v, _)| v).filter(|v| keep(v));
+    let n = values().count();
+    if n == 0 {
         return Kind::Empty;
     }
     if let Some(kind) = numbers(values()) {
@@ -225,7 +282,7 @@ pub fn kind_of(distinct: &Distinct) -> Kind {
     if let Some(format) = date_format(values()) {
         return Kind::Date { format };
     }
-    let n = distinct.len() as f64;
+    let n = n as f64;
     let spaced = values().filter(|v| v.contains(' ')).count() as f64;
     let chars: usize = values().map(|v| v.chars().count()).sum();
     if spaced / n >= 0.5 && chars as f64 / n >= 15.0 {
@@ -352,6 +409,63 @@ mod tests {
             Kind::Text
         );
         assert_eq!(kind(&[]), Kind::Empty);
+    }
+
+    fn profile_of(text: &str, cap: usize) -> Profile {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.csv");
+        std::fs::write(&path, text).unwrap();
+        profile_with_cap(&Format::new(",", true).unwrap(), &path, cap).unwrap()
+    }
+
+    #[test]
+    fn markers_are_missing_values_of_numbers_and_dates_only() {
+        let mut text = String::from("age,born,region,code\n");
+        for i in 0..20 {
+            let (age, born) = match i % 5 {
+                0 => ("NA".to_string(), "NULL".to_string()),
+                1 => (String::new(), "null".to_string()),
+                _ => ((30 + i).to_string(), format!("2001-02-{:02}", i + 1)),
+            };
+            let region = ["EU", "NA", "AS"][i % 3];
+            let code = if i == 7 {
+                "NA".to_string()
+            } else {
+                format!("C{i}")
+            };
+            text.push_str(&format!("{age},{born},{region},{code}\n"));
+        }
+        let p = profile_of(&text, 100);
+        let [age, born, region, code] = &p.columns[..] else {
+            panic!("four columns")
+        };
+        assert_eq!(age.kind.describe(), "integer 32..49");
+        assert_eq!(age.missing, 8);
+        assert_eq!(
+            age.missing_values,
+            [(String::new(), 4), ("NA".to_string(), 4)]
+        );
+        assert_eq!(age.distinct(), 12);
+        assert!(age.values.values().all(|(v, _)| v != "NA"));
+        assert_eq!(born.kind, Kind::Date { format: "%Y-%m-%d" });
+        assert_eq!(born.markers().collect::<Vec<_>>(), ["NULL", "null"]);
+        assert_eq!(born.missing, 8);
+        // Among labels or codes a marker is a value: NA may be North America.
+        assert_eq!(region.kind, Kind::Category);
+        assert_eq!((region.missing, region.distinct()), (0, 3));
+        assert!(matches!(code.kind, Kind::Code { .. }), "{:?}", code.kind);
+        assert!(code.missing_values.is_empty());
+        // Past the cap, the second pass finds markers the first did not keep.
+        let mut text = String::from("n\n");
+        for i in 0..10 {
+            text.push_str(&format!("{i}\n"));
+        }
+        text.push_str("NA\nNA\n");
+        let p = profile_of(&text, 3);
+        let n = &p.columns[0];
+        assert_eq!(n.kind.describe(), "integer 0..9");
+        assert_eq!(n.missing_values, [("NA".to_string(), 2)]);
+        assert_eq!((n.missing, n.distinct()), (2, 10));
     }
 
     #[test]

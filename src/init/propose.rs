@@ -198,6 +198,14 @@ fn coarsen(kind: &mut &'static str, params: &mut Vec<(String, String)>) {
     }
 }
 
+/// `missing=keep` and the markers as `missing-values`, for a column with missing values.
+fn keep_missing(p: &mut Vec<(&str, String)>, markers: &[&str]) {
+    p.push(("missing", "keep".to_string()));
+    if !markers.is_empty() {
+        p.push(("missing-values", markers.join(",")));
+    }
+}
+
 fn pairs(p: &[(&str, String)]) -> Vec<(String, String)> {
     p.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
@@ -211,12 +219,21 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
     let present = records - c.missing.min(records);
     let distinct = c.distinct() as u64;
     let share = distinct as f64 / present.max(1) as f64;
+    let markers: Vec<&str> = c.markers().collect();
     let profile = format!(
-        "{}, {}{} distinct, {} missing",
+        "{}, {}{} distinct, {} missing{}",
         c.kind.describe(),
         if c.overflowed { "more than " } else { "" },
         distinct,
-        percent(c.missing, records)
+        percent(c.missing, records),
+        match (
+            c.missing_values.iter().any(|(v, _)| v.is_empty()),
+            &markers[..]
+        ) {
+            (_, []) => String::new(),
+            (true, m) => format!(": empty, {}", m.join(", ")),
+            (false, m) => format!(": {}", m.join(", ")),
+        }
     );
     let say = |role: Role, why: &str| ColumnProposal {
         role,
@@ -254,7 +271,7 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
                 p.push(("labels", "toolbox".to_string()));
             }
             if missing {
-                p.push(("missing", "keep".to_string()));
+                keep_missing(&mut p, &markers);
             }
             let what = format!("intervals of {}", widths.join(", "));
             ("intervals", pairs(&p), what)
@@ -265,7 +282,7 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
                 ("levels", "month,year,decade".to_string()),
             ];
             if missing {
-                p.push(("missing", "keep".to_string()));
+                keep_missing(&mut p, &markers);
             }
             ("dates", pairs(&p), "month, year, decade".to_string())
         }

@@ -98,7 +98,11 @@ fn csv_file(dir: &Path, values: &[String]) -> std::path::PathBuf {
 
 /// Builds with `kind` and `options` through the library (the same code as the command, with
 /// no process per case), writes the file, and validates it.
-fn build_and_validate(values: &[String], kind: &str, options: &[&str]) -> Result<(), String> {
+fn build_and_validate(
+    values: &[String],
+    kind: &str,
+    options: &[&str],
+) -> Result<Vec<Vec<String>>, String> {
     let dir = tempfile::tempdir().unwrap();
     let input = csv_file(dir.path(), values);
     let output = dir.path().join("h.csv");
@@ -122,7 +126,9 @@ fn build_and_validate(values: &[String], kind: &str, options: &[&str]) -> Result
     };
     plan.run().map_err(|e| format!("run: {e}"))?;
     let distinct: BTreeSet<String> = values.iter().map(|v| trim(v).to_string()).collect();
-    validate(&read_rows(&output), &distinct)
+    let rows = read_rows(&output);
+    validate(&rows, &distinct)?;
+    Ok(rows)
 }
 
 /// Columns of one value, or of a few values repeated, from `value`.
@@ -176,6 +182,36 @@ proptest! {
     fn intervals_quantiles_are_valid(values in column(number()), a in 1usize..12, b in 1usize..12) {
         let q = format!("{},{}", a.max(b), a.min(b));
         build_and_validate(&values, "intervals", &["--quantiles", &q]).unwrap();
+    }
+
+    /// Missing values (empty, a marker, a sentinel that reads as a number) stay themselves at
+    /// every level up to `*`, among numbers cut by widths or quantiles, and among dates.
+    #[test]
+    fn missing_values_stay_apart(values in column(prop_oneof![
+            3 => (0i64..200).prop_map(|i| i.to_string()),
+            1 => prop_oneof![Just("NA"), Just("999"), Just("")].prop_map(String::from)]),
+            quantiles in any::<bool>()) {
+        let cut = if quantiles { ["--quantiles", "4,2"] } else { ["--widths", "10,20"] };
+        let mut opts = cut.to_vec();
+        opts.extend(["--missing", "keep", "--missing-values", "NA,999"]);
+        let rows = build_and_validate(&values, "intervals", &opts).unwrap();
+        let dates: Vec<String> = values.iter().map(|v| match v.parse::<i64>() {
+            Ok(d) if d != 999 => format!("2001-01-01 +{d}"),
+            _ => v.clone(),
+        }).collect();
+        let dates: Vec<String> = dates.iter().map(|d| match d.strip_prefix("2001-01-01 +") {
+            Some(n) => (NaiveDate::from_ymd_opt(2001, 1, 1).unwrap()
+                + chrono::Duration::days(n.parse::<i64>().unwrap() * 40)).to_string(),
+            None => d.clone(),
+        }).collect();
+        let date_rows = build_and_validate(&dates, "dates",
+            &["--format", "%Y-%m-%d", "--missing", "keep", "--missing-values", "NA,999"])
+            .unwrap();
+        for row in rows.iter().chain(&date_rows) {
+            let missing = ["", "NA", "999"].contains(&row[0].as_str());
+            let apart = row[1..row.len() - 1].iter().all(|l| *l == row[0]);
+            prop_assert_eq!(missing, apart, "{:?}", row);
+        }
     }
 
     #[test]

@@ -559,3 +559,50 @@ fn two_digit_years_are_read_as_such() {
     assert!(h.lines().all(|l| l.contains(";2009;")), "{h}");
     config_runs(p, &p.join("out/config.xml"));
 }
+
+/// A column of ages with `NA` and empty values was profiled as codes and masked from the
+/// right (`NA` -> `N*`, ages of 2* with it); its markers are missing values now: intervals with
+/// `NA` kept apart, and a release that passes the checker.
+#[test]
+fn markers_in_numbers_are_missing_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut text = String::from("age,admitted,sex\n");
+    for i in 0..300 {
+        let age = match i % 13 {
+            0 => "NA".to_string(),
+            1 => String::new(),
+            _ => (18 + i % 60).to_string(),
+        };
+        let day = if i % 11 == 0 {
+            "NULL".to_string()
+        } else {
+            format!("2024-{:02}-{:02}", i % 12 + 1, i % 28 + 1)
+        };
+        text.push_str(&format!("{age},{day},{}\n", ["F", "M"][i % 2]));
+    }
+    std::fs::write(p.join("d.csv"), text).unwrap();
+    let o = anonbox(p, &["init", "d.csv", "--header", "--dir", "out"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        printed.contains("age: quasi-identifier: intervals of")
+            && printed.contains("integer 18..77, 60 distinct, 15.7 % missing: empty, NA)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("date %Y-%m-%d") && printed.contains("% missing: NULL)"),
+        "{printed}"
+    );
+    let config = std::fs::read_to_string(p.join("out/config.xml")).unwrap();
+    assert!(
+        config.contains("missing=keep missing-values=NA -->"),
+        "{config}"
+    );
+    let h = std::fs::read_to_string(p.join("out/hierarchy_age.csv")).unwrap();
+    assert!(h.lines().any(|l| l == "NA;NA;NA;NA;*"), "{h}");
+    assert!(h.lines().any(|l| l == ";;;;*"), "{h}");
+    let h = std::fs::read_to_string(p.join("out/hierarchy_admitted.csv")).unwrap();
+    assert!(h.lines().any(|l| l == "NULL;NULL;NULL;NULL;*"), "{h}");
+    init_then_release(&p.join("d.csv"), ",", true);
+}

@@ -83,12 +83,6 @@ pub enum LatticeAlgorithm {
 /// l-diversity and 1.4x with t-closeness; at 2.8 million 4.5x with Loss.
 pub const OPTIMAL_FLASH_LIMIT: u64 = 1 << 17;
 
-/// Above this many transformations Flash needs its dense store (a byte each) and, under
-/// suppression, a final phase that sorts every remaining candidate (about 40 bytes each): more
-/// than about 170 MB and seconds of enumeration. `init` then proposes `-method Optimal` with a
-/// time limit rather than Flash.
-pub const FLASH_COMFORT_LIMIT: u64 = 1 << 22;
-
 impl LatticeAlgorithm {
     /// The strategy of a lattice method for a space of `size` transformations (`None` for the
     /// other methods).

@@ -3,7 +3,8 @@
 //! 1. [`profile`] reads the file once, streaming: per column the kind of values, the distinct
 //!    values with their counts and the missing share (memory grows with distinct values).
 //! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
-//!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small.
+//!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small or,
+//!    with many quasi-identifiers, the search limited in time.
 //! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
 //!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
 //!    path, published together at the end: a failed init writes nothing, and a `--dir` it
@@ -48,8 +49,9 @@ use propose::{Proposal, Role};
     long_about = "Profile a delimited file (kind of values, distinct values, missing share per \
                   column), propose a role per column (near-unique: identifier; free text: \
                   insensitive; the rest: quasi-identifier), and write DIR/config.xml with a \
-                  comment per column and a hierarchy file per quasi-identifier. Then run: \
-                  anonbox -config DIR/config.xml -method Flash -k 5\n\n\
+                  comment per column and a hierarchy file per quasi-identifier. Then run the \
+                  command it prints: anonbox -config DIR/config.xml -method Flash -k 5 (with \
+                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5)\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
 )]
@@ -348,21 +350,29 @@ impl Plan {
         x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.push_str(&comment(&format!(
             "written by anonbox init from {}: {} records, {} columns. Edit the roles and \
-             hierarchies, then run: anonbox -config config.xml -method Flash -k 5",
+             hierarchies, then run: anonbox -config config.xml {} -k 5",
             a.data.display(),
             profile.records,
-            profile.columns.len()
+            profile.columns.len(),
+            proposal.method_flags()
         )));
+        let (method, time_limit) = proposal.method();
         x.push_str(&comment(&format!(
             "suppression: at most 5 % of the records may be suppressed; lattice: {lattice} \
              transformations{}",
-            if lattice > crate::algorithms::FLASH_COMFORT_LIMIT {
-                " (too many for Flash: -method Optimal -timeLimit 60 releases the best found)"
-            } else {
-                ""
+            match time_limit {
+                None => String::new(),
+                Some(t) => format!(
+                    " (more than Flash proves in seconds: Optimal releases the best found in \
+                     {t} s, with a proven bound in the report; raise timeLimit for a better \
+                     one)"
+                ),
             }
         )));
-        x.push_str("<config method=\"Flash\" k=\"5\" suppression=\"0.05\">\n");
+        x.push_str(&format!(
+            "<config method=\"{method}\" k=\"5\" suppression=\"0.05\"{}>\n",
+            time_limit.map_or(String::new(), |t| format!(" timeLimit=\"{t}\""))
+        ));
         x.push_str(&format!(
             "  <input filename=\"{}\" separator=\"{}\"{}/>\n",
             esc(&input),
@@ -479,13 +489,9 @@ impl Plan {
         )?;
         writeln!(
             out,
-            "  anonbox -config {} -method {} -k 5",
+            "  anonbox -config {} {} -k 5",
             config.display(),
-            if proposal.lattice() > crate::algorithms::FLASH_COMFORT_LIMIT {
-                "Optimal -timeLimit 60"
-            } else {
-                "Flash"
-            }
+            proposal.method_flags()
         )
     }
 }

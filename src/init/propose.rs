@@ -18,12 +18,15 @@
 //! - categories: up to 20 values: value -> `*`; more: the rare ones (fewer records than 0.1 %
 //!   of the file, at least 5) grouped into `Other` first.
 //!
-//! The lattice of a run has the product of the hierarchies' heights: it is kept under
-//! [`LATTICE_BUDGET`] (Flash checks it in seconds to minutes, even on 200,000 records) by
-//! taking the finest level off the tallest hierarchy, one at a time, down to value, one level,
-//! `*`; if that is not enough, the last quasi-identifiers in file order are removed from the
-//! output (declared identifiers, which is safe: a removed column is generalized all the way),
-//! each with a comment saying how to bring it back.
+//! The lattice of a run has the product of the hierarchies' heights. Under [`LATTICE_BUDGET`]
+//! Flash proves the optimum in seconds to minutes, even on 200,000 records: a larger lattice
+//! loses the finest level of its tallest hierarchy, one at a time, down to value, one level,
+//! `*`. If it is still larger (ten quasi-identifiers or more, as real releases have), every
+//! quasi-identifier stays and the config runs `-method Optimal` (BFS over antichains above
+//! [`crate::algorithms::OPTIMAL_FLASH_LIMIT`]) with a time limit of [`TIME_LIMIT`] seconds: the
+//! release is the best transformation found by then, with the proven bound in the report.
+//! (Removing quasi-identifiers from the output until Flash could take the rest, as init once
+//! did, releases less: a removed column is generalized all the way, on every record.)
 
 use super::profile::{ColumnProfile, Kind, Profile};
 use crate::hierarchy_build::number::Decimal;
@@ -32,6 +35,10 @@ use crate::hierarchy_build::{Builder, Params};
 /// Most transformations a proposed lattice should have: Flash checks such a lattice in
 /// seconds.
 pub const LATTICE_BUDGET: u64 = 20_000;
+
+/// Seconds a proposed run searches when the lattice is larger than [`LATTICE_BUDGET`] after
+/// coarsening (`timeLimit` in the config): the best transformation found by then is released.
+pub const TIME_LIMIT: u32 = 60;
 
 /// The role proposed for a column.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +78,25 @@ impl Proposal {
             })
             .fold(1u64, |a, l| a.saturating_mul(l as u64))
     }
+
+    /// The method and time limit the config runs: Flash within [`LATTICE_BUDGET`], else
+    /// Optimal for [`TIME_LIMIT`] seconds (see the module docs).
+    pub fn method(&self) -> (&'static str, Option<u32>) {
+        if self.lattice() <= LATTICE_BUDGET {
+            ("Flash", None)
+        } else {
+            ("Optimal", Some(TIME_LIMIT))
+        }
+    }
+
+    /// The method's flags as a command line takes them: `-method Flash`,
+    /// `-method Optimal -timeLimit 60`.
+    pub fn method_flags(&self) -> String {
+        match self.method() {
+            (method, None) => format!("-method {method}"),
+            (method, Some(t)) => format!("-method {method} -timeLimit {t}"),
+        }
+    }
 }
 
 /// Proposes a role per column of `profile`, a file whose fields are separated by `separator`
@@ -83,9 +109,8 @@ pub fn propose(profile: &Profile, separator: &str) -> Proposal {
         .iter()
         .map(|c| column(c, profile.records, toolbox_labels))
         .collect();
-    // Keep the lattice under the budget: first coarsen the tallest hierarchy, one level at a
-    // time, down to one level between the value and `*`; then remove the last
-    // quasi-identifiers (in file order) from the output.
+    // Keep the lattice under the budget if coarsening can: the tallest hierarchy first, one
+    // level at a time, down to one level between the value and `*`.
     while (Proposal {
         columns: columns.clone(),
     })
@@ -113,20 +138,7 @@ pub fn propose(profile: &Profile, separator: &str) -> Proposal {
                     c.reason.push_str(NOTE);
                 }
             }
-            None => {
-                let last = columns
-                    .iter_mut()
-                    .rev()
-                    .find(|c| matches!(c.role, Role::QuasiIdentifier { .. }))
-                    .expect("a lattice above 1 has a quasi-identifier");
-                last.role = Role::Identifier;
-                last.reason = format!(
-                    "removed from the output: the lattice would exceed {LATTICE_BUDGET} \
-                     transformations (declare it a quasi-identifier to release it \
-                     generalized); proposed: {}",
-                    last.reason
-                );
-            }
+            None => break,
         }
     }
     Proposal { columns }

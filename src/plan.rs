@@ -161,7 +161,12 @@ fn input_line(job: &Job, summary: &LoadSummary) -> String {
 
 /// One line per column the job uses: input column, name, role, hierarchy and height, example
 /// from the first record with its generalizations.
+///
+/// Names and values come from the data: escaped and cut as messages show them
+/// ([`crate::error::shown`]), so that each attribute stays on its line and no control sequence
+/// reaches the terminal.
 fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec<String> {
+    use crate::error::shown;
     let nq = job.qids.len();
     let mut rows: Vec<(usize, String, String, String, String)> = Vec::new();
     for &index in &job.ids {
@@ -191,13 +196,13 @@ fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec
         let example = first.map_or(String::new(), |codes| {
             let h = &enc.hierarchy;
             (0..h.levels())
-                .map(|level| h.label(level, h.get(codes[q], level)).to_string())
+                .map(|level| shown(h.label(level, h.get(codes[q], level))))
                 .collect::<Vec<_>>()
                 .join(" -> ")
         });
         rows.push((
             qid.index,
-            qid.name.clone(),
+            shown(&qid.name),
             "quasi-identifier".into(),
             format!("{source}, height {height}"),
             example,
@@ -212,11 +217,11 @@ fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec
         let example = first
             .map(|codes| codes[nq + i])
             .filter(|&c| (c as usize) < enc.dictionary.len())
-            .map(|c| enc.dictionary.value(c).to_string())
+            .map(|c| shown(enc.dictionary.value(c)))
             .unwrap_or_default();
         rows.push((
             sens.index,
-            sens.name.clone(),
+            shown(&sens.name),
             "sensitive".into(),
             source,
             example,

@@ -512,13 +512,21 @@ fn num(x: f64) -> String {
 }
 
 fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
+    use crate::error::shown;
     use std::fmt::Write as _;
     let mut s = String::new();
     let row = |s: &mut String, label: &str, value: String| {
         let _ = writeln!(s, "{label:<22}{value}");
     };
     row(&mut s, "file", a.file.display().to_string());
-    row(&mut s, "quasi-identifiers", l.qi_names.join(", "));
+    // Names and values come from the file: escaped (control characters, line breaks) and cut
+    // as messages show them, so that every figure stays on its line.
+    let shown_all = |v: &[String]| v.iter().map(|x| shown(x)).collect::<Vec<_>>();
+    row(
+        &mut s,
+        "quasi-identifiers",
+        shown_all(&l.qi_names).join(", "),
+    );
     row(&mut s, "records", f.records.to_string());
     if l.blank > 0 {
         row(&mut s, "skipped", format!("{} blank lines", l.blank));
@@ -530,7 +538,7 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
             format!(
                 "{} (every quasi-identifier '{}'; left out of the classes)",
                 f.suppressed,
-                a.suppressed.join("', '")
+                shown_all(&a.suppressed).join("', '")
             ),
         );
     }
@@ -546,7 +554,7 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
         row(
             &mut s,
             if i == 0 { "smallest classes" } else { "" },
-            format!("{:>6}  {}", c.size, c.values.join(", ")),
+            format!("{:>6}  {}", c.size, shown_all(&c.values).join(", ")),
         );
     }
     row(
@@ -573,7 +581,7 @@ fn text(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check]) -> String {
         row(
             &mut s,
             "sensitive",
-            format!("{} ({} values)", sf.attribute, sf.values),
+            format!("{} ({} values)", shown(&sf.attribute), sf.values),
         );
         row(&mut s, "  distinct l", sf.distinct_l.to_string());
         row(&mut s, "  entropy l", num(sf.entropy_l));

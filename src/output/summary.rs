@@ -65,7 +65,9 @@ pub fn render(report: &Report) -> String {
             .quasi_identifiers
             .iter()
             .zip(levels)
-            .map(|(q, l)| format!("{q} {l}"))
+            // A column name comes from the data: escaped, so that the summary stays one line
+            // per figure and no control sequence reaches the terminal.
+            .map(|(q, l)| format!("{} {l}", crate::error::shown(q)))
             .collect();
         row("transform", parts.join(", "));
     }

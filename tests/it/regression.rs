@@ -300,6 +300,10 @@ fn a_kept_database_appears_only_with_a_successful_run() {
 /// already in place is the old one again, and nothing is left beside it. (Every output was
 /// renamed in turn, and the ones before the failure stayed.)
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the debug build's pause hooks (ANONBOX_TEST_*_DELAY_MS)"
+)]
 fn a_failed_rename_while_publishing_undoes_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -394,6 +398,10 @@ fn terminate_during(
 /// either a finished release or a clean interruption. The signal now waits for the renames and
 /// is then ignored: the run has succeeded. (Debug builds pause inside the renames on request.)
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the debug build's pause hooks (ANONBOX_TEST_*_DELAY_MS)"
+)]
 fn a_signal_while_publishing_waits_for_the_release() {
     let dir = tempfile::tempdir().unwrap();
     let config = adult_config(dir.path(), None, "k='5'", "");
@@ -421,6 +429,10 @@ fn a_signal_while_publishing_waits_for_the_release() {
 /// the output (seen once in CI). Creation now waits for a cleanup under way, and a cleanup
 /// waits for a creation to be listed. (Debug builds pause between the two on request.)
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the debug build's pause hooks (ANONBOX_TEST_*_DELAY_MS)"
+)]
 fn a_signal_while_creating_an_output_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let config = adult_config(dir.path(), None, "k='5'", "");
@@ -1233,6 +1245,10 @@ fn a_release_to_a_closed_standard_output_fails() {
 /// it and says so, once it is unchanged for a minute and unlocked (a live run holds a lock on
 /// each of its temporary files); a live run's file, or another program's, stays.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the debug build's pause hooks (ANONBOX_TEST_*_DELAY_MS)"
+)]
 fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

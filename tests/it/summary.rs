@@ -200,3 +200,59 @@ fn quiet_prints_no_summary() {
         .clone();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("finished in"));
 }
+
+/// Column names and values come from the data: the summary, `anonbox plan` and `anonbox audit`
+/// print them escaped (a line break as `\n`, an escape character as `\u{1b}`), so that each
+/// figure stays on its line and no control sequence from a file reaches the terminal (they were
+/// printed raw: a value with a line break split the audit's list of smallest classes, and a
+/// header with `ESC [31m` coloured the terminal).
+#[test]
+fn names_and_values_from_the_data_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.csv"),
+        "id,no\x1b[31mte,sex\n1,\"a\nb\",F\n2,\"c\x1b[31mRED\",M\n3,x,F\n4,y,F\n5,z,M\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("c.xml"),
+        r#"<config method="Flash" k="1">
+  <input filename="in.csv" separator="," header="true"/>
+  <output filename="out.csv"/>
+  <qid><att index="1"><categories/></att><att index="2"><categories/></att></qid>
+</config>"#,
+    )
+    .unwrap();
+    let clean = |what: &str, text: &[u8], lines: usize| {
+        let text = String::from_utf8_lossy(text);
+        assert!(!text.contains('\x1b'), "{what}: raw escape in\n{text}");
+        assert_eq!(text.lines().count(), lines, "{what}:\n{text}");
+        text.into_owned()
+    };
+    let run = crate::common::anonbox(dir.path(), &["-config", "c.xml", "-k", "2"]);
+    assert!(run.status.success(), "{run:?}");
+    let summary = clean("summary", &run.stderr, 11);
+    assert!(
+        summary.contains("transform  no\\u{1b}[31mte 1, sex 0"),
+        "{summary}"
+    );
+    let plan = crate::common::anonbox(dir.path(), &["plan", "-config", "c.xml"]);
+    assert!(plan.status.success(), "{plan:?}");
+    let plan = String::from_utf8_lossy(&plan.stdout).into_owned();
+    let line = plan
+        .lines()
+        .find(|l| l.contains("no\\u{1b}[31mte"))
+        .unwrap();
+    assert!(line.ends_with("a\\nb -> *"), "{plan}");
+    assert!(!plan.contains('\x1b'), "{plan}");
+    let audit =
+        crate::common::anonbox(dir.path(), &["audit", "in.csv", "--qi", "no\x1b[31mte,sex"]);
+    assert!(audit.status.success(), "{audit:?}");
+    let audit = clean("audit", &audit.stdout, 14);
+    assert!(
+        audit.contains("quasi-identifiers     no\\u{1b}[31mte, sex\n"),
+        "{audit}"
+    );
+    assert!(audit.contains("  a\\nb, F\n"), "{audit}");
+    assert!(audit.contains("  c\\u{1b}[31mRED, M\n"), "{audit}");
+}

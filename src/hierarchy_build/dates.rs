@@ -12,7 +12,8 @@
 //! | year | `2024` |
 //! | decade | `2020-2029` |
 //!
-//! (default `month,year,decade`), then `*`. An empty value is an error unless `missing=keep`:
+//! (default `month,year,decade`), then `*`. A two-digit year (`%y`) is one of 1930 to 2029
+//! ([`TWO_DIGIT_YEARS`]). An empty value is an error unless `missing=keep`:
 //! then it stays empty up to `*`, and so do the values `missing-values` lists (`NA,NULL`; see
 //! [`super::Missing`]). Weeks are parts of a month, not ISO weeks: an ISO
 //! week can straddle two months or two years, and a hierarchy whose week falls into two months
@@ -165,10 +166,15 @@ impl DateFormat {
 
     /// The date of `value`, or of a date and time (keeping the date); `None` if `value` does
     /// not have this form. The same answers as chrono's `NaiveDate::parse_from_str`, then
-    /// `NaiveDateTime::parse_from_str`, with the pattern read once.
+    /// `NaiveDateTime::parse_from_str`, with the pattern read once, but for two-digit years
+    /// ([`TWO_DIGIT_YEARS`]).
     pub fn parse(&self, value: &str) -> Option<NaiveDate> {
         let mut parsed = Parsed::new();
         parse(&mut parsed, value, self.items.iter()).ok()?;
+        if let (Some(yy), None) = (parsed.year_mod_100(), parsed.year_div_100()) {
+            let century = if yy < TWO_DIGIT_YEARS.0 % 100 { 20 } else { 19 };
+            parsed.set_year_div_100(century).ok()?;
+        }
         parsed.to_naive_date().ok().or_else(|| {
             parsed
                 .to_naive_datetime_with_offset(0)
@@ -177,6 +183,11 @@ impl DateFormat {
         })
     }
 }
+
+/// The years a two-digit year (`%y`) reads as: `30` to `99` are 1930 to 1999, `00` to `29` are
+/// 2000 to 2029, as spreadsheets read them. (chrono reads `00` to `69` as 2000 to 2069: a birth
+/// date of `05/03/55` fell in the decade 2050-2059.)
+pub const TWO_DIGIT_YEARS: (i32, i32) = (1930, 2029);
 
 /// Refuses a pattern chrono cannot read, or one without a whole date in it.
 fn check_format(format: &str) -> Result<(), String> {
@@ -268,6 +279,21 @@ mod tests {
             .check("1999-12-31")
             .unwrap_err()
             .contains("not a date of the form"));
+        // Two-digit years: 1930 to 2029 (chrono put 55 in 2055).
+        let b = build(&[("format", "%d/%m/%y"), ("levels", "decade")]).unwrap();
+        let rows: Vec<_> = b
+            .rows(&[
+                ("05/03/55", 1),
+                ("01/01/30", 1),
+                ("31/12/29", 1),
+                ("01/01/00", 1),
+            ])
+            .collect();
+        let decades: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+        assert_eq!(
+            decades,
+            ["1950-1959", "1930-1939", "2020-2029", "2000-2009"]
+        );
     }
 
     /// The pattern read once parses as chrono's `parse_from_str` with the pattern each time.

@@ -46,7 +46,16 @@ pub const DATE_FORMATS: &[&str] = &[
     "%Y-%m-%d %H:%M",
     "%d %b %Y",
     "%b %d, %Y",
+    "%d-%b-%Y",
+    "%d-%b-%y",
 ];
+
+/// Dates written as eight digits, `19900105`: read as such when every value of a column is
+/// one, in years [`COMPACT_YEARS`] (else they are numbers or codes).
+pub const COMPACT_DATE: &str = "%Y%m%d";
+
+/// The years a column of [`COMPACT_DATE`] values may hold.
+pub const COMPACT_YEARS: std::ops::RangeInclusive<i32> = 1800..=2200;
 
 /// What the values of a column are.
 #[derive(Debug, Clone, PartialEq)]
@@ -276,6 +285,11 @@ fn kind_among(distinct: &Distinct, keep: impl Fn(&str) -> bool) -> Kind {
     if n == 0 {
         return Kind::Empty;
     }
+    if compact_dates(values()) {
+        return Kind::Date {
+            format: COMPACT_DATE,
+        };
+    }
     if let Some(kind) = numbers(values()) {
         return kind;
     }
@@ -351,6 +365,19 @@ fn date_format<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'static str
     candidates.first().map(|&f| DATE_FORMATS[f])
 }
 
+/// True if every value is a date of eight digits ([`COMPACT_DATE`], [`COMPACT_YEARS`]).
+fn compact_dates<'a>(values: impl Iterator<Item = &'a str>) -> bool {
+    static FORMAT: OnceLock<DateFormat> = OnceLock::new();
+    let format = FORMAT.get_or_init(|| DateFormat::new(COMPACT_DATE).expect("a whole date"));
+    values.into_iter().all(|v| {
+        v.len() == 8
+            && v.bytes().all(|b| b.is_ascii_digit())
+            && format
+                .parse(v)
+                .is_some_and(|d| COMPACT_YEARS.contains(&chrono::Datelike::year(&d)))
+    })
+}
+
 /// True if `value` has a run of four digits or more: in a value a `%Y` format reads, that is
 /// the year (its other numbers, day, month, time, have at most two digits).
 fn year_written_whole(value: &str) -> bool {
@@ -403,6 +430,23 @@ mod tests {
             "no %Y for a two-digit year"
         );
         assert_eq!(kind(&["A01.2", "B20"]), Kind::Code { longest: 5 });
+        assert_eq!(
+            kind(&["05-Jan-1990", "31-Dec-2001"]),
+            Kind::Date { format: "%d-%b-%Y" }
+        );
+        assert_eq!(
+            kind(&["19900105", "20011231"]),
+            Kind::Date { format: "%Y%m%d" }
+        );
+        // Not all dates (a month 13), or out of the years: numbers.
+        assert!(matches!(
+            kind(&["19900105", "20011331"]),
+            Kind::Integer { .. }
+        ));
+        assert!(matches!(
+            kind(&["19900105", "12340101"]),
+            Kind::Integer { .. }
+        ));
         assert_eq!(kind(&["Male", "Female"]), Kind::Category);
         assert_eq!(
             kind(&["the patient reported pain", "no complaints at all today"]),

@@ -114,7 +114,8 @@ pub struct HierarchyArgs {
     #[arg(long, value_name = "FORMAT", help_heading = "dates")]
     pub format: Option<String>,
     /// dates: increasing subset of day,week,month,quarter,year,decade [default:
-    /// month,year,decade]
+    /// month,year,decade]; mask: at most this many levels, the finest [default: until every
+    /// character is hidden]
     #[arg(long, value_name = "LEVELS", help_heading = "dates")]
     pub levels: Option<String>,
     /// categories: mapping file, value;group[;group...] per line

@@ -2,7 +2,10 @@
 //!
 //! Level `i` replaces `i * step` characters with `*`, from the right (`from=right`, the
 //! default: `81667`, `8166*`, `816**`, ...) or from the left (`from=left`), until every
-//! character is hidden; then `*`. Characters, not bytes, are counted.
+//! character is hidden; then `*`. Characters, not bytes, are counted. `levels=N` keeps the first
+//! `N` of those levels only (`levels=1` with `step=2`: `81667`, `816**`, `*`): the level that
+//! hides every character tells no more than `*` about codes of one length, and the finer
+//! levels are the useful ones (a ZIP code's first three digits).
 //!
 //! With `pad=C`, values shorter than `length` (default: the longest value) are first padded
 //! with `C` on the side that is masked last (the left when masking from the right), so `7` and
@@ -23,7 +26,7 @@ use super::{Params, TOP};
 use crate::lattice::MAX_LEVEL;
 
 /// Parameters `mask` accepts.
-pub const PARAMS: &[&str] = &["from", "step", "pad", "length"];
+pub const PARAMS: &[&str] = &["from", "step", "levels", "pad", "length"];
 
 /// A validated `mask` description.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +35,8 @@ pub struct Mask {
     step: usize,
     pad: Option<char>,
     length: Option<usize>,
+    /// `levels`: at most this many masking levels.
+    most: Option<usize>,
     text: String,
 }
 
@@ -72,6 +77,7 @@ impl Mask {
             step,
             pad,
             length,
+            most: p.count("levels", 1)?,
             text: p.describe(PARAMS),
         })
     }
@@ -118,8 +124,9 @@ impl Mask {
             .max()
             .unwrap_or(0);
         let length = self.length.unwrap_or(longest).max(longest);
-        // Enough levels to hide every character of the longest value (at least one level).
-        let levels = levels(length, self.step) - 1;
+        // Enough levels to hide every character of the longest value (at least one level),
+        // or the first `levels`.
+        let levels = (levels(length, self.step) - 1).min(self.most.unwrap_or(usize::MAX));
         Box::new(values.iter().map(move |&(v, _)| {
             let chars = self.padded(v, length);
             let mut row = Vec::with_capacity(levels + 2);
@@ -175,6 +182,13 @@ mod tests {
             b.rows(&[("abcde", 1)]).collect::<Vec<_>>()[0],
             ["abcde", "**cde", "****e", "*****", "*"]
         );
+        // The first levels only: a ZIP code's first three digits, then *.
+        let b = build(&[("step", "2"), ("levels", "1")]).unwrap();
+        assert_eq!(
+            b.rows(&[("81667", 1), ("9", 1)]).collect::<Vec<_>>(),
+            [vec!["81667", "816**", "*"], vec!["9", "*", "*"]]
+        );
+        assert!(build(&[("levels", "0")]).unwrap_err().contains("levels"));
     }
 
     #[test]

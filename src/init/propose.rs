@@ -13,15 +13,18 @@
 //! - integers and decimals: `intervals` of a round width giving about 16 intervals over the
 //!   range (5 for ages 17..90), doubled twice (5, 10, 20), anchored at a multiple of the widest;
 //!   up to 5 values: value -> `*`.
-//! - dates: `dates` month, year, decade, in the detected format.
-//! - codes: `mask` from the right, a third of the longest code per level.
+//! - dates: `dates` month, year, decade, in the detected format, each where it groups the
+//!   dates (else quarter and week in its place; see [`date_levels`]).
+//! - codes: `mask` from the right, a third of the longest code per level, without the level
+//!   that hides every character (`levels`): `81667`, `816**`, `8****`, `*`.
 //! - categories: up to 20 values: value -> `*`; more: the rare ones (fewer records than 0.1 %
 //!   of the file, at least 5) grouped into `Other` first.
 //!
 //! The lattice of a run has the product of the hierarchies' heights. Under [`LATTICE_BUDGET`]
 //! Flash proves the optimum in seconds to minutes, even on 200,000 records: a larger lattice
-//! loses the finest level of its tallest hierarchy, one at a time, down to value, one level,
-//! `*`. If it is still larger (ten quasi-identifiers or more, as real releases have), every
+//! loses the finest level of its tallest hierarchy (of a code, the coarsest masking level: a
+//! larger step would hide the first characters, the useful ones), one at a time, down to
+//! value, one level, `*`. If it is still larger (ten quasi-identifiers or more, as real releases have), every
 //! quasi-identifier stays and the config runs `-method Optimal` (BFS over antichains above
 //! [`crate::algorithms::OPTIMAL_FLASH_LIMIT`]) with a time limit of [`TIME_LIMIT`] seconds: the
 //! release is the best transformation found by then, with the proven bound in the report.
@@ -29,6 +32,7 @@
 //! did, releases less: a removed column is generalized all the way, on every record.)
 
 use super::profile::{ColumnProfile, Kind, Profile};
+use crate::hierarchy_build::dates::DateFormat;
 use crate::hierarchy_build::number::Decimal;
 use crate::hierarchy_build::{Builder, Params};
 
@@ -153,7 +157,11 @@ fn levels(kind: &str, params: &[(String, String)]) -> usize {
         "mask" => {
             let longest: usize = get("longest").and_then(|l| l.parse().ok()).unwrap_or(1);
             let step: usize = get("step").and_then(|s| s.parse().ok()).unwrap_or(1);
-            longest.div_ceil(step) + 2
+            let all = longest.div_ceil(step).max(1);
+            get("levels")
+                .and_then(|l| l.parse().ok())
+                .map_or(all, |l: usize| l.min(all))
+                + 2
         }
         _ => {
             if get("frequency").is_some() {
@@ -196,18 +204,65 @@ fn coarsen(kind: &mut &'static str, params: &mut Vec<(String, String)>) {
             }
         }
         "mask" => {
-            let longest: usize = get(params, "longest").parse().unwrap_or(1);
-            let step: usize = get(params, "step").parse().unwrap_or(1);
-            let levels = longest.div_ceil(step);
+            // The coarsest masking level goes: the finer ones keep the code's start (a ZIP
+            // code's first three digits), which a larger step would hide.
+            let levels = levels("mask", params) - 2;
             if levels <= 1 {
                 *kind = "categories";
                 params.clear();
+            } else if params.iter().any(|(k, _)| k == "levels") {
+                set(params, "levels", (levels - 1).to_string());
             } else {
-                set(params, "step", longest.div_ceil(levels - 1).to_string());
+                params.push(("levels".to_string(), (levels - 1).to_string()));
             }
         }
         _ => params.retain(|(k, _)| k != "frequency"),
     }
+}
+
+/// The calendar levels of a date column: month, year and decade, each only where it groups
+/// the column's dates into more than one value and fewer than the levels below; quarter and
+/// week stand in for those that do not (admissions of one year: week, month, quarter; a
+/// decade that holds every date tells no more than `*`). Empty if no level helps.
+fn date_levels(c: &ColumnProfile, format: &str) -> Vec<&'static str> {
+    use chrono::Datelike;
+    use std::collections::HashSet;
+    let Ok(format) = DateFormat::new(format) else {
+        return Vec::new();
+    };
+    let dates: Vec<chrono::NaiveDate> = c
+        .values
+        .values()
+        .filter_map(|(v, _)| format.parse(v))
+        .collect();
+    let days: HashSet<chrono::NaiveDate> = dates.iter().copied().collect();
+    // Each level's key of a date: the week is days 1-7, 8-14, 15-21, 22-28, 29 to the end.
+    let count = |level: &str| -> usize {
+        let key = |d: &chrono::NaiveDate| -> (i32, u32, u32) {
+            let (y, m) = (d.year(), d.month());
+            match level {
+                "week" => (y, m, ((d.day() - 1) / 7).min(4)),
+                "month" => (y, m, 0),
+                "quarter" => (y, (m - 1) / 3, 0),
+                "year" => (y, 0, 0),
+                _ => (y.div_euclid(10), 0, 0),
+            }
+        };
+        dates.iter().map(key).collect::<HashSet<_>>().len()
+    };
+    let mut chosen: Vec<(&'static str, usize)> = Vec::new();
+    for level in ["month", "year", "decade", "quarter", "week"] {
+        if chosen.len() == 3 {
+            break;
+        }
+        let n = count(level);
+        if n > 1 && n < days.len() && chosen.iter().all(|&(_, m)| m != n) {
+            chosen.push((level, n));
+        }
+    }
+    // Fine to coarse, as the builder takes them.
+    chosen.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    chosen.into_iter().map(|(l, _)| l).collect()
 }
 
 /// `missing=keep` and the markers as `missing-values`, for a column with missing values.
@@ -288,25 +343,29 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
             let what = format!("intervals of {}", widths.join(", "));
             ("intervals", pairs(&p), what)
         }
-        Kind::Date { format } => {
-            let mut p = vec![
-                ("format", format.to_string()),
-                ("levels", "month,year,decade".to_string()),
-            ];
-            if missing {
-                keep_missing(&mut p, &markers);
+        Kind::Date { format } => match &date_levels(c, format)[..] {
+            [] => ("categories", Vec::new(), "value -> *".to_string()),
+            levels => {
+                let mut p = vec![("format", format.to_string()), ("levels", levels.join(","))];
+                if missing {
+                    keep_missing(&mut p, &markers);
+                }
+                ("dates", pairs(&p), levels.join(", "))
             }
-            ("dates", pairs(&p), "month, year, decade".to_string())
+        },
+        Kind::Code { longest } => {
+            // A third of the code per level, without the level that hides every character
+            // (no more than `*` about codes of one length).
+            let step = longest.div_ceil(3).max(1);
+            let mut p = vec![("step", step.to_string())];
+            let masking = longest.div_ceil(step) - 1;
+            if masking >= 1 {
+                p.push(("levels", masking.to_string()));
+            }
+            // Not a builder parameter: the level count's input, removed before building.
+            p.push(("longest", longest.to_string()));
+            ("mask", pairs(&p), "masked from the right".to_string())
         }
-        Kind::Code { longest } => (
-            "mask",
-            pairs(&[
-                ("step", longest.div_ceil(3).max(1).to_string()),
-                // Not a builder parameter: the level count's input, removed before building.
-                ("longest", longest.to_string()),
-            ]),
-            "masked from the right".to_string(),
-        ),
         Kind::Category if distinct > 20 => {
             let min = (records / 1000).max(5);
             (

@@ -128,12 +128,13 @@ fn roles_follow_the_profile() {
     let mut text = String::from("id,age,zip,born,notes,country,constant\n");
     for i in 0..200 {
         text.push_str(&format!(
-            "P{i:05},{},{:05},{}-0{}-1{},\"note number {i} about the visit\",{},x\n",
+            "P{i:05},{},{:05},{}-0{}-{},\"note number {i} about the visit\",{},x\n",
             20 + i % 50,
             i % 40 * 997,
+            // Five dates a year, two or three a month: every level groups.
             1950 + i % 40,
-            1 + i % 9,
-            i % 10,
+            1 + i / 80,
+            10 + i / 40,
             ["FR", "NO", "IT"][i % 3]
         ));
     }
@@ -154,6 +155,10 @@ fn roles_follow_the_profile() {
     ] {
         assert!(config.contains(expected), "{expected}\n{config}");
     }
+    // No level hiding every character of a ZIP code (it says no more than *).
+    let zip = std::fs::read_to_string(dir.path().join("cfg/hierarchy_zip.csv")).unwrap();
+    assert!(zip.lines().any(|l| l == "00997;009**;0****;*"), "{zip}");
+    assert!(!zip.contains("*****"), "{zip}");
     let born = std::fs::read_to_string(dir.path().join("cfg/hierarchy_born.csv")).unwrap();
     assert!(
         born.contains("1950-01-10;1950-01;1950;1950-1959;*"),
@@ -564,8 +569,14 @@ fn two_digit_years_are_read_as_such() {
         "{printed}"
     );
     assert!(printed.contains("date %d/%m/%Y"), "{printed}");
+    // Every date in 2009: the year and the decade would group them all, so weeks, months
+    // and quarters stand in for them.
+    assert!(
+        printed.contains("day: quasi-identifier: week, month, quarter (date %d/%m/%y"),
+        "{printed}"
+    );
     let h = std::fs::read_to_string(p.join("out/hierarchy_day.csv")).unwrap();
-    assert!(h.lines().all(|l| l.contains(";2009;")), "{h}");
+    assert!(h.lines().all(|l| l.contains(";2009-Q")), "{h}");
     config_runs(p, &p.join("out/config.xml"));
 }
 

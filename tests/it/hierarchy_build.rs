@@ -216,11 +216,13 @@ proptest! {
 
     #[test]
     fn mask_is_valid(values in column(text()), step in 1usize..4, left in any::<bool>(),
-                     pad in any::<bool>()) {
+                     pad in any::<bool>(), most in 0usize..3) {
         let step = step.to_string();
+        let most = most.to_string();
         let mut opts = vec!["--step", step.as_str()];
         if left { opts.extend(["--from", "left"]); }
         if pad { opts.extend(["--pad", "0"]); }
+        if most != "0" { opts.extend(["--levels", most.as_str()]); }
         build_and_validate(&values, "mask", &opts).unwrap();
     }
 

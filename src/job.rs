@@ -371,6 +371,9 @@ pub struct InputSpec {
     pub separator: String,
     /// The first line is a header (extension `header='true'`).
     pub header: bool,
+    /// Rows containing `?` are data (extension `unknown='keep'`); else they are skipped, as
+    /// the toolbox skips them.
+    pub keep_unknown: bool,
 }
 
 /// Where the output goes.

@@ -443,6 +443,7 @@ impl<'a> Builder<'a> {
             path,
             separator,
             header: cfg_input.and_then(|i| i.header).unwrap_or(false),
+            keep_unknown: cfg_input.and_then(|i| i.keep_unknown).unwrap_or(false),
         })
     }
 

@@ -86,6 +86,8 @@ pub struct InputElement {
     pub filename: Option<PathBuf>,
     pub separator: Option<String>,
     pub header: Option<bool>,
+    /// `unknown='keep'` (rows containing `?` are data) or `'skip'` (the toolbox's way).
+    pub keep_unknown: Option<bool>,
 }
 
 /// `<output filename format>`.
@@ -446,11 +448,27 @@ impl Parser<'_> {
                 ))
             }
         };
+        let keep_unknown = match el.attr("unknown").map(str::trim) {
+            None => None,
+            Some(v) if v.eq_ignore_ascii_case("keep") => Some(true),
+            Some(v) if v.eq_ignore_ascii_case("skip") => Some(false),
+            Some(v) => {
+                return Err(self.err(
+                    el,
+                    &["unknown"],
+                    format!(
+                        "unknown='{v}' must be 'skip' (rows containing ? are skipped, as the \
+                         toolbox does) or 'keep' (? is a value like any other)"
+                    ),
+                ))
+            }
+        };
         Ok(InputElement {
             site: site(el, &["filename"]),
             filename: el.attr("filename").map(|f| self.resolve(f)),
             separator: el.attr("separator").map(str::to_string),
             header,
+            keep_unknown,
         })
     }
 
@@ -1154,7 +1172,7 @@ mod tests {
     fn extensions() {
         let c = parse_str(
             "<c suppression='0.02' metric='loss' method='flash'>
-               <input filename='/abs/adult.csv' separator=';' header='true'/>
+               <input filename='/abs/adult.csv' separator=';' header='true' unknown='Keep'/>
                <qid><att name='age' hierarchy='h/age.csv'/><att index='0' name='sex' hierarchy='sex.csv'/></qid>
                <sens><att name='occupation' hierarchy='occ.csv'/></sens>
                <privacy>
@@ -1176,6 +1194,19 @@ mod tests {
         let input = c.input.unwrap();
         assert_eq!(input.filename, Some(PathBuf::from("/abs/adult.csv")));
         assert_eq!(input.header, Some(true));
+        assert_eq!(input.keep_unknown, Some(true));
+        assert_eq!(
+            parse_str("<c><input unknown='skip'/></c>")
+                .unwrap()
+                .input
+                .unwrap()
+                .keep_unknown,
+            Some(false)
+        );
+        assert!(parse_str("<c><input unknown='yes'/></c>")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown='yes' must be 'skip'"));
         let (_, q) = c.qid.unwrap();
         assert_eq!(q[0].index, None);
         assert_eq!(q[0].name.as_deref(), Some("age"));

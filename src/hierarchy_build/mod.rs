@@ -173,7 +173,7 @@ impl Params {
 /// what `anonbox init` takes for missing values in a column of numbers or dates, and what a
 /// builder refusing one names `missing-values` for.
 pub const MARKERS: &[&str] = &[
-    "NA", "N/A", "#N/A", "NULL", "NaN", "None", "nil", "missing", "unknown", "-", "--", ".",
+    "NA", "N/A", "#N/A", "NULL", "NaN", "None", "nil", "missing", "unknown", "-", "--", ".", "?",
 ];
 
 /// True if `value` is one of [`MARKERS`].

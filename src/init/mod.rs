@@ -100,8 +100,11 @@ pub fn plan(args: &[String]) -> Result<Request> {
     };
     let usage = |m: String| Error::Usage(format!("init: {m}"));
     let separator = crate::io::separator_arg(&a.separator);
-    let format =
-        Format::new(&separator, a.header).map_err(|e| usage(format!("--separator: {e}")))?;
+    // A user's own file: `?` is a value like any other (the config says `unknown="keep"`, so
+    // the run reads the rows the profile read).
+    let format = Format::new(&separator, a.header)
+        .map_err(|e| usage(format!("--separator: {e}")))?
+        .unknown_kept(true);
     if !a.data.is_file() {
         return Err(usage(format!(
             "{} does not exist or is not a file",
@@ -231,8 +234,7 @@ impl Plan {
         if profile.records == 0 {
             return Err(Error::in_file(
                 &a.data,
-                "no records to profile (the file is empty, a header only, or every row was \
-                 skipped)",
+                "no records to profile (the file is empty or a header only)",
             ));
         }
         let mut proposal = propose::propose(&profile, &self.separator);
@@ -374,7 +376,7 @@ impl Plan {
             time_limit.map_or(String::new(), |t| format!(" timeLimit=\"{t}\""))
         ));
         x.push_str(&format!(
-            "  <input filename=\"{}\" separator=\"{}\"{}/>\n",
+            "  <input filename=\"{}\" separator=\"{}\"{} unknown=\"keep\"/>\n",
             esc(&input),
             esc(&separator),
             if a.header { " header=\"true\"" } else { "" }
@@ -451,18 +453,10 @@ impl Plan {
         let a = &self.args;
         writeln!(
             out,
-            "{}: {} records, {} columns, profiled in {seconds:.2} s{}",
+            "{}: {} records, {} columns, profiled in {seconds:.2} s",
             a.data.display(),
             profile.records,
             profile.columns.len(),
-            if profile.skipped > 0 {
-                format!(
-                    " ({} rows with '?' skipped, as a run skips them)",
-                    profile.skipped
-                )
-            } else {
-                String::new()
-            }
         )?;
         for (c, p) in profile.columns.iter().zip(&proposal.columns) {
             let file = built

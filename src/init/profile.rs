@@ -9,8 +9,9 @@
 //! values for its missing ones, so that its hierarchy is intervals or calendar levels with
 //! each marker kept apart (`missing-values`), not a mask over codes. Elsewhere a marker is a
 //! value like any other (`NA` may be North America). Rows are read as the anonymizer reads them
-//! (`io::DelimitedReader`: rows containing `?` skipped, fields trimmed), so the profile and
-//! the hierarchies built from it see exactly the values a run will load.
+//! (`io::DelimitedReader`, fields trimmed; rows containing `?` kept, as the config init writes
+//! says with `unknown="keep"`), so the profile and the hierarchies built from it see exactly
+//! the values a run will load.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -154,10 +155,8 @@ impl ColumnProfile {
 /// The whole file's profile.
 #[derive(Debug, Clone)]
 pub struct Profile {
-    /// Records profiled (rows read minus skipped ones).
+    /// Records profiled.
     pub records: u64,
-    /// Rows skipped because a field contains `?`.
-    pub skipped: u64,
     pub columns: Vec<ColumnProfile>,
 }
 
@@ -268,7 +267,6 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
         .collect();
     Ok(Profile {
         records: stats.records(),
-        skipped: stats.rows_skipped,
         columns,
     })
 }

@@ -39,6 +39,8 @@ const READ_BUFFER: usize = 1 << 20;
 pub struct Format {
     separator: Vec<u8>,
     header: bool,
+    /// Rows containing `?` are data (else skipped, as the toolbox skips them).
+    keep_unknown: bool,
 }
 
 impl Format {
@@ -57,12 +59,26 @@ impl Format {
         Ok(Format {
             separator: sep.to_vec(),
             header,
+            keep_unknown: false,
         })
     }
 
-    /// The format of a job's input.
+    /// The format of a job's input: every reader of it (the load, the output, the research
+    /// subset) skips the same rows.
     pub fn from_spec(spec: &InputSpec) -> Result<Format> {
-        Format::new(&spec.separator, spec.header)
+        Ok(Format::new(&spec.separator, spec.header)?.unknown_kept(spec.keep_unknown))
+    }
+
+    /// Whether rows containing `?` are data (`true`) or skipped (`false`, the default, as the
+    /// UT Dallas toolbox skips them).
+    pub fn unknown_kept(mut self, keep: bool) -> Format {
+        self.keep_unknown = keep;
+        self
+    }
+
+    /// True if rows containing `?` are data.
+    pub fn keeps_unknown(&self) -> bool {
+        self.keep_unknown
     }
 
     /// The separator's bytes.

@@ -107,7 +107,7 @@ impl<R: BufRead> DelimitedReader<R> {
             stats: ReadStats::default(),
             eof: false,
             header_done: false,
-            keep_unknown: false,
+            keep_unknown: format.keeps_unknown(),
         };
         if format.header() {
             let mut header = ByteRecord::new();

@@ -151,7 +151,7 @@ fn roles_follow_the_profile() {
         "born: quasi-identifier: month, year, decade (date %Y-%m-%d",
         "notes (column 4): insensitive: free text",
         "constant (column 6): insensitive: one value",
-        "<input filename=\"../p.csv\" separator=\",\" header=\"true\"/>",
+        "<input filename=\"../p.csv\" separator=\",\" header=\"true\" unknown=\"keep\"/>",
     ] {
         assert!(config.contains(expected), "{expected}\n{config}");
     }
@@ -663,4 +663,37 @@ fn many_quasi_identifiers_all_stay_and_run_optimal() {
     assert_eq!(report["method"], "Optimal", "{report}");
     assert_eq!(report["transformation"].as_array().unwrap().len(), 12);
     assert_eq!(report["proven_optimal"], true, "{report}");
+}
+
+/// A user's own file: a row holding `?` (a question in a note, an unknown age) is a record
+/// like any other. init's profile skipped such rows, as the toolbox does, and so did the run
+/// of its config: a third of this file was never released. The config says
+/// `unknown="keep"` now, and `?` among numbers is a missing value.
+#[test]
+fn rows_with_question_marks_are_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("q.csv");
+    let mut text = String::from("age,sex,note\n");
+    for i in 0..300 {
+        let age = if i % 10 == 0 {
+            "?".to_string()
+        } else {
+            (20 + i % 40).to_string()
+        };
+        let note = if i % 3 == 0 {
+            "\"follow-up? see you, maybe\""
+        } else {
+            "\"seen, all well today\""
+        };
+        text.push_str(&format!("{age},{},{note}\n", ["f", "m"][i % 2]));
+    }
+    std::fs::write(&data, text).unwrap();
+    let (printed, report) = init_then_release(&data, ",", true);
+    assert!(printed.contains("q.csv: 300 records"), "{printed}");
+    assert!(
+        printed.contains("age: quasi-identifier: intervals of")
+            && printed.contains("10.0 % missing: ?)"),
+        "{printed}"
+    );
+    assert_eq!(report["records"], 300, "{report}");
 }

@@ -208,6 +208,18 @@ fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// A common separator other than `separator` in the first value of a file profiled as one
+/// column (its header name, or its first value): most likely the file's own.
+fn other_separator(profile: &Profile, separator: &str) -> Option<&'static str> {
+    let [column] = &profile.columns[..] else {
+        return None;
+    };
+    let first = column.values.values().next().map_or("", |(v, _)| v);
+    [",", ";", "\t", "|"]
+        .into_iter()
+        .find(|s| *s != separator && (column.name.contains(s) || first.contains(s)))
+}
+
 /// A quasi-identifier's hierarchy: the builder that passed every value and its file.
 struct Built {
     column: usize,
@@ -236,6 +248,14 @@ impl Plan {
                 &a.data,
                 "no records to profile (the file is empty or a header only)",
             ));
+        }
+        if let Some(likely) = other_separator(&profile, &self.separator) {
+            let likely = likely.escape_default();
+            eprintln!(
+                "anonbox: warning: {}: one column, but its first line holds '{likely}': give \
+                 --separator '{likely}' if the file is separated by it",
+                a.data.display()
+            );
         }
         let mut proposal = propose::propose(&profile, &self.separator);
         let built = self.choose_builders(&profile, &mut proposal)?;

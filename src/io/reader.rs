@@ -44,6 +44,17 @@ enum Splitter {
     },
 }
 
+impl Splitter {
+    /// The separator as messages show it: `';'`, `'\t'`, `', '`.
+    fn shown(&self) -> String {
+        let sep = match self {
+            Splitter::Csv { sep, .. } => std::slice::from_ref(sep),
+            Splitter::Multi { sep, .. } => &sep[..],
+        };
+        format!("'{}'", String::from_utf8_lossy(sep).escape_default())
+    }
+}
+
 /// Reads the records of a delimited file, one reused [`ByteRecord`] at a time.
 ///
 /// [`next_row`](Self::next_row) returns data rows only: blank lines and rows containing `?` are
@@ -171,12 +182,16 @@ impl<R: BufRead> DelimitedReader<R> {
             }
             let width = *self.width.get_or_insert(rec.len());
             if rec.len() != width {
-                return Err(Error::at(
-                    &self.path,
-                    self.record_line,
-                    None,
-                    format!("expected {width} fields, found {}", rec.len()),
-                ));
+                let mut message = format!("expected {width} fields, found {}", rec.len());
+                if width == 1 {
+                    // The first row had no separator: most likely the wrong one was given.
+                    message.push_str(&format!(
+                        " (the first {} has one field: is the separator {} the file's?)",
+                        if self.header.is_some() { "line" } else { "row" },
+                        self.splitter.shown()
+                    ));
+                }
+                return Err(Error::at(&self.path, self.record_line, None, message));
             }
             return Ok(true);
         }
@@ -529,6 +544,15 @@ mod tests {
         assert_eq!(
             r.next_row(&mut rec).unwrap_err().to_string(),
             "in:2: expected 2 fields, found 1"
+        );
+        // A first row of one field: the separator is most likely not the file's.
+        let format = Format::new("\t", false).unwrap();
+        let mut r = format.reader(Path::new("in"), &b"1,2\n3\t4\n"[..]).unwrap();
+        assert!(r.next_row(&mut rec).unwrap());
+        assert_eq!(
+            r.next_row(&mut rec).unwrap_err().to_string(),
+            "in:2: expected 1 fields, found 2 (the first row has one field: is the separator \
+             '\\t' the file's?)"
         );
     }
 

@@ -697,3 +697,32 @@ fn rows_with_question_marks_are_records() {
     );
     assert_eq!(report["records"], 300, "{report}");
 }
+
+/// A comma-separated file profiled with `--separator ';'` is one column: init says which
+/// separator the first line holds.
+#[test]
+fn one_column_names_the_likely_separator() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("age,sex\n");
+    for i in 0..60 {
+        text.push_str(&format!("{},{}\n", 20 + i % 30, ["f", "m"][i % 2]));
+    }
+    std::fs::write(dir.path().join("c.csv"), text).unwrap();
+    let o = anonbox(
+        dir.path(),
+        &[
+            "init",
+            "c.csv",
+            "--header",
+            "--separator",
+            ";",
+            "--dir",
+            "out",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("c.csv: one column, but its first line holds ',': give --separator ','"),
+        "{err}"
+    );
+}

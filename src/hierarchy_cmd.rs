@@ -85,6 +85,9 @@ pub struct HierarchyArgs {
     /// intervals: label style, arx ([20, 25[) or toolbox ([20:25)) [default: arx]
     #[arg(long, value_name = "STYLE", help_heading = "intervals")]
     pub labels: Option<String>,
+    /// intervals: values written with a decimal comma (72,5): comma [default: point]
+    #[arg(long, value_name = "point|comma", help_heading = "intervals")]
+    pub decimal: Option<String>,
     /// intervals and dates: missing values (empty, and those of --missing-values): error, or
     /// keep each apart up to * [default: error]
     #[arg(long, value_name = "error|keep", help_heading = "intervals")]
@@ -139,6 +142,7 @@ impl HierarchyArgs {
             ("start", &self.start),
             ("end", &self.end),
             ("labels", &self.labels),
+            ("decimal", &self.decimal),
             ("missing", &self.missing),
             ("missing-values", &self.missing_values),
             ("from", &self.from),

@@ -15,7 +15,8 @@
 //!   bins there are fewer bins, but the level is still there.
 //!
 //! Labels are ARX's (`[20, 25[`) or, with `labels=toolbox`, the UT Dallas toolbox's interval
-//! syntax (`[20:25)`). Numbers are exact decimals ([`super::number`]). An empty value is an
+//! syntax (`[20:25)`). Numbers are exact decimals ([`super::number`]); with `decimal=comma` the
+//! values are written with a decimal comma (`72,5`; labels keep the point, `[70.5, 71[`). An empty value is an
 //! error unless `missing=keep`: then it stays empty up to `*`, and so do the values
 //! `missing-values` lists (`NA,NULL`, or a sentinel such as `999`, which then is no number:
 //! not binned, not a quantile's weight; see [`super::Missing`]).
@@ -32,6 +33,7 @@ pub const PARAMS: &[&str] = &[
     "bottom",
     "top",
     "labels",
+    "decimal",
     "missing",
     "missing-values",
 ];
@@ -52,6 +54,8 @@ pub struct Intervals {
     top: bool,
     toolbox: bool,
     missing: Missing,
+    /// `decimal=comma`: values read `72,5`.
+    comma: bool,
     text: String,
 }
 
@@ -135,6 +139,11 @@ impl Intervals {
             Some(other) => return Err(format!("labels: '{other}' is not arx or toolbox")),
         };
         let missing = p.missing()?;
+        let comma = match p.get("decimal").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("point") => false,
+            Some("comma") => true,
+            Some(other) => return Err(format!("decimal: '{other}' is not point or comma")),
+        };
         Ok(Intervals {
             cut,
             start,
@@ -143,12 +152,22 @@ impl Intervals {
             top,
             toolbox,
             missing,
+            comma,
             text: p.describe(PARAMS),
         })
     }
 
     pub(super) fn describe(&self) -> String {
         self.text.clone()
+    }
+
+    /// The number a value of the data stands for, if any.
+    fn number(&self, value: &str) -> Option<Decimal> {
+        if self.comma {
+            Decimal::parse_comma(value)
+        } else {
+            Decimal::parse(value)
+        }
     }
 
     /// The number of a value, or why it has none / lies outside the range.
@@ -162,7 +181,7 @@ impl Intervals {
                     .to_string(),
             );
         }
-        let x = Decimal::parse(value).ok_or_else(|| {
+        let x = self.number(value).ok_or_else(|| {
             let mut m = format!("'{value}' is not a number");
             if super::is_marker(value) {
                 m.push_str(&format!(
@@ -219,7 +238,7 @@ impl Intervals {
                     return Missing::row(v, widths.len());
                 }
                 let mut row = vec![v.to_string()];
-                match Decimal::parse(v) {
+                match self.number(v) {
                     None => row.extend(widths.iter().map(|_| String::new())),
                     Some(x) if x < self.start => {
                         row.extend(widths.iter().map(|_| format!("<{}", self.start)))
@@ -254,7 +273,7 @@ impl Intervals {
             .iter()
             .enumerate()
             .filter(|(_, &(v, _))| !self.missing.is_missing(v))
-            .filter_map(|(i, &(v, _))| Decimal::parse(v).map(|x| (x, i)))
+            .filter_map(|(i, &(v, _))| self.number(v).map(|x| (x, i)))
             .collect();
         order.sort();
         let counts: Vec<u64> = order.iter().map(|&(_, i)| values[i].1).collect();
@@ -326,8 +345,7 @@ impl Intervals {
     /// Missing values first (empty, then the others as text), then numbers in order.
     pub(super) fn sort(&self, values: &mut [(&str, u64)]) {
         values.sort_by(|a, b| a.0.cmp(b.0));
-        values
-            .sort_by_cached_key(|(v, _)| Decimal::parse(v).filter(|_| !self.missing.is_missing(v)));
+        values.sort_by_cached_key(|(v, _)| self.number(v).filter(|_| !self.missing.is_missing(v)));
     }
 }
 
@@ -430,6 +448,24 @@ mod tests {
             ("missing-values", "NA,,x")
         ])
         .contains("empty item"));
+    }
+
+    #[test]
+    fn decimal_commas() {
+        let b = build(&[("widths", "0.5,1"), ("decimal", "comma")]).unwrap();
+        let mut values = vec![("72,75", 1), ("3", 1), ("72,25", 1)];
+        b.sort(&mut values);
+        let rows: Vec<_> = b.rows(&values).collect();
+        assert_eq!(rows[0], ["3", "[3, 3.5[", "[3, 4[", "*"]);
+        assert_eq!(rows[1], ["72,25", "[72, 72.5[", "[72, 73[", "*"]);
+        assert_eq!(rows[2], ["72,75", "[72.5, 73[", "[72, 73[", "*"]);
+        assert!(b.check("72.5").is_ok(), "a point still reads");
+        assert!(b.check("1,2,3").unwrap_err().contains("not a number"));
+        let plain = build(&[("widths", "1")]).unwrap();
+        assert!(plain.check("72,5").unwrap_err().contains("not a number"));
+        assert!(build(&[("widths", "1"), ("decimal", ",")])
+            .unwrap_err()
+            .contains("decimal"));
     }
 
     #[test]

@@ -20,6 +20,17 @@ pub struct Decimal {
 }
 
 impl Decimal {
+    /// A number written with a decimal comma (`72,5`, as much of Europe writes them), or a
+    /// plain one: one comma, no point.
+    pub fn parse_comma(s: &str) -> Option<Decimal> {
+        match s.split_once(',') {
+            Some((int, frac)) if !s.contains('.') && !frac.contains(',') => {
+                Decimal::parse(&format!("{int}.{frac}"))
+            }
+            _ => Decimal::parse(s),
+        }
+    }
+
     /// Parses plain decimal notation; `None` for anything else.
     pub fn parse(s: &str) -> Option<Decimal> {
         let (negative, body) = match s.as_bytes().first()? {

@@ -65,8 +65,12 @@ pub enum Kind {
     Empty,
     /// Whole numbers (no leading zeros: `007` is a code).
     Integer { min: Decimal, max: Decimal },
-    /// Numbers with fractional digits.
-    Decimal { min: Decimal, max: Decimal },
+    /// Numbers with fractional digits, after a decimal comma (`72,5`) if `comma`.
+    Decimal {
+        min: Decimal,
+        max: Decimal,
+        comma: bool,
+    },
     /// Dates in one format.
     Date { format: &'static str },
     /// Short codes with digits and no spaces (ZIP, ICD, product codes).
@@ -83,7 +87,12 @@ impl Kind {
         match self {
             Kind::Empty => "empty".into(),
             Kind::Integer { min, max } => format!("integer {min}..{max}"),
-            Kind::Decimal { min, max } => format!("decimal {min}..{max}"),
+            Kind::Decimal {
+                min,
+                max,
+                comma: false,
+            } => format!("decimal {min}..{max}"),
+            Kind::Decimal { min, max, .. } => format!("decimal {min}..{max}, decimal comma"),
             Kind::Date { format } => format!("date {format}"),
             Kind::Code { longest } => format!("code (up to {longest} characters)"),
             Kind::Text => "free text".into(),
@@ -291,6 +300,9 @@ fn kind_among(distinct: &Distinct, keep: impl Fn(&str) -> bool) -> Kind {
     if let Some(kind) = numbers(values()) {
         return kind;
     }
+    if let Some(kind) = comma_decimals(values()) {
+        return kind;
+    }
     if let Some(format) = date_format(values()) {
         return Kind::Date { format };
     }
@@ -333,7 +345,42 @@ fn numbers<'a>(values: impl Iterator<Item = &'a str>) -> Option<Kind> {
     Some(if integer {
         Kind::Integer { min, max }
     } else {
-        Kind::Decimal { min, max }
+        Kind::Decimal {
+            min,
+            max,
+            comma: false,
+        }
+    })
+}
+
+/// Decimals written with a decimal comma (`72,5`), if every value is a number so written or a
+/// whole one, and not every comma is followed by three digits (`1,234` is more likely a
+/// thousand and more).
+fn comma_decimals<'a>(values: impl Iterator<Item = &'a str> + Clone) -> Option<Kind> {
+    let mut thousands = true;
+    let mut any = false;
+    for v in values.clone() {
+        if let Some((_, frac)) = v.split_once(',') {
+            any = true;
+            thousands &= frac.len() == 3;
+        }
+    }
+    if !any || thousands {
+        return None;
+    }
+    let (mut min, mut max): (Option<Decimal>, Option<Decimal>) = (None, None);
+    for v in values {
+        if v.contains('.') {
+            return None;
+        }
+        let x = Decimal::parse_comma(v)?;
+        min = Some(min.map_or(x, |m| m.min(x)));
+        max = Some(max.map_or(x, |m| m.max(x)));
+    }
+    Some(Kind::Decimal {
+        min: min?,
+        max: max?,
+        comma: true,
     })
 }
 
@@ -399,7 +446,17 @@ mod tests {
     #[test]
     fn kinds() {
         assert!(matches!(kind(&["34", "-2", "90"]), Kind::Integer { .. }));
-        assert!(matches!(kind(&["3.5", "2"]), Kind::Decimal { .. }));
+        assert!(matches!(
+            kind(&["3.5", "2"]),
+            Kind::Decimal { comma: false, .. }
+        ));
+        assert_eq!(
+            kind(&["72,5", "80", "-1,25"]).describe(),
+            "decimal -1.25..80, decimal comma"
+        );
+        // Three digits after every comma: thousands, not decimals; a comma and a point: text.
+        assert_eq!(kind(&["1,234", "12,500"]), Kind::Category);
+        assert_eq!(kind(&["1,5", "2.5"]), Kind::Category);
         assert_eq!(kind(&["01234", "81667"]), Kind::Code { longest: 5 });
         assert_eq!(
             kind(&["2024-03-15", "1999-12-31"]),

@@ -331,11 +331,14 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
     }
     let missing = c.missing > 0;
     let (kind, params, what): (&'static str, Vec<(String, String)>, String) = match &c.kind {
-        Kind::Integer { min, max } | Kind::Decimal { min, max } if distinct > 5 => {
+        Kind::Integer { min, max } | Kind::Decimal { min, max, .. } if distinct > 5 => {
             let (widths, start) = widths(*min, *max);
             let mut p = vec![("widths", widths.join(",")), ("start", start)];
             if toolbox_labels {
                 p.push(("labels", "toolbox".to_string()));
+            }
+            if matches!(c.kind, Kind::Decimal { comma: true, .. }) {
+                p.push(("decimal", "comma".to_string()));
             }
             if missing {
                 keep_missing(&mut p, &markers);

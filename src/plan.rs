@@ -146,7 +146,7 @@ fn input_line(job: &Job, summary: &LoadSummary) -> String {
         String::new()
     };
     format!(
-        "{} ({}, separator '{}', {}, {} fields), {records}",
+        "{} ({}, separator '{}', {}, {} fields, rows containing '?' {}), {records}",
         path.display(),
         indicatif::HumanBytes(size),
         job.input.separator,
@@ -155,7 +155,12 @@ fn input_line(job: &Job, summary: &LoadSummary) -> String {
         } else {
             "no header"
         },
-        summary.width
+        summary.width,
+        if job.input.keep_unknown {
+            "kept"
+        } else {
+            "skipped"
+        }
     )
 }
 

@@ -275,7 +275,7 @@ pub fn run_lattice<'a>(
     let metric = crate::metrics::build(job.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
     let budget = lattice_budget(job, table.records());
-    let size = search::space_of(&table.hierarchies).size();
+    let size = search::space_of(&table.hierarchies)?.size();
     let algorithm = LatticeAlgorithm::for_method(job.method, size)
         .expect("run_lattice runs the lattice methods");
     if algorithm.store() == StoreKind::Dense && size > crate::lattice::Dense::MAX_SIZE {

@@ -201,14 +201,22 @@ pub struct Limit {
 }
 
 /// The space of full-domain transformations over `hierarchies` (their heights and the
-/// distinct values of each level, for Flash's order).
-pub fn space_of(hierarchies: &[Hierarchy]) -> Space {
+/// distinct values of each level, for Flash's order). Fails if it has more than 2^64
+/// transformations (ids are `u64`): 30 or 40 quasi-identifiers of a few levels each.
+pub fn space_of(hierarchies: &[Hierarchy]) -> Result<Space> {
     let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
     let distinct: Vec<Vec<usize>> = hierarchies
         .iter()
         .map(|h| (0..h.levels()).map(|l| h.width(l)).collect())
         .collect();
-    Space::new(&max, &distinct).expect("hierarchies of in-memory tables have a u64-sized space")
+    Space::new(&max, &distinct).ok_or_else(|| {
+        Error::Invalid(format!(
+            "the generalization lattice of the {} quasi-identifiers has more than 2^64 \
+             transformations (the product of their hierarchies' levels): no lattice search can \
+             run on it; use fewer quasi-identifiers or hierarchy levels",
+            hierarchies.len()
+        ))
+    })
 }
 
 /// Space + property store + checker + results.
@@ -307,7 +315,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         budget: u64,
         config: CheckerConfig,
     ) -> Result<Search<'a, S>> {
-        let space = space_of(&table.hierarchies);
+        let space = space_of(&table.hierarchies)?;
         let store = S::for_space(&space).ok_or_else(|| {
             Error::Invalid(format!(
                 "the generalization lattice ({} transformations) is too large for this search's \

@@ -1119,3 +1119,56 @@ fn a_panic_within_the_lookahead_does_not_hang() {
     assert!(caught.is_err(), "the strategy's panic reaches the caller");
     assert!(search.check(top).anonymous, "the top is anonymous");
 }
+
+/// A lattice of more than 2^64 transformations (33 quasi-identifiers of four levels: 2^66) is
+/// refused in one line by every lattice method, and nothing is written (it was a panic).
+#[test]
+fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = 33;
+    let names: Vec<String> = (0..q).map(|j| format!("a{j}")).collect();
+    let mut csv = names.join(";") + "\n";
+    let mut rng = Rng::new(5);
+    for _ in 0..40 {
+        let row: Vec<String> = (0..q).map(|_| rng.below(4).to_string()).collect();
+        csv += &(row.join(";") + "\n");
+    }
+    std::fs::write(dir.path().join("data.csv"), csv).unwrap();
+    // Levels: the value, its half, its quarter, then `*`.
+    let hierarchy: String = (0..4u32)
+        .map(|v| format!("{v};h{};q{};*\n", v >> 1, v >> 2))
+        .collect();
+    std::fs::write(dir.path().join("h.csv"), hierarchy).unwrap();
+    let atts: String = names
+        .iter()
+        .enumerate()
+        .map(|(j, n)| format!("<att index=\"{j}\" name=\"{n}\" hierarchy=\"h.csv\"/>"))
+        .collect();
+    std::fs::write(
+        dir.path().join("config.xml"),
+        format!(
+            "<config k=\"2\"><input filename=\"data.csv\" separator=\";\" header=\"true\"/>\
+             <qid>{atts}</qid></config>"
+        ),
+    )
+    .unwrap();
+    let before = common::files_in(dir.path());
+    for method in ["BFS", "Optimal", "Flash", "OLA"] {
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(dir.path())
+            .args(["-config", "config.xml", "-quiet", "-method", method])
+            .args(["-output", "out.csv", "-report", "report.json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{method}: {stderr}");
+        assert!(
+            stderr.contains(
+                "the generalization lattice of the 33 quasi-identifiers has more than 2^64"
+            ),
+            "{method}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{method}: {stderr}");
+        assert_eq!(common::files_in(dir.path()), before, "{method}");
+    }
+}

@@ -291,7 +291,10 @@ pub fn run_lattice<'a>(
         store: algorithm.store(),
         config: CheckerConfig::default(),
         limit: Limit {
-            deadline: job.time_limit.map(|t| std::time::Instant::now() + t),
+            // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
+            deadline: job
+                .time_limit
+                .and_then(|t| std::time::Instant::now().checked_add(t)),
             max_checks: None,
         },
         threads: job.threads(),

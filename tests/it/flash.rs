@@ -963,6 +963,18 @@ fn cli_optimal_runs_bfs_above_its_limit_and_matches_flash() {
     assert!((a - b).abs() < 1e-12, "Optimal (BFS) {a} against Flash {b}");
 }
 
+/// A time limit too far ahead for the clock (9.3e18 s: the deadline overflows an `Instant`,
+/// though the limit is below the largest accepted, u64::MAX s) is a search without a limit;
+/// it was a panic (exit 101) after the load.
+#[test]
+fn cli_time_limit_beyond_the_clock_runs_to_the_proof() {
+    for limit in ["9.3e18", "1.8e19"] {
+        let (_dir, _out, r) = cli_adult(&["-method", "BFS", "-k", "5", "-timeLimit", limit]);
+        assert_eq!(r["proven_optimal"], true, "{limit}");
+        assert_eq!(r["lower_bound"], r["information_loss"], "{limit}");
+    }
+}
+
 /// A time limit reached before any valid transformation is known: exit 1, nothing written.
 #[test]
 fn cli_time_limit_without_a_result_writes_nothing() {

@@ -1184,3 +1184,91 @@ fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
         assert_eq!(common::files_in(dir.path()), before, "{method}");
     }
 }
+
+/// BFS keeps levels in bytes and at most 64 quasi-identifiers: a hierarchy of 300 levels, or
+/// 65 quasi-identifiers, is refused in one line naming what is too large and what can search
+/// it (it said "the generalization lattice (301 transformations) is too large for this
+/// search's property store"), nothing is written, and Flash searches both.
+#[test]
+fn cli_bfs_names_a_hierarchy_too_tall_or_too_many_quasi_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    // A: 300 levels (the value, 298 groupings, `*`); B: two levels; C0..C64: one value, no level.
+    let tall: String = (0..8u32)
+        .map(|v| {
+            let mut row = vec![format!("v{v}")];
+            row.extend((1..299).map(|l| format!("g{l}_{}", v >> (l / 100))));
+            row.push("*".into());
+            row.join(";") + "\n"
+        })
+        .collect();
+    std::fs::write(dir.path().join("tall.csv"), tall).unwrap();
+    std::fs::write(dir.path().join("b.csv"), "w0;*\nw1;*\n").unwrap();
+    std::fs::write(dir.path().join("one.csv"), "x\n").unwrap();
+    let mut csv = String::from("a;b");
+    for j in 0..65 {
+        csv += &format!(";c{j}");
+    }
+    csv += "\n";
+    for i in 0..40 {
+        csv += &format!("v{};w{}{}\n", i % 8, i % 2, ";x".repeat(65));
+    }
+    std::fs::write(dir.path().join("data.csv"), csv).unwrap();
+    let config = |name: &str, atts: &str| {
+        std::fs::write(
+            dir.path().join(name),
+            format!(
+                "<config k=\"5\"><input filename=\"data.csv\" separator=\";\" header=\"true\"/>\
+                 <qid>{atts}</qid></config>"
+            ),
+        )
+        .unwrap();
+    };
+    config(
+        "tall.xml",
+        "<att index=\"0\" name=\"a\" hierarchy=\"tall.csv\"/>\
+         <att index=\"1\" name=\"b\" hierarchy=\"b.csv\"/>",
+    );
+    let wide: String = (0..65)
+        .map(|j| {
+            format!(
+                "<att index=\"{}\" name=\"c{j}\" hierarchy=\"one.csv\"/>",
+                j + 2
+            )
+        })
+        .collect();
+    config(
+        "wide.xml",
+        &format!("<att index=\"1\" name=\"b\" hierarchy=\"b.csv\"/>{wide}"),
+    );
+    let before = common::files_in(dir.path());
+    let run = |config: &str, method: &str| {
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(dir.path())
+            .args(["-config", config, "-quiet", "-method", method])
+            .args(["-output", "out.csv", "-report", "report.json"])
+            .output()
+            .unwrap()
+    };
+    for (config, want) in [
+        (
+            "tall.xml",
+            "the hierarchy of a has 300 levels, more than BFS can search (at most 256): use \
+             -method Flash or OLA",
+        ),
+        (
+            "wide.xml",
+            "66 quasi-identifiers are more than BFS can search (at most 64): use -method Flash",
+        ),
+    ] {
+        let out = run(config, "BFS");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{config}: {stderr}");
+        assert!(stderr.contains(want), "{config}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{config}: {stderr}");
+        assert_eq!(common::files_in(dir.path()), before, "{config}");
+        let out = run(config, "Flash");
+        assert!(out.status.success(), "{config}: {:?}", out);
+        std::fs::remove_file(dir.path().join("out.csv")).unwrap();
+        std::fs::remove_file(dir.path().join("report.json")).unwrap();
+    }
+}

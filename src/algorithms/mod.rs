@@ -23,7 +23,7 @@ pub mod tuples;
 
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
-use crate::job::{Job, MetricKind, SuppressionLimit};
+use crate::job::{Job, Method, MetricKind, SuppressionLimit};
 use crate::lattice::PropertyStore;
 use crate::metrics::Metric;
 use crate::privacy::PrivacyCriterion;
@@ -269,7 +269,7 @@ pub fn run_lattice<'a>(
     let metric = crate::metrics::build(job.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
     let budget = lattice_budget(job, table.records());
-    let size = search::space_of(&table.hierarchies).size();
+    let size = search::space_of(&table.hierarchies)?.size();
     let algorithm = LatticeAlgorithm::for_method(job.method, size)
         .expect("run_lattice runs the lattice methods");
     if algorithm.store() == StoreKind::Dense && size > crate::lattice::Dense::MAX_SIZE {
@@ -280,12 +280,18 @@ pub fn run_lattice<'a>(
             crate::lattice::Dense::MAX_SIZE
         )));
     }
+    if algorithm.store() == StoreKind::Antichain {
+        antichain_fits(&table.hierarchies, job.method)?;
+    }
     let plan = Plan {
         algorithm,
         store: algorithm.store(),
         config: CheckerConfig::default(),
         limit: Limit {
-            deadline: job.time_limit.map(|t| std::time::Instant::now() + t),
+            // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
+            deadline: job
+                .time_limit
+                .and_then(|t| std::time::Instant::now().checked_add(t)),
             max_checks: None,
         },
         threads: job.threads(),
@@ -396,6 +402,37 @@ pub fn run_lattice<'a>(
             suppressed,
         },
     ))
+}
+
+/// BFS's antichains keep a level in a byte, for at most [`crate::lattice::MAX_DIMS`]
+/// quasi-identifiers: a taller hierarchy (a file of more than 256 columns) or more
+/// quasi-identifiers is refused in one line naming it, and the methods that can search it.
+fn antichain_fits(hierarchies: &[crate::hierarchy::Hierarchy], method: Method) -> Result<()> {
+    use crate::lattice::{MAX_DIMS, MAX_LEVEL};
+    let why = if let Some(h) = hierarchies.iter().find(|h| h.max_level() > MAX_LEVEL) {
+        format!(
+            "the hierarchy of {} has {} levels, more than BFS can search (at most {})",
+            h.name,
+            h.levels(),
+            MAX_LEVEL + 1
+        )
+    } else if hierarchies.len() > MAX_DIMS {
+        format!(
+            "{} quasi-identifiers are more than BFS can search (at most {MAX_DIMS})",
+            hierarchies.len()
+        )
+    } else {
+        return Ok(());
+    };
+    let runs = if method == Method::Optimal {
+        format!(" (-method Optimal runs BFS above {OPTIMAL_FLASH_LIMIT} transformations)")
+    } else {
+        String::new()
+    };
+    Err(crate::Error::Invalid(format!(
+        "{why}{runs}: use -method Flash or OLA (up to {} transformations), or fewer levels",
+        crate::lattice::Dense::MAX_SIZE
+    )))
 }
 
 /// The suppression budget of a lattice job: ARX's semantics, default 0.

@@ -29,7 +29,7 @@ mod antichain;
 mod dense;
 mod space;
 
-pub use antichain::{Antichain, MinimalSet};
+pub use antichain::{Antichain, MinimalSet, MAX_DIMS};
 pub use dense::Dense;
 pub use space::{NodeId, OrderKey, Space};
 

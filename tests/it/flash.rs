@@ -963,6 +963,18 @@ fn cli_optimal_runs_bfs_above_its_limit_and_matches_flash() {
     assert!((a - b).abs() < 1e-12, "Optimal (BFS) {a} against Flash {b}");
 }
 
+/// A time limit too far ahead for the clock (9.3e18 s: the deadline overflows an `Instant`,
+/// though the limit is below the largest accepted, u64::MAX s) is a search without a limit;
+/// it was a panic (exit 101) after the load.
+#[test]
+fn cli_time_limit_beyond_the_clock_runs_to_the_proof() {
+    for limit in ["9.3e18", "1.8e19"] {
+        let (_dir, _out, r) = cli_adult(&["-method", "BFS", "-k", "5", "-timeLimit", limit]);
+        assert_eq!(r["proven_optimal"], true, "{limit}");
+        assert_eq!(r["lower_bound"], r["information_loss"], "{limit}");
+    }
+}
+
 /// A time limit reached before any valid transformation is known: exit 1, nothing written.
 #[test]
 fn cli_time_limit_without_a_result_writes_nothing() {
@@ -1118,4 +1130,196 @@ fn a_panic_within_the_lookahead_does_not_hang() {
     }));
     assert!(caught.is_err(), "the strategy's panic reaches the caller");
     assert!(search.check(top).anonymous, "the top is anonymous");
+}
+
+/// A lattice of more than 2^64 transformations (33 quasi-identifiers of four levels: 2^66) is
+/// refused in one line by every lattice method, and nothing is written (it was a panic).
+#[test]
+fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = 33;
+    let names: Vec<String> = (0..q).map(|j| format!("a{j}")).collect();
+    let mut csv = names.join(";") + "\n";
+    let mut rng = Rng::new(5);
+    for _ in 0..40 {
+        let row: Vec<String> = (0..q).map(|_| rng.below(4).to_string()).collect();
+        csv += &(row.join(";") + "\n");
+    }
+    std::fs::write(dir.path().join("data.csv"), csv).unwrap();
+    // Levels: the value, its half, its quarter, then `*`.
+    let hierarchy: String = (0..4u32)
+        .map(|v| format!("{v};h{};q{};*\n", v >> 1, v >> 2))
+        .collect();
+    std::fs::write(dir.path().join("h.csv"), hierarchy).unwrap();
+    let atts: String = names
+        .iter()
+        .enumerate()
+        .map(|(j, n)| format!("<att index=\"{j}\" name=\"{n}\" hierarchy=\"h.csv\"/>"))
+        .collect();
+    std::fs::write(
+        dir.path().join("config.xml"),
+        format!(
+            "<config k=\"2\"><input filename=\"data.csv\" separator=\";\" header=\"true\"/>\
+             <qid>{atts}</qid></config>"
+        ),
+    )
+    .unwrap();
+    let before = common::files_in(dir.path());
+    for method in ["BFS", "Optimal", "Flash", "OLA"] {
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(dir.path())
+            .args(["-config", "config.xml", "-quiet", "-method", method])
+            .args(["-output", "out.csv", "-report", "report.json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{method}: {stderr}");
+        assert!(
+            stderr.contains(
+                "the generalization lattice of the 33 quasi-identifiers has more than 2^64"
+            ),
+            "{method}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{method}: {stderr}");
+        assert_eq!(common::files_in(dir.path()), before, "{method}");
+    }
+}
+
+/// BFS keeps levels in bytes and at most 64 quasi-identifiers: a hierarchy of 300 levels, or
+/// 65 quasi-identifiers, is refused in one line naming what is too large and what can search
+/// it (it said "the generalization lattice (301 transformations) is too large for this
+/// search's property store"), nothing is written, and Flash searches both.
+#[test]
+fn cli_bfs_names_a_hierarchy_too_tall_or_too_many_quasi_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    // A: 300 levels (the value, 298 groupings, `*`); B: two levels; C0..C64: one value, no level.
+    let tall: String = (0..8u32)
+        .map(|v| {
+            let mut row = vec![format!("v{v}")];
+            row.extend((1..299).map(|l| format!("g{l}_{}", v >> (l / 100))));
+            row.push("*".into());
+            row.join(";") + "\n"
+        })
+        .collect();
+    std::fs::write(dir.path().join("tall.csv"), tall).unwrap();
+    std::fs::write(dir.path().join("b.csv"), "w0;*\nw1;*\n").unwrap();
+    std::fs::write(dir.path().join("one.csv"), "x\n").unwrap();
+    let mut csv = String::from("a;b");
+    for j in 0..65 {
+        csv += &format!(";c{j}");
+    }
+    csv += "\n";
+    for i in 0..40 {
+        csv += &format!("v{};w{}{}\n", i % 8, i % 2, ";x".repeat(65));
+    }
+    std::fs::write(dir.path().join("data.csv"), csv).unwrap();
+    let config = |name: &str, atts: &str| {
+        std::fs::write(
+            dir.path().join(name),
+            format!(
+                "<config k=\"5\"><input filename=\"data.csv\" separator=\";\" header=\"true\"/>\
+                 <qid>{atts}</qid></config>"
+            ),
+        )
+        .unwrap();
+    };
+    config(
+        "tall.xml",
+        "<att index=\"0\" name=\"a\" hierarchy=\"tall.csv\"/>\
+         <att index=\"1\" name=\"b\" hierarchy=\"b.csv\"/>",
+    );
+    let wide: String = (0..65)
+        .map(|j| {
+            format!(
+                "<att index=\"{}\" name=\"c{j}\" hierarchy=\"one.csv\"/>",
+                j + 2
+            )
+        })
+        .collect();
+    config(
+        "wide.xml",
+        &format!("<att index=\"1\" name=\"b\" hierarchy=\"b.csv\"/>{wide}"),
+    );
+    let before = common::files_in(dir.path());
+    let run = |config: &str, method: &str| {
+        assert_cmd::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(dir.path())
+            .args(["-config", config, "-quiet", "-method", method])
+            .args(["-output", "out.csv", "-report", "report.json"])
+            .output()
+            .unwrap()
+    };
+    for (config, want) in [
+        (
+            "tall.xml",
+            "the hierarchy of a has 300 levels, more than BFS can search (at most 256): use \
+             -method Flash or OLA",
+        ),
+        (
+            "wide.xml",
+            "66 quasi-identifiers are more than BFS can search (at most 64): use -method Flash",
+        ),
+    ] {
+        let out = run(config, "BFS");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{config}: {stderr}");
+        assert!(stderr.contains(want), "{config}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{config}: {stderr}");
+        assert_eq!(common::files_in(dir.path()), before, "{config}");
+        let out = run(config, "Flash");
+        assert!(out.status.success(), "{config}: {:?}", out);
+        std::fs::remove_file(dir.path().join("out.csv")).unwrap();
+        std::fs::remove_file(dir.path().join("report.json")).unwrap();
+    }
+}
+
+/// A search stopped at its limit bounds what it left unexplored without enumerating the space:
+/// Flash stopped after one check on a lattice of 2^27 transformations (27 quasi-identifiers of
+/// two levels) answers at once (the enumeration took about a minute; on 20 quasi-identifiers,
+/// 10^9 transformations, `-timeLimit 2` ran eight minutes), and its bound is still true.
+#[test]
+fn a_stopped_search_bounds_the_rest_without_enumerating_the_lattice() {
+    let mut rng = Rng::new(27);
+    let hierarchies: Vec<Hierarchy> = (0..27)
+        .map(|j| random_hierarchy(&mut rng, &format!("q{j}_"), 3, 2))
+        .collect();
+    let rows = 60;
+    let codes = (0..rows * 27).map(|_| rng.below(3) as u32).collect();
+    let table = EncodedTable::new(codes, hierarchies, Vec::new());
+    for (alg, metric) in [
+        (LatticeAlgorithm::Flash, MetricKind::Loss),
+        (LatticeAlgorithm::Flash, MetricKind::Height),
+        (LatticeAlgorithm::Bfs, MetricKind::Loss),
+    ] {
+        let plan = Plan {
+            algorithm: alg,
+            store: alg.store(),
+            config: CheckerConfig::default(),
+            limit: Limit {
+                deadline: None,
+                max_checks: Some(1),
+            },
+            threads: 1,
+        };
+        let started = std::time::Instant::now();
+        let crit: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k: 2 })];
+        let (out, _) =
+            execute(&table, crit, metrics::build(metric, &table), 3, plan, false).unwrap();
+        let took = started.elapsed();
+        assert!(!out.proven_optimal, "{alg:?} {metric:?}");
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "{alg:?} {metric:?}: {took:?}"
+        );
+        // Nothing loses less than the bottom's bound, and the bound is at most the best found.
+        let bound = out.lower_bound.expect("a bound");
+        assert!(bound >= 0.0, "{alg:?} {metric:?}: {bound}");
+        if let Some(opt) = &out.optimum {
+            assert!(
+                bound <= opt.loss,
+                "{alg:?} {metric:?}: {bound} > {}",
+                opt.loss
+            );
+        }
+    }
 }

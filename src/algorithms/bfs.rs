@@ -175,14 +175,7 @@ fn best_first<S: PropertyStore>(search: &mut Search<'_, S>) {
         if !expand || search.beaten(inherited) {
             continue;
         }
-        let space = search.space();
-        let from = (0..dims)
-            .rev()
-            .find(|&d| space.level_of(id, d) > 0)
-            .unwrap_or(0);
-        let children: Vec<NodeId> = (from..dims)
-            .filter_map(|d| space.successor(id, d))
-            .collect();
+        let children: Vec<NodeId> = search.space().children(id).collect();
         for child in children {
             if search.has(child, prop::PRUNED) {
                 continue;

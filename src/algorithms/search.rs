@@ -615,14 +615,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 return low;
             }
             steps += 1;
-            let from = (0..dims)
-                .rev()
-                .find(|&d| self.space.level_of(id, d) > 0)
-                .unwrap_or(0);
-            for d in from..dims {
-                if let Some(up) = self.space.successor(id, d) {
-                    queue.push(Queued(bound(up), up));
-                }
+            for up in self.space.children(id) {
+                queue.push(Queued(bound(up), up));
             }
         }
         f64::INFINITY

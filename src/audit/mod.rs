@@ -236,10 +236,11 @@ struct Loaded {
 }
 
 fn load(a: &AuditArgs) -> Result<Loaded> {
-    let format = Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?;
     // Every row counts, `?` included: the file is audited as it stands (another tool's release
     // may keep `?` for unknown values; dropping those rows would overstate k).
-    let mut reader = format.open(&a.file)?.keep_unknown();
+    let format =
+        Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?.unknown_kept(true);
+    let mut reader = format.open(&a.file)?;
     let mut rec = csv::ByteRecord::new();
     let header: Option<Vec<String>> = reader.header().map(|h| {
         h.iter()
@@ -344,7 +345,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     }
     let stats = reader.stats();
     if let Some(path) = &a.subset {
-        let mut sub = format.open(path)?.keep_unknown();
+        let mut sub = format.open(path)?;
         while sub.next_row(&mut rec)? {
             let line = sub.line();
             if rec.len() != width {

@@ -96,16 +96,11 @@ impl Dates {
             return Ok(());
         }
         self.parse(value).map(|_| ()).ok_or_else(|| {
-            let mut m = format!(
-                "'{value}' is not a date of the form {}",
-                self.format.as_str()
-            );
-            if super::is_marker(value) {
-                m.push_str(&format!(
-                    " (missing=keep missing-values={value} keeps it apart as a missing value)"
-                ));
-            }
-            m
+            format!(
+                "'{value}' is not a date of the form {}{}",
+                self.format.as_str(),
+                super::marker_hint(value)
+            )
         })
     }
 

@@ -133,17 +133,9 @@ impl Intervals {
         if top && end.is_none() {
             return Err("top coding needs an end: the values from end on are coded".to_string());
         }
-        let toolbox = match p.get("labels").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("arx") => false,
-            Some("toolbox") => true,
-            Some(other) => return Err(format!("labels: '{other}' is not arx or toolbox")),
-        };
+        let toolbox = p.either("labels", "arx", "toolbox")?;
         let missing = p.missing()?;
-        let comma = match p.get("decimal").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("point") => false,
-            Some("comma") => true,
-            Some(other) => return Err(format!("decimal: '{other}' is not point or comma")),
-        };
+        let comma = p.either("decimal", "point", "comma")?;
         Ok(Intervals {
             cut,
             start,
@@ -181,15 +173,9 @@ impl Intervals {
                     .to_string(),
             );
         }
-        let x = self.number(value).ok_or_else(|| {
-            let mut m = format!("'{value}' is not a number");
-            if super::is_marker(value) {
-                m.push_str(&format!(
-                    " (missing=keep missing-values={value} keeps it apart as a missing value)"
-                ));
-            }
-            m
-        })?;
+        let x = self
+            .number(value)
+            .ok_or_else(|| format!("'{value}' is not a number{}", super::marker_hint(value)))?;
         let Cut::Widths(widths) = &self.cut else {
             return Ok(());
         };

@@ -43,11 +43,7 @@ pub struct Mask {
 impl Mask {
     /// Checks the parameters (see the module docs).
     pub fn new(p: &Params) -> Result<Mask, String> {
-        let from_left = match p.get("from").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("right") => false,
-            Some("left") => true,
-            Some(other) => return Err(format!("from: '{other}' is not left or right")),
-        };
+        let from_left = p.either("from", "right", "left")?;
         let pad = match p.get("pad") {
             None => None,
             Some(s) => {

@@ -81,11 +81,7 @@ impl Params {
     /// and `missing-values`, the values besides the empty one that mean "missing" (see
     /// [`Missing`]).
     fn missing(&self) -> Result<Missing, String> {
-        let keep = match self.get("missing").map(str::to_ascii_lowercase).as_deref() {
-            None | Some("error") => false,
-            Some("keep") => true,
-            Some(other) => return Err(format!("missing: '{other}' is not error or keep")),
-        };
+        let keep = self.either("missing", "error", "keep")?;
         let mut values = Vec::new();
         if let Some(given) = self.get("missing-values") {
             if !keep {
@@ -134,6 +130,17 @@ impl Params {
         })
     }
 
+    /// A choice of two words (any case): `false` for `default` or when absent, `true` for
+    /// `other` (`labels=arx|toolbox`, `from=right|left`).
+    pub fn either(&self, name: &str, default: &str, other: &str) -> Result<bool, String> {
+        match self.get(name).map(str::to_ascii_lowercase) {
+            None => Ok(false),
+            Some(v) if v == default => Ok(false),
+            Some(v) if v == other => Ok(true),
+            Some(v) => Err(format!("{name}: '{v}' is not {default} or {other}")),
+        }
+    }
+
     /// A yes/no parameter (`true`/`false`, `yes`/`no`, `1`/`0`); absent is `false`.
     pub fn flag(&self, name: &str) -> Result<bool, String> {
         match self.get(name).map(str::to_ascii_lowercase).as_deref() {
@@ -179,6 +186,16 @@ pub const MARKERS: &[&str] = &[
 /// True if `value` is one of [`MARKERS`].
 pub fn is_marker(value: &str) -> bool {
     MARKERS.iter().any(|m| m.eq_ignore_ascii_case(value))
+}
+
+/// What a builder refusing `value` adds when it is one of [`MARKERS`]: how to keep it apart
+/// as a missing value (empty for any other value).
+fn marker_hint(value: &str) -> String {
+    if is_marker(value) {
+        format!(" (missing=keep missing-values={value} keeps it apart as a missing value)")
+    } else {
+        String::new()
+    }
 }
 
 /// Missing values of a number or date column (`missing=keep`, `missing-values=NA,NULL`): the

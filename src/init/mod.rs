@@ -280,8 +280,7 @@ impl Plan {
         for b in &built {
             // One hierarchy at a time: its rows are made as they are written.
             let column = &profile.columns[b.column];
-            let mut values: Vec<(&str, u64)> = column.values.values().collect();
-            values.extend(column.missing_values.iter().map(|(v, n)| (v.as_str(), *n)));
+            let mut values: Vec<(&str, u64)> = column.values_and_missing().collect();
             b.builder.sort(&mut values);
             hierarchy_file::write(&a.dir.join(&b.file), b.builder.rows(&values))?;
         }
@@ -301,13 +300,9 @@ impl Plan {
             let Role::QuasiIdentifier { kind, params } = &p.role else {
                 continue;
             };
-            let missing = c.missing_values.iter().map(|(v, n)| (v.as_str(), *n));
-            let builder = propose::builder(kind, params).ok().filter(|b| {
-                c.values
-                    .values()
-                    .chain(missing)
-                    .all(|(v, _)| b.check(v).is_ok())
-            });
+            let builder = propose::builder(kind, params)
+                .ok()
+                .filter(|b| c.values_and_missing().all(|(v, _)| b.check(v).is_ok()));
             let builder = match builder {
                 Some(b) => b,
                 None => {

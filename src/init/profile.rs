@@ -82,6 +82,15 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// True for numbers and dates: the kinds whose hierarchy needs every value (intervals,
+    /// calendar levels) and whose missing-value markers are missing values.
+    pub fn is_number_or_date(&self) -> bool {
+        matches!(
+            self,
+            Kind::Integer { .. } | Kind::Decimal { .. } | Kind::Date { .. }
+        )
+    }
+
     /// The kind as `anonbox init` prints it.
     pub fn describe(&self) -> String {
         match self {
@@ -113,10 +122,8 @@ pub struct ColumnProfile {
     pub values: Distinct,
     /// True if the column had more distinct values than were kept.
     pub overflowed: bool,
-    /// Records with a missing value: empty, or a marker in a column of numbers or dates.
-    pub missing: u64,
-    /// The missing values with their counts: the empty one (`""`) if any, then the markers in
-    /// order of first appearance.
+    /// The missing values with their counts: the empty one (`""`) if any, then, in a column
+    /// of numbers or dates, the markers in order of first appearance.
     pub missing_values: Vec<(String, u64)>,
 }
 
@@ -124,6 +131,18 @@ impl ColumnProfile {
     /// Distinct values that are not missing (a lower bound when [`Self::overflowed`]).
     pub fn distinct(&self) -> usize {
         self.values.len()
+    }
+
+    /// Records with a missing value: empty, or a marker in a column of numbers or dates.
+    pub fn missing(&self) -> u64 {
+        self.missing_values.iter().map(|(_, n)| n).sum()
+    }
+
+    /// Every distinct value with its count, the missing ones last: what the hierarchy lists.
+    pub fn values_and_missing(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+        self.values
+            .values()
+            .chain(self.missing_values.iter().map(|(v, n)| (v.as_str(), *n)))
     }
 
     /// The markers among the missing values (`NA`, `NULL`), if any.
@@ -139,23 +158,15 @@ impl ColumnProfile {
     /// brought every value: the missing values are then the empty one only.
     fn classify(&mut self) {
         self.missing_values.retain(|(v, _)| v.is_empty());
-        self.missing = self.missing_values.iter().map(|(_, n)| n).sum();
         self.kind = kind_of(&self.values);
-        let numbers_or_dates = |k: &Kind| {
-            matches!(
-                k,
-                Kind::Integer { .. } | Kind::Decimal { .. } | Kind::Date { .. }
-            )
-        };
-        if numbers_or_dates(&self.kind) || !self.values.values().any(|(v, _)| is_marker(v)) {
+        if self.kind.is_number_or_date() || !self.values.values().any(|(v, _)| is_marker(v)) {
             return;
         }
         let kind = kind_among(&self.values, |v| !is_marker(v));
-        if numbers_or_dates(&kind) {
+        if kind.is_number_or_date() {
             let (values, markers) = std::mem::take(&mut self.values).split_off(|v| !is_marker(v));
             self.kind = kind;
             self.values = values;
-            self.missing += markers.iter().map(|(_, n)| n).sum::<u64>();
             self.missing_values.extend(markers);
         }
     }
@@ -185,13 +196,7 @@ pub fn profile_with_cap(format: &Format, path: &Path, cap: usize) -> Result<Prof
     let again: Vec<usize> = profile
         .columns
         .iter()
-        .filter(|c| {
-            c.overflowed
-                && matches!(
-                    c.kind,
-                    Kind::Integer { .. } | Kind::Decimal { .. } | Kind::Date { .. }
-                )
-        })
+        .filter(|c| c.overflowed && c.kind.is_number_or_date())
         .map(|c| c.index)
         .collect();
     if !again.is_empty() {
@@ -264,7 +269,6 @@ fn first_pass(format: &Format, path: &Path, cap: usize) -> Result<Profile> {
                 kind: Kind::Empty,
                 overflowed: distinct.overflowed(),
                 values: distinct,
-                missing,
                 missing_values: (missing > 0)
                     .then(|| (String::new(), missing))
                     .into_iter()
@@ -539,7 +543,7 @@ mod tests {
             panic!("four columns")
         };
         assert_eq!(age.kind.describe(), "integer 32..49");
-        assert_eq!(age.missing, 8);
+        assert_eq!(age.missing(), 8);
         assert_eq!(
             age.missing_values,
             [(String::new(), 4), ("NA".to_string(), 4)]
@@ -548,10 +552,10 @@ mod tests {
         assert!(age.values.values().all(|(v, _)| v != "NA"));
         assert_eq!(born.kind, Kind::Date { format: "%Y-%m-%d" });
         assert_eq!(born.markers().collect::<Vec<_>>(), ["NULL", "null"]);
-        assert_eq!(born.missing, 8);
+        assert_eq!(born.missing(), 8);
         // Among labels or codes a marker is a value: NA may be North America.
         assert_eq!(region.kind, Kind::Category);
-        assert_eq!((region.missing, region.distinct()), (0, 3));
+        assert_eq!((region.missing(), region.distinct()), (0, 3));
         assert!(matches!(code.kind, Kind::Code { .. }), "{:?}", code.kind);
         assert!(code.missing_values.is_empty());
         // Past the cap, the second pass finds markers the first did not keep.
@@ -564,7 +568,7 @@ mod tests {
         let n = &p.columns[0];
         assert_eq!(n.kind.describe(), "integer 0..9");
         assert_eq!(n.missing_values, [("NA".to_string(), 2)]);
-        assert_eq!((n.missing, n.distinct()), (2, 10));
+        assert_eq!((n.missing(), n.distinct()), (2, 10));
     }
 
     #[test]

@@ -283,7 +283,8 @@ fn percent(part: u64, whole: u64) -> String {
 
 /// The proposal for one column.
 fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnProposal {
-    let present = records - c.missing.min(records);
+    let missing_records = c.missing();
+    let present = records - missing_records.min(records);
     let distinct = c.distinct() as u64;
     let share = distinct as f64 / present.max(1) as f64;
     let markers: Vec<&str> = c.markers().collect();
@@ -292,7 +293,7 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
         c.kind.describe(),
         if c.overflowed { "more than " } else { "" },
         distinct,
-        percent(c.missing, records),
+        percent(missing_records, records),
         match (
             c.missing_values.iter().any(|(v, _)| v.is_empty()),
             &markers[..]
@@ -321,7 +322,7 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
         Kind::Integer { .. } if near_unique(0.99) => {
             return say(Role::Identifier, "identifier: near-unique")
         }
-        _ if distinct <= 1 && c.missing == 0 => {
+        _ if distinct <= 1 && missing_records == 0 => {
             return say(
                 Role::Insensitive,
                 "insensitive: one value, identifies no one",
@@ -329,7 +330,7 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
         }
         _ => {}
     }
-    let missing = c.missing > 0;
+    let missing = missing_records > 0;
     let (kind, params, what): (&'static str, Vec<(String, String)>, String) = match &c.kind {
         Kind::Integer { min, max } | Kind::Decimal { min, max, .. } if distinct > 5 => {
             let (widths, start) = widths(*min, *max);

@@ -78,7 +78,7 @@ pub struct DelimitedReader<R> {
     eof: bool,
     /// The header (if any) is read: records are data rows.
     header_done: bool,
-    /// Rows containing `?` are data like any other (see [`Self::keep_unknown`]).
+    /// Rows containing `?` are data like any other ([`Format::unknown_kept`]).
     keep_unknown: bool,
 }
 
@@ -129,13 +129,6 @@ impl<R: BufRead> DelimitedReader<R> {
         }
         reader.header_done = true;
         Ok(reader)
-    }
-
-    /// Returns rows containing `?` instead of skipping them: for files read as they stand
-    /// (`anonbox audit` of another tool's release, where `?` is a value like any other).
-    pub fn keep_unknown(mut self) -> Self {
-        self.keep_unknown = true;
-        self
     }
 
     /// The file being read, as named in messages.
@@ -588,9 +581,10 @@ mod tests {
         assert_eq!(r.stats().rows_skipped, 2);
         // Kept, they are split like any row (and a short one is an error).
         let mut r = f
+            .clone()
+            .unknown_kept(true)
             .reader(Path::new("x"), &b"a,b\n1,?\n\"?\",x\n?\n"[..])
-            .unwrap()
-            .keep_unknown();
+            .unwrap();
         for want in [[&b"1"[..], b"?"], [b"?", b"x"]] {
             assert!(r.next_row(&mut rec).unwrap());
             assert_eq!(rec.iter().collect::<Vec<_>>(), want);

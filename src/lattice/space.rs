@@ -174,6 +174,18 @@ impl Space {
             .map(move |d| id + self.mult[d])
     }
 
+    /// The direct generalizations of `id` in its last raised dimension and the ones after it:
+    /// from the bottom, every node is generated exactly once (by raising the dimensions in
+    /// order), which is how a best-first walk enumerates the space without a visited set.
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        let dims = self.dims();
+        let from = (0..dims)
+            .rev()
+            .find(|&d| self.level_of(id, d) > 0)
+            .unwrap_or(0);
+        (from..dims).filter_map(move |d| self.successor(id, d))
+    }
+
     /// The direct generalization of `id` in dimension `dim`, if `dim` is below its maximum.
     #[inline]
     pub fn successor(&self, id: NodeId, dim: usize) -> Option<NodeId> {

@@ -21,6 +21,16 @@ fn indexes(config: &str, tag: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Runs `anonbox init ARGS` in `dir`, asserts it succeeded and returns what it printed.
+fn init_ok(dir: &Path, args: &[&str]) -> String {
+    let args: Vec<&str> = std::iter::once("init")
+        .chain(args.iter().copied())
+        .collect();
+    let o = anonbox(dir, &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// init, then the run it proposes (Flash, or Optimal with a time limit on a large lattice) at
 /// k = 5 with 5 % suppression, then the independent check of the output. Returns what init
 /// printed and the run's report.
@@ -28,7 +38,6 @@ fn init_then_release(data: &Path, separator: &str, header: bool) -> (String, ser
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("job");
     let mut args = vec![
-        "init",
         data.to_str().unwrap(),
         "--separator",
         separator,
@@ -38,9 +47,7 @@ fn init_then_release(data: &Path, separator: &str, header: bool) -> (String, ser
     if header {
         args.push("--header");
     }
-    let o = anonbox(dir.path(), &args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let printed = String::from_utf8_lossy(&o.stdout).into_owned();
+    let printed = init_ok(dir.path(), &args);
     assert!(
         printed.contains("-method Flash -k 5")
             || printed.contains("-method Optimal -timeLimit 60 -k 5"),
@@ -327,10 +334,9 @@ fn control_characters_in_names_and_paths_read_back() {
         text.push_str("x;p;1;u\ny;q;2;v\n");
     }
     std::fs::write(p.join("in\tput/t\tab.csv"), text).unwrap();
-    let o = anonbox(
+    let printed = init_ok(
         p,
         &[
-            "init",
             "in\tput/t\tab.csv",
             "--separator",
             ";",
@@ -339,8 +345,6 @@ fn control_characters_in_names_and_paths_read_back() {
             "out",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let printed = String::from_utf8_lossy(&o.stdout);
     assert!(printed.contains("  0 a\\tb: "), "{printed}");
     let config = std::fs::read_to_string(p.join("out/config.xml")).unwrap();
     assert!(config.contains("name=\"a&#9;b\""), "{config}");
@@ -406,20 +410,10 @@ fn long_column_names_make_short_unique_file_names() {
         text.push_str(&format!("{};{};{}\n", ["x", "y"][i % 2], i % 3, i % 4));
     }
     std::fs::write(p.join("long.csv"), text).unwrap();
-    let o = anonbox(
+    let printed = init_ok(
         p,
-        &[
-            "init",
-            "long.csv",
-            "--separator",
-            ";",
-            "--header",
-            "--dir",
-            "out",
-        ],
+        &["long.csv", "--separator", ";", "--header", "--dir", "out"],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let printed = String::from_utf8_lossy(&o.stdout);
     assert!(printed.lines().all(|l| l.len() < 400), "{printed}");
     assert!(printed.contains("... (301 characters)"), "{printed}");
     let files = files_in(&p.join("out"));
@@ -550,20 +544,10 @@ fn two_digit_years_are_read_as_such() {
         ));
     }
     std::fs::write(p.join("d.csv"), text).unwrap();
-    let o = anonbox(
+    let printed = init_ok(
         p,
-        &[
-            "init",
-            "d.csv",
-            "--separator",
-            ";",
-            "--header",
-            "--dir",
-            "out",
-        ],
+        &["d.csv", "--separator", ";", "--header", "--dir", "out"],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let printed = String::from_utf8_lossy(&o.stdout);
     assert!(
         printed.contains("day: ") && printed.contains("date %d/%m/%y"),
         "{printed}"
@@ -602,9 +586,7 @@ fn markers_in_numbers_are_missing_values() {
         text.push_str(&format!("{age},{day},{}\n", ["F", "M"][i % 2]));
     }
     std::fs::write(p.join("d.csv"), text).unwrap();
-    let o = anonbox(p, &["init", "d.csv", "--header", "--dir", "out"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let printed = String::from_utf8_lossy(&o.stdout);
+    let printed = init_ok(p, &["d.csv", "--header", "--dir", "out"]);
     assert!(
         printed.contains("age: quasi-identifier: intervals of")
             && printed.contains("integer 18..77, 60 distinct, 15.7 % missing: empty, NA)"),

@@ -342,6 +342,21 @@ pub enum Generalization {
     Built(Box<Builder>),
 }
 
+impl Generalization {
+    /// The number of levels of the hierarchy (the value up to the top), where the config alone
+    /// decides it: a hierarchy file's columns, a `<vgh>`'s depth (leaves at equal depth, as
+    /// the full-domain methods require), a builder's levels when its description fixes them
+    /// ([`Builder::levels`]); `None` for a builder whose levels follow the data (`mask`
+    /// without `length`), known once the column is loaded.
+    pub fn levels(&self) -> Option<usize> {
+        match self {
+            Generalization::Vgh(vgh) => Some(vgh.levels()),
+            Generalization::File { hierarchy, .. } => Some(hierarchy.levels()),
+            Generalization::Built(builder) => builder.levels(),
+        }
+    }
+}
+
 /// A quasi-identifier, in `<qid>` order.
 #[derive(Debug, Clone)]
 pub struct QuasiIdentifier {

@@ -184,19 +184,14 @@ fn attribute_lines(job: &Job, encoding: &Encoding, first: Option<&[u32]>) -> Vec
         ));
     }
     for (q, (qid, enc)) in job.qids.iter().zip(&encoding.qids).enumerate() {
-        let (source, height) = match &qid.generalization {
-            Generalization::File { path, hierarchy } => (
-                format!("hierarchy {}", file_name(path)),
-                hierarchy.max_level().to_string(),
-            ),
-            Generalization::Vgh(vgh) => (
-                "<vgh>".to_string(),
-                vgh.levels().saturating_sub(1).to_string(),
-            ),
-            Generalization::Built(b) => (
-                format!("builder {}", b.describe()),
-                format!("{} (built from the first rows)", enc.hierarchy.max_level()),
-            ),
+        let source = match &qid.generalization {
+            Generalization::File { path, .. } => format!("hierarchy {}", file_name(path)),
+            Generalization::Vgh(_) => "<vgh>".to_string(),
+            Generalization::Built(b) => format!("builder {}", b.describe()),
+        };
+        let height = match qid.generalization.levels() {
+            Some(levels) => levels.saturating_sub(1).to_string(),
+            None => format!("{} (built from the first rows)", enc.hierarchy.max_level()),
         };
         let example = first.map_or(String::new(), |codes| {
             let h = &enc.hierarchy;
@@ -260,26 +255,23 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-/// The full-domain generalization lattice: the number of levels of each quasi-identifier.
-struct Lattice {
-    levels: Vec<u128>,
+/// The full-domain generalization lattice: each quasi-identifier's name and number of levels.
+struct Lattice<'a> {
+    heights: Vec<(&'a str, usize)>,
 }
 
-impl Lattice {
+impl Lattice<'_> {
     /// The number of transformations, if it fits in 64 bits (the search's limit).
     fn size(&self) -> Option<u64> {
-        let n = self
-            .levels
-            .iter()
-            .try_fold(1u128, |acc, &l| acc.checked_mul(l))?;
-        u64::try_from(n).ok()
+        let levels: Vec<usize> = self.heights.iter().map(|&(_, l)| l).collect();
+        crate::algorithms::search::lattice_size(&levels).ok()
     }
 
     fn describe(&self) -> String {
         let factors = self
-            .levels
+            .heights
             .iter()
-            .map(u128::to_string)
+            .map(|(_, l)| l.to_string())
             .collect::<Vec<_>>()
             .join(" x ");
         match self.size() {
@@ -292,23 +284,22 @@ impl Lattice {
     }
 }
 
-/// The lattice of a full-domain method (`None` for Mondrian and Anatomy). A builder's
-/// hierarchy counts with the levels it built from the first rows.
-fn lattice_size(job: &Job, encoding: &Encoding) -> Option<Lattice> {
+/// The lattice of a full-domain method (`None` for Mondrian and Anatomy). A builder whose
+/// levels follow the data counts with the levels it built from the first rows.
+fn lattice_size<'a>(job: &'a Job, encoding: &Encoding) -> Option<Lattice<'a>> {
     if !job.method.is_full_domain() {
         return None;
     }
-    let levels = job
+    let heights = job
         .qids
         .iter()
         .zip(&encoding.qids)
-        .map(|(q, enc)| match &q.generalization {
-            Generalization::File { hierarchy, .. } => hierarchy.levels() as u128,
-            Generalization::Vgh(vgh) => vgh.levels() as u128,
-            Generalization::Built(_) => enc.hierarchy.levels() as u128,
+        .map(|(q, enc)| {
+            let levels = q.generalization.levels();
+            (q.name.as_str(), levels.unwrap_or(enc.hierarchy.levels()))
         })
         .collect();
-    Some(Lattice { levels })
+    Some(Lattice { heights })
 }
 
 /// The method and where it came from.
@@ -332,7 +323,7 @@ fn method_line(args: &RunArgs, job: &Job) -> String {
 }
 
 /// What the method does, and for the lattice searches which algorithm runs and why.
-fn method_why(job: &Job, lattice: Option<&Lattice>) -> Vec<String> {
+fn method_why(job: &Job, lattice: Option<&Lattice<'_>>) -> Vec<String> {
     let mut lines = vec![match job.method {
         Method::Datafly => "greedy full-domain generalization of the attribute with the most \
                             distinct values, then suppression (SQL on the working database)"
@@ -353,7 +344,7 @@ fn method_why(job: &Job, lattice: Option<&Lattice>) -> Vec<String> {
     if !job.method.is_lattice() {
         return lines;
     }
-    let Some(size) = lattice.and_then(Lattice::size) else {
+    let Some((lattice, size)) = lattice.and_then(|l| Some((l, l.size()?))) else {
         lines.push("the lattice does not fit in 64 bits: no search can run on it".into());
         return lines;
     };
@@ -370,8 +361,6 @@ fn method_why(job: &Job, lattice: Option<&Lattice>) -> Vec<String> {
     } else {
         format!("the lattice has more than {limit} transformations")
     };
-    let algorithm =
-        LatticeAlgorithm::for_method(job.method, size).expect("a lattice method has an algorithm");
     if job.method == Method::Optimal {
         lines.push(format!("runs {optimal}: {optimal_why}"));
     } else {
@@ -379,15 +368,9 @@ fn method_why(job: &Job, lattice: Option<&Lattice>) -> Vec<String> {
             "-method Optimal would run {optimal} ({optimal_why})"
         ));
     }
-    if algorithm.store() == crate::algorithms::StoreKind::Dense
-        && size > crate::lattice::Dense::MAX_SIZE
-    {
-        lines.push(format!(
-            "{} cannot search this lattice (at most {} transformations): the run would fail; \
-             use -method BFS or Optimal",
-            algorithm.name(),
-            indicatif::HumanCount(crate::lattice::Dense::MAX_SIZE)
-        ));
+    // Only where a builder's levels follow the data: the job refused any other lattice.
+    if let Err(e) = crate::algorithms::lattice_limits(job.method, &lattice.heights) {
+        lines.push(format!("the run would fail (the first rows' levels): {e}"));
     }
     lines
 }

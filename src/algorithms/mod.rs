@@ -269,20 +269,16 @@ pub fn run_lattice<'a>(
     let metric = crate::metrics::build(job.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
     let budget = lattice_budget(job, table.records());
-    let size = search::space_of(&table.hierarchies)?.size();
-    let algorithm = LatticeAlgorithm::for_method(job.method, size)
-        .expect("run_lattice runs the lattice methods");
-    if algorithm.store() == StoreKind::Dense && size > crate::lattice::Dense::MAX_SIZE {
-        return Err(crate::Error::Invalid(format!(
-            "the generalization lattice has {size} transformations, more than {} can search \
-             (at most {}): use -method BFS or Optimal",
-            algorithm.name(),
-            crate::lattice::Dense::MAX_SIZE
-        )));
-    }
-    if algorithm.store() == StoreKind::Antichain {
-        antichain_fits(&table.hierarchies, job.method)?;
-    }
+    // The config refused a lattice too large for the method before the input was read (exit
+    // 2) where it alone decides every height. A builder whose levels follow the data (`mask`
+    // without `length`: one level per character of the longest value) is known only now: a
+    // refusal here is exit 1, before any search and with nothing written.
+    let heights: Vec<(&str, usize)> = table
+        .hierarchies
+        .iter()
+        .map(|h| (h.name.as_str(), h.levels()))
+        .collect();
+    let algorithm = lattice_limits(job.method, &heights)?;
     let plan = Plan {
         algorithm,
         store: algorithm.store(),
@@ -404,25 +400,43 @@ pub fn run_lattice<'a>(
     ))
 }
 
-/// BFS's antichains keep a level in a byte, for at most [`crate::lattice::MAX_DIMS`]
-/// quasi-identifiers: a taller hierarchy (a file of more than 256 columns) or more
-/// quasi-identifiers is refused in one line naming it, and the methods that can search it.
-fn antichain_fits(hierarchies: &[crate::hierarchy::Hierarchy], method: Method) -> Result<()> {
-    use crate::lattice::{MAX_DIMS, MAX_LEVEL};
-    let why = if let Some(h) = hierarchies.iter().find(|h| h.max_level() > MAX_LEVEL) {
+/// The algorithm a lattice `method` runs on the lattice of hierarchies of these numbers of
+/// levels (with their quasi-identifiers' names), or why none can search it, in one line: more
+/// than 2^64 transformations (every search: ids are `u64`); more than Flash's and OLA's dense
+/// store holds ([`crate::lattice::Dense::MAX_SIZE`]); for BFS, whose antichains keep a level
+/// in a byte, a hierarchy of more than 256 levels or more than
+/// [`crate::lattice::MAX_DIMS`] quasi-identifiers. The one check of the two places that
+/// make it: the config, before the input is read, where it decides every height
+/// ([`crate::job::Generalization::levels`]), and [`run_lattice`] after the load.
+pub fn lattice_limits(method: Method, heights: &[(&str, usize)]) -> Result<LatticeAlgorithm> {
+    use crate::lattice::{Dense, MAX_DIMS, MAX_LEVEL};
+    let levels: Vec<usize> = heights.iter().map(|&(_, l)| l).collect();
+    let size = search::lattice_size(&levels)?;
+    let algorithm =
+        LatticeAlgorithm::for_method(method, size).expect("lattice_limits of a lattice method");
+    if algorithm.store() == StoreKind::Dense {
+        if size > Dense::MAX_SIZE {
+            return Err(crate::Error::Invalid(format!(
+                "the generalization lattice has {size} transformations, more than {} can search \
+                 (at most {}): use -method BFS or Optimal",
+                algorithm.name(),
+                Dense::MAX_SIZE
+            )));
+        }
+        return Ok(algorithm);
+    }
+    let why = if let Some((name, levels)) = heights.iter().find(|&&(_, l)| l > MAX_LEVEL + 1) {
         format!(
-            "the hierarchy of {} has {} levels, more than BFS can search (at most {})",
-            h.name,
-            h.levels(),
+            "the hierarchy of {name} has {levels} levels, more than BFS can search (at most {})",
             MAX_LEVEL + 1
         )
-    } else if hierarchies.len() > MAX_DIMS {
+    } else if heights.len() > MAX_DIMS {
         format!(
             "{} quasi-identifiers are more than BFS can search (at most {MAX_DIMS})",
-            hierarchies.len()
+            heights.len()
         )
     } else {
-        return Ok(());
+        return Ok(algorithm);
     };
     let runs = if method == Method::Optimal {
         format!(" (-method Optimal runs BFS above {OPTIMAL_FLASH_LIMIT} transformations)")
@@ -431,7 +445,7 @@ fn antichain_fits(hierarchies: &[crate::hierarchy::Hierarchy], method: Method) -
     };
     Err(crate::Error::Invalid(format!(
         "{why}{runs}: use -method Flash or OLA (up to {} transformations), or fewer levels",
-        crate::lattice::Dense::MAX_SIZE
+        Dense::MAX_SIZE
     )))
 }
 

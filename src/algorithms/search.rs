@@ -200,23 +200,35 @@ pub struct Limit {
     pub max_checks: Option<u64>,
 }
 
+/// The number of transformations of the lattice of hierarchies of `levels` levels each (the
+/// product). Fails if it has more than 2^64 transformations (ids are `u64`): 30 or 40
+/// quasi-identifiers of a few levels each.
+pub fn lattice_size(levels: &[usize]) -> Result<u64> {
+    levels
+        .iter()
+        .try_fold(1u64, |size, &l| size.checked_mul(l as u64))
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "the generalization lattice of the {} quasi-identifiers has more than 2^64 \
+                 transformations (the product of their hierarchies' levels): no lattice search \
+                 can run on it; use fewer quasi-identifiers or hierarchy levels",
+                levels.len()
+            ))
+        })
+}
+
 /// The space of full-domain transformations over `hierarchies` (their heights and the
 /// distinct values of each level, for Flash's order). Fails if it has more than 2^64
-/// transformations (ids are `u64`): 30 or 40 quasi-identifiers of a few levels each.
+/// transformations ([`lattice_size`]).
 pub fn space_of(hierarchies: &[Hierarchy]) -> Result<Space> {
+    let levels: Vec<usize> = hierarchies.iter().map(|h| h.levels()).collect();
+    lattice_size(&levels)?;
     let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
     let distinct: Vec<Vec<usize>> = hierarchies
         .iter()
         .map(|h| (0..h.levels()).map(|l| h.width(l)).collect())
         .collect();
-    Space::new(&max, &distinct).ok_or_else(|| {
-        Error::Invalid(format!(
-            "the generalization lattice of the {} quasi-identifiers has more than 2^64 \
-             transformations (the product of their hierarchies' levels): no lattice search can \
-             run on it; use fewer quasi-identifiers or hierarchy levels",
-            hierarchies.len()
-        ))
-    })
+    Ok(Space::new(&max, &distinct).expect("its size fits in 64 bits"))
 }
 
 /// Space + property store + checker + results.

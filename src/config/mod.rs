@@ -263,6 +263,19 @@ impl<'a> Builder<'a> {
                 generalization,
             });
         }
+        // A lattice the method cannot search is a config error (exit 2), found here where the
+        // config decides every hierarchy's height; else after the load
+        // (`algorithms::run_lattice`), with the same message.
+        if method.is_lattice() {
+            let heights: Option<Vec<(&str, usize)>> = qids
+                .iter()
+                .map(|q| q.generalization.levels().map(|l| (q.name.as_str(), l)))
+                .collect();
+            if let Some(heights) = heights {
+                crate::algorithms::lattice_limits(method, &heights)
+                    .map_err(|e| Error::in_file(&cfg.path, e.to_string()))?;
+            }
+        }
         let mut sensitive = Vec::new();
         for att in sens_elements {
             let (index, name) = resolve(&self, att, "a sensitive attribute")?;

@@ -103,6 +103,15 @@ impl Categories {
         }
     }
 
+    /// The value, the mapping file's groups (or `Other`), `*`.
+    pub(super) fn levels(&self) -> usize {
+        match &self.grouping {
+            Grouping::Map { width, .. } => width + 1,
+            Grouping::Frequency { .. } => 3,
+            Grouping::Top => 2,
+        }
+    }
+
     pub(super) fn check(&self, value: &str) -> Result<(), String> {
         match &self.grouping {
             Grouping::Map { path, groups, .. } if !groups.contains_key(value) => Err(format!(

@@ -104,6 +104,11 @@ impl Dates {
         })
     }
 
+    /// The date, its calendar levels, `*`.
+    pub(super) fn levels(&self) -> usize {
+        self.levels.len() + 2
+    }
+
     pub(super) fn rows<'a>(&'a self, values: &'a [(&'a str, u64)]) -> super::Rows<'a> {
         Box::new(values.iter().map(move |&(v, _)| {
             if self.missing.is_missing(v) {

@@ -153,6 +153,14 @@ impl Intervals {
         self.text.clone()
     }
 
+    /// The value, one level per width or bin count, `*`: every level asked for is written.
+    pub(super) fn levels(&self) -> usize {
+        match &self.cut {
+            Cut::Widths(widths) => widths.len() + 2,
+            Cut::Quantiles(bins) => bins.len() + 2,
+        }
+    }
+
     /// The number a value of the data stands for, if any.
     fn number(&self, value: &str) -> Option<Decimal> {
         if self.comma {

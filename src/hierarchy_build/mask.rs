@@ -82,6 +82,18 @@ impl Mask {
         self.text.clone()
     }
 
+    /// The value, its masking levels, `*`, when `length` fixes them (values are padded to it,
+    /// a longer one is a data error); without it they follow the longest value of the data.
+    pub(super) fn levels(&self) -> Option<usize> {
+        self.length.map(|n| self.masking_levels(n) + 2)
+    }
+
+    /// Masking levels of values up to `length` characters: enough to hide every character (at
+    /// least one), or the first `levels`.
+    fn masking_levels(&self, length: usize) -> usize {
+        (levels(length, self.step) - 1).min(self.most.unwrap_or(usize::MAX))
+    }
+
     pub(super) fn check(&self, value: &str) -> Result<(), String> {
         let chars = value.chars().count();
         match self.length {
@@ -120,9 +132,7 @@ impl Mask {
             .max()
             .unwrap_or(0);
         let length = self.length.unwrap_or(longest).max(longest);
-        // Enough levels to hide every character of the longest value (at least one level),
-        // or the first `levels`.
-        let levels = (levels(length, self.step) - 1).min(self.most.unwrap_or(usize::MAX));
+        let levels = self.masking_levels(length);
         Box::new(values.iter().map(move |&(v, _)| {
             let chars = self.padded(v, length);
             let mut row = Vec::with_capacity(levels + 2);

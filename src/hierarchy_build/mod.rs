@@ -303,6 +303,19 @@ impl Builder {
         }
     }
 
+    /// The number of levels of the hierarchy it builds (the value, each level, `*`), where the
+    /// description alone decides it: every builder but `mask` without `length`, whose levels
+    /// follow the longest value of the data. The lattice's limits are checked with it before
+    /// the data is read ([`crate::job::Generalization::levels`]).
+    pub fn levels(&self) -> Option<usize> {
+        match self {
+            Builder::Intervals(b) => Some(b.levels()),
+            Builder::Mask(b) => b.levels(),
+            Builder::Dates(b) => Some(b.levels()),
+            Builder::Categories(b) => Some(b.levels()),
+        }
+    }
+
     /// Checks one distinct value of the data, the first time it appears. The error is the
     /// message of a data error at that value's line.
     pub fn check(&self, value: &str) -> Result<(), String> {
@@ -354,4 +367,75 @@ pub fn is_param(name: &str) -> bool {
 /// Splits a comma-separated list, trimming each item.
 fn list(value: &str) -> Vec<&str> {
     value.split(',').map(str::trim).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Builder::levels`] is the width of every row the builder makes, whatever the data,
+    /// where the description decides it; `mask` without `length` follows the longest value.
+    #[test]
+    fn levels_known_from_the_description_are_the_rows_width() {
+        let dir = tempfile::tempdir().unwrap();
+        let map = dir.path().join("map.csv");
+        std::fs::write(&map, "a;g1;h\nb;g1;h\nc;g2;h\n").unwrap();
+        let map = map.to_string_lossy().into_owned();
+        let datas: [&[(&str, u64)]; 3] = [
+            &[("1", 1)],
+            &[("3", 4), ("17", 1), ("", 2), ("NA", 1)],
+            &[("2020-01-05", 3), ("1999-12-31", 1), ("", 1)],
+        ];
+        let known = [
+            (
+                "intervals",
+                vec![("widths", "5,10,20"), ("missing", "keep")],
+            ),
+            (
+                "intervals",
+                vec![("quantiles", "10,4,2,1"), ("missing", "keep")],
+            ),
+            ("dates", vec![("format", "%Y-%m-%d"), ("missing", "keep")]),
+            (
+                "dates",
+                vec![
+                    ("format", "%Y-%m-%d"),
+                    ("levels", "year"),
+                    ("missing", "keep"),
+                ],
+            ),
+            ("mask", vec![("pad", "0"), ("length", "12"), ("step", "2")]),
+            (
+                "mask",
+                vec![("pad", "0"), ("length", "12"), ("levels", "3")],
+            ),
+            ("categories", vec![("frequency", "2")]),
+            ("categories", vec![]),
+        ];
+        for (kind, params) in &known {
+            let b = Builder::from_params(kind, &Params::from_pairs(".", params)).unwrap();
+            let levels = b.levels().expect("known from the description");
+            for data in datas {
+                let data: Vec<_> = data
+                    .iter()
+                    .filter(|(v, _)| b.check(v).is_ok())
+                    .copied()
+                    .collect();
+                for row in b.rows(&data) {
+                    assert_eq!(row.len(), levels, "{kind} {params:?}: {row:?}");
+                }
+            }
+        }
+        let b =
+            Builder::from_params("categories", &Params::from_pairs(".", &[("map", &map)])).unwrap();
+        assert_eq!(b.levels(), Some(4));
+        for row in b.rows(&[("a", 1), ("c", 1)]) {
+            assert_eq!(row.len(), 4, "{row:?}");
+        }
+        // mask without length: one level per character of the longest value.
+        let b = Builder::from_params("mask", &Params::from_pairs(".", &[("levels", "3")])).unwrap();
+        assert_eq!(b.levels(), None);
+        let width = |data: &[(&str, u64)]| b.rows(data).next().unwrap().len();
+        assert_eq!((width(&[("1", 1)]), width(&[("12345", 1)])), (3, 5));
+    }
 }

@@ -1133,7 +1133,8 @@ fn a_panic_within_the_lookahead_does_not_hang() {
 }
 
 /// A lattice of more than 2^64 transformations (33 quasi-identifiers of four levels: 2^66) is
-/// refused in one line by every lattice method, and nothing is written (it was a panic).
+/// refused in one line by every lattice method, and nothing is written (it was a panic): a
+/// config error (exit 2), the hierarchy files giving every height.
 #[test]
 fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -1173,7 +1174,7 @@ fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{method}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{method}: {stderr}");
         assert!(
             stderr.contains(
                 "the generalization lattice of the 33 quasi-identifiers has more than 2^64"
@@ -1188,7 +1189,8 @@ fn cli_lattice_beyond_2_64_is_refused_in_one_line() {
 /// BFS keeps levels in bytes and at most 64 quasi-identifiers: a hierarchy of 300 levels, or
 /// 65 quasi-identifiers, is refused in one line naming what is too large and what can search
 /// it (it said "the generalization lattice (301 transformations) is too large for this
-/// search's property store"), nothing is written, and Flash searches both.
+/// search's property store"), as a config error (exit 2), nothing is written, and Flash
+/// searches both.
 #[test]
 fn cli_bfs_names_a_hierarchy_too_tall_or_too_many_quasi_identifiers() {
     let dir = tempfile::tempdir().unwrap();
@@ -1262,7 +1264,7 @@ fn cli_bfs_names_a_hierarchy_too_tall_or_too_many_quasi_identifiers() {
     ] {
         let out = run(config, "BFS");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{config}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{config}: {stderr}");
         assert!(stderr.contains(want), "{config}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{config}: {stderr}");
         assert_eq!(common::files_in(dir.path()), before, "{config}");

@@ -1308,3 +1308,61 @@ fn a_killed_runs_temporary_file_is_removed_by_the_next_run() {
     assert_eq!(temp_names(), Vec::<String>::new());
     assert!(d.join(".w.db.AbC123.tmp").exists() && d.join(".w.db.AbC123.anonbox.tmp.bak").exists());
 }
+
+/// A lattice the method cannot search was refused after the load, as a data error (exit 1):
+/// `-method Flash` on 14 quasi-identifiers of six levels (6^14 transformations) read the whole
+/// input first. Where the config gives every height (here `mask` with `length`) it is a config
+/// error (exit 2) found before a row is read: the input's too-long value, a data error, is
+/// never reached. `mask` without `length` takes its levels from the longest value, so the same
+/// lattice is refused only after the load (exit 1); either way before any search and with
+/// nothing written, and `plan` says so as the run would.
+#[test]
+fn a_lattice_too_large_for_the_method_is_refused_before_the_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let q = 14;
+    let header: Vec<String> = (0..q).map(|j| format!("a{j}")).collect();
+    let row = |v: &str| vec![v; q].join(";") + "\n";
+    let good = header.join(";") + "\n" + &row("abcd") + &row("abce");
+    std::fs::write(d.join("good.csv"), &good).unwrap();
+    std::fs::write(d.join("bad.csv"), good + &row("abcde")).unwrap();
+    let config = |name: &str, input: &str, mask: &str| {
+        let atts: String = (0..q)
+            .map(|j| format!("<att index='{j}' name='a{j}'><mask {mask}/></att>"))
+            .collect();
+        std::fs::write(
+            d.join(name),
+            format!(
+                "<config k='2'><input filename='{input}' separator=';' header='true'/>\
+                 <output filename='out.csv'/><qid>{atts}</qid></config>"
+            ),
+        )
+        .unwrap();
+    };
+    config("known.xml", "bad.csv", "pad='0' length='4'");
+    config("data.xml", "good.csv", "");
+    let before = files_in(d);
+    let run = |args: &[&str]| bin().current_dir(d).args(args).output().unwrap();
+    let want = "the generalization lattice has 78364164096 transformations, more than Flash can \
+                search (at most 2147483648): use -method BFS or Optimal";
+    for (config, code) in [("known.xml", 2), ("data.xml", 1)] {
+        let o = run(&["-config", config, "-method", "Flash", "-report", "r.json"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{config}: {err}");
+        assert!(err.contains(want), "{config}: {err}");
+        assert_eq!(err.lines().count(), 1, "{config}: {err}");
+        assert_eq!(files_in(d), before, "{config}");
+    }
+    let o = run(&["plan", "-config", "known.xml", "-method", "Flash"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains(want), "{o:?}");
+    let o = run(&["plan", "-config", "data.xml", "-method", "Flash"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(
+        out.contains(&format!(
+            "the run would fail (the first rows' levels): {want}"
+        )),
+        "{out}"
+    );
+}

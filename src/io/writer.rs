@@ -367,7 +367,8 @@ fn replace(s: Staged) -> Result<Option<PathBuf>> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let old = target.with_file_name(format!(".{name}.{}.{n}.old", std::process::id()));
+            let old =
+                target.with_file_name(format!(".{name}.{}.{n}{ASIDE_SUFFIX}", std::process::id()));
             std::fs::rename(&target, &old).map_err(|e| Error::io(&target, e))?;
             Some(old)
         }
@@ -617,13 +618,11 @@ pub fn set_quiet(quiet: bool) {
 /// instant).
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Removes the temporary files of `name` in `dir` that a killed run left: SIGKILL (the OOM
-/// killer) or an abort runs no cleanup, and a kept database's temporary file holds the raw
-/// data. A file is taken for stale when its name is ours (`.NAME.XXXXXX.anonbox.tmp`), nobody
-/// holds its lock (every run locks each of its temporary files, `flock`, until it is renamed or
-/// removed; a process that dies releases its locks), and it has not changed for
-/// [`STALE_AFTER`]. Each removal is said on stderr (not with `-quiet`). Where locks are not
-/// supported, nothing is removed.
+/// Cleans up after the runs that were killed while writing `name` in `dir`: SIGKILL (the OOM
+/// killer) or an abort runs no cleanup. Their temporary files ([`sweep_temporary`]: a kept
+/// database's holds the raw data) are removed, and the previous file one of them had set
+/// aside while publishing ([`sweep_set_aside`]) is put back or removed. Each is said on stderr
+/// (not with `-quiet`).
 fn sweep_stale(dir: &Path, name: &str) {
     let prefix = format!(".{name}.");
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -631,40 +630,103 @@ fn sweep_stale(dir: &Path, name: &str) {
     };
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(n) = file_name.to_str() else {
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
             continue;
         };
-        let Some(middle) = n
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.strip_suffix(TEMP_SUFFIX))
-        else {
-            continue;
-        };
-        if middle.len() != 6 || !middle.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            continue;
-        }
-        let path = entry.path();
-        let Ok(file) = std::fs::File::open(&path) else {
-            continue;
-        };
-        let unchanged = file
-            .metadata()
-            .ok()
-            .filter(|m| m.is_file())
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER);
-        if unchanged
-            && file.try_lock().is_ok()
-            && std::fs::remove_file(&path).is_ok()
-            && !QUIET.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            eprintln!(
-                "anonbox: removed {}, the temporary file of a run that was killed",
-                path.display()
-            );
+        if let Some(middle) = rest.strip_suffix(TEMP_SUFFIX) {
+            sweep_temporary(&entry.path(), middle);
+        } else if let Some(middle) = rest.strip_suffix(ASIDE_SUFFIX) {
+            sweep_set_aside(&entry.path(), &dir.join(name), middle);
         }
     }
+}
+
+/// Says what a sweep did, on stderr, unless `-quiet`.
+fn say_swept(what: std::fmt::Arguments<'_>) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("anonbox: {what}");
+    }
+}
+
+/// Removes `path`, a temporary file of `name` (`.NAME.XXXXXX.anonbox.tmp`, `middle` the
+/// `XXXXXX`), if a killed run left it: nobody holds its lock (every run locks each of its
+/// temporary files, `flock`, until it is renamed or removed; a process that dies releases its
+/// locks), and it has not changed for [`STALE_AFTER`]. Where locks are not supported, nothing
+/// is removed.
+fn sweep_temporary(path: &Path, middle: &str) {
+    if middle.len() != 6 || !middle.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return;
+    };
+    let unchanged = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= STALE_AFTER);
+    if unchanged && file.try_lock().is_ok() && std::fs::remove_file(path).is_ok() {
+        say_swept(format_args!(
+            "removed {}, the temporary file of a run that was killed",
+            path.display()
+        ));
+    }
+}
+
+/// How a file set aside by [`replace`] ends: `.NAME.PID.N.old`.
+const ASIDE_SUFFIX: &str = ".old";
+
+/// `path`, the file that was at `target` and that [`replace`] set aside while publishing
+/// (`.NAME.PID.N.old`, `middle` the `PID.N`), left there because process `PID` was killed
+/// before it removed it. Only once that process is gone: if `target` is there (the new file
+/// was published), the old one is removed; if not (killed between the two renames), it is
+/// put back, since a failed run leaves the previous output as it was. Put back without
+/// replacing anything (a link, then the set-aside name removed): a file that appeared at
+/// `target` meanwhile stays.
+fn sweep_set_aside(path: &Path, target: &Path, middle: &str) {
+    let pid = match middle.split_once('.') {
+        Some((pid, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            match pid.parse::<u32>() {
+                Ok(pid) if process_is_gone(pid) => pid,
+                _ => return,
+            }
+        }
+        _ => return,
+    };
+    match std::fs::symlink_metadata(target) {
+        Ok(_) => {
+            if std::fs::remove_file(path).is_ok() {
+                say_swept(format_args!(
+                    "removed {}, the previous {} that run {pid} (killed) had set aside",
+                    path.display(),
+                    target.display()
+                ));
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if std::fs::hard_link(path, target).is_ok() {
+                let _ = std::fs::remove_file(path);
+                say_swept(format_args!(
+                    "restored {} from {}, where run {pid} had set it aside and was killed \
+                     before publishing",
+                    target.display(),
+                    path.display()
+                ));
+            }
+        }
+        Err(_) => {}
+    }
+}
+
+/// True if process `pid` is known to have ended: not this one, and missing from `/proc`
+/// where `/proc` lists the processes (Linux). Elsewhere every process counts as alive, and
+/// no set-aside file is swept.
+fn process_is_gone(pid: u32) -> bool {
+    pid != std::process::id()
+        && Path::new("/proc/self").exists()
+        && !Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// Writes `bytes` to `path` atomically (small files: reports).
@@ -770,6 +832,51 @@ mod tests {
         discard();
         assert!(new.join("a.csv").is_file(), "published: kept");
         assert!(create_dir(&dir.path().join("no/such")).is_err());
+    }
+
+    /// A run killed (SIGKILL) while publishing left the previous file set aside as
+    /// `.NAME.PID.N.old` for good, and the target missing if it died before the new file was
+    /// in place. The next run writing NAME removes it (the target is there) or puts it back
+    /// (not there), once that process is gone; a live process's file stays.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_publishs_set_aside_file_is_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let mut live = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let aside = |name: &str, pid: u32| d.join(format!(".{name}.{pid}.0.old"));
+        // Published, then killed: the new file is in place, the old one goes.
+        std::fs::write(d.join("a.csv"), "new").unwrap();
+        std::fs::write(aside("a.csv", dead), "old").unwrap();
+        // Killed between the renames: the old file comes back.
+        std::fs::write(aside("b.csv", dead), "previous").unwrap();
+        // A live process's files stay, whatever the target.
+        std::fs::write(aside("c.csv", live.id()), "previous").unwrap();
+        std::fs::write(d.join("d.csv"), "new").unwrap();
+        std::fs::write(aside("d.csv", live.id()), "old").unwrap();
+        // Not ours.
+        std::fs::write(d.join(".e.csv.12x.0.old"), "other").unwrap();
+        for name in ["a.csv", "b.csv", "c.csv", "d.csv", "e.csv"] {
+            sweep_stale(d, name);
+        }
+        live.kill().unwrap();
+        live.wait().unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("a.csv")).unwrap(), "new");
+        assert!(!aside("a.csv", dead).exists());
+        assert_eq!(
+            std::fs::read_to_string(d.join("b.csv")).unwrap(),
+            "previous"
+        );
+        assert!(!aside("b.csv", dead).exists());
+        assert!(!d.join("c.csv").exists() && aside("c.csv", live.id()).exists());
+        assert!(aside("d.csv", live.id()).exists());
+        assert!(!d.join("e.csv").exists() && d.join(".e.csv.12x.0.old").exists());
     }
 
     #[cfg(unix)]

@@ -1366,3 +1366,69 @@ fn a_lattice_too_large_for_the_method_is_refused_before_the_input_is_read() {
         "{out}"
     );
 }
+
+/// SIGKILL during the publish left the previous release set aside as `.NAME.PID.N.old` for
+/// good, and the target missing when the kill came between the two renames: the previous
+/// release was only in the hidden file. The next run writing NAME puts it back (the target is
+/// missing) or removes it (the target is there) once that process is gone, and says so
+/// unless `-quiet`; a live process's file stays.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_publishs_set_aside_file_is_restored_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = adult_config(d, None, "k='5' method='Flash'", "");
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let mut live = Command::new("sleep").arg("60").spawn().unwrap();
+    let aside = |name: &str, pid: u32| format!(".{name}.{pid}.0.old");
+    std::fs::write(d.join(aside("out.csv", dead)), "previous release").unwrap();
+    std::fs::write(d.join("r.json"), "{}").unwrap();
+    std::fs::write(d.join(aside("r.json", dead)), "previous report").unwrap();
+    std::fs::write(d.join(aside("r.json", live.id())), "a live run's").unwrap();
+    // A run that fails before writing sweeps nothing.
+    let o = bin()
+        .current_dir(d)
+        .arg("-config")
+        .arg(&config)
+        .args(["-k", "40000", "-output", "out.csv", "-report", "r.json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(!d.join("out.csv").exists());
+    // The next run writing them: out.csv comes back, then is replaced by the release; the
+    // report's set-aside file goes; the live run's stays.
+    let o = bin()
+        .current_dir(d)
+        .arg("-config")
+        .arg(&config)
+        .args(["-output", "out.csv", "-report", "r.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let said = |what: &str, name: &str| {
+        err.lines()
+            .any(|l| l.starts_with(&format!("anonbox: {what} ")) && l.contains(name))
+    };
+    assert!(said("restored", &aside("out.csv", dead)), "{err}");
+    assert!(said("removed", &aside("r.json", dead)), "{err}");
+    assert!(!said("removed", &aside("r.json", live.id())), "{err}");
+    assert!(std::fs::read_to_string(d.join("out.csv"))
+        .unwrap()
+        .starts_with("sex;age"));
+    let mut left: Vec<String> = files_in(d)
+        .into_iter()
+        .filter(|n| n.ends_with(".old"))
+        .collect();
+    left.sort();
+    assert_eq!(left, [aside("r.json", live.id())]);
+    // Quietly with -quiet.
+    std::fs::write(d.join(aside("out.csv", dead)), "previous release").unwrap();
+    let o = release(&config, &d.join("out.csv"));
+    assert!(o.status.success() && o.stderr.is_empty(), "{o:?}");
+    assert!(!d.join(aside("out.csv", dead)).exists());
+    live.kill().unwrap();
+    live.wait().unwrap();
+}

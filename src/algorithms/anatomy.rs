@@ -6,7 +6,9 @@
 //! §7.4) never succeeds because of two SQL defects (§8); this one follows its algorithm and
 //! works:
 //!
-//! 1. `l` is rounded as the toolbox does ([`integer_l`]: `Math.round`, at least 2).
+//! 1. `l` is rounded as the toolbox does ([`integer_l`]: `Math.round`, at least 2). A run's `l`
+//!    is already a whole number: the config refuses a fractional one (Anatomy enforces distinct
+//!    l-diversity, and rounding took 2.4 for 2).
 //! 2. The records are bucketed by sensitive value. Buckets are ordered by count descending; ties
 //!    keep ascending sensitive value (the toolbox's `ORDER BY COUNT(*)` over a `GROUP BY`, then a
 //!    stable descending sort). Eligibility: at least `l` buckets, else

@@ -330,20 +330,32 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
-        // Recursive (c,l)-diversity counts values: the toolbox rounds a fractional l to the
-        // nearest, ARX up, so the model enforced would depend on the tool.
-        if let Some(l) = privacy.iter().find_map(|m| match m {
-            PrivacyModel::RecursiveCL { l, .. } if l.fract() != 0.0 => Some(*l),
+        // Distinct and recursive (c,l)-diversity count values, so their l is a whole number.
+        // Recursive: the toolbox rounds a fractional l to the nearest, ARX up, so the model
+        // enforced would depend on the tool. Distinct: ARX takes a whole number, and the
+        // toolbox's Anatomy rounded to the nearest (2.4 to 2: fewer values than asked); the
+        // report would name an l that no class count can have. Entropy l-diversity takes any
+        // l > 1 (its entropy is compared with log l).
+        if let Some((model, l, why)) = privacy.iter().find_map(|m| match m {
+            PrivacyModel::DistinctL { l, .. } if l.fract() != 0.0 => Some((
+                "distinct l-diversity",
+                *l,
+                "it counts distinct values (ARX takes a whole number; the toolbox rounded a \
+                 fractional one to the nearest, 2.4 to 2)",
+            )),
+            PrivacyModel::RecursiveCL { l, .. } if l.fract() != 0.0 => Some((
+                "recursive (c,l)-diversity",
+                *l,
+                "which l a fractional one enforces differs between the toolbox and ARX",
+            )),
             _ => None,
         }) {
-            let msg = format!(
-                "recursive (c,l)-diversity needs a whole number l (got {l}): which l a fractional \
-                 one enforces differs between the toolbox and ARX"
-            );
-            return Err(match (args.l, &self.cfg.privacy) {
-                (Some(_), _) => Error::Usage(format!("-l: {msg}")),
-                (None, Some((site, _))) => self.at(site, msg),
-                (None, None) => self.at(&self.cfg.root, msg),
+            let msg = format!("{model} needs a whole number l (got {l}): {why}");
+            // Named where the l came from: -l, or the config (a weaker -l is kept out).
+            return Err(match (args.l == Some(l), &self.cfg.privacy) {
+                (true, _) => Error::Usage(format!("-l: {msg}")),
+                (false, Some((site, _))) => self.at(site, msg),
+                (false, None) => self.at(&self.cfg.root, msg),
             });
         }
         self.flags_apply(method, &privacy)?;

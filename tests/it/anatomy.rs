@@ -210,17 +210,29 @@ fn seeded_and_reproducible() {
     assert!(files[0] != files[2], "another seed, another grouping");
 }
 
-/// A rational l is rounded as the toolbox does, and said so on stdout.
+/// A rational l is refused (exit 2, nothing written): Anatomy enforces distinct l-diversity,
+/// a count of distinct values, and the toolbox's rounding to the nearest took 2.4 for 2.
 #[test]
-fn rational_l_is_rounded() {
+fn rational_l_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let stdout = run(
-        &["-config", "config-education.xml", "-l", "2.5"],
-        &dir.path().join("r.data"),
-    );
-    assert_eq!(stdout, "Converting rational l value to integer: 3\n");
-    let (qit, st) = pair(dir.path(), "r");
-    check_anatomy(&qit, &st, &[12, 0], 4, 3);
+    for l in ["2.5", "2.4"] {
+        let out = anonbox()
+            .args(["-config", "config-education.xml", "-l", l, "-output"])
+            .arg(dir.path().join("r.data"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "anonbox: -l: distinct l-diversity needs a whole number l (got {l}): it counts \
+                     distinct values (ARX takes a whole number; the toolbox rounded a fractional \
+                     one to the nearest, 2.4 to 2)"
+            )
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }
 
 /// A numeric sensitive attribute (no map): age, with sex and education as quasi-identifiers.

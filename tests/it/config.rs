@@ -404,6 +404,69 @@ fn recursive_diversity_needs_a_whole_l() {
     .unwrap();
 }
 
+/// Distinct l-diversity counts distinct values: a fractional l ran (the checks asked for
+/// ceil(l) values, the report named l = 2.5) where ARX takes a whole number and the toolbox's
+/// Anatomy rounded to the nearest (2.4 to 2, fewer than asked). Refused like recursive
+/// (c,l)-diversity's, from `<privacy>`, from `-l` and for Anatomy; entropy l-diversity keeps
+/// any l > 1.
+#[test]
+fn distinct_diversity_needs_a_whole_l() {
+    let w = small();
+    let privacy = |model: &str, l: &str| {
+        format!(
+            "{SMALL_QID}\n<sens><att index='2'/></sens>\n<privacy><{model}-l-diversity \
+             l='{l}'/></privacy>"
+        )
+    };
+    // From the config, from -l, and from the config beside a weaker -l (kept out).
+    for (l, flags, want) in [
+        ("2.5", &["-method", "Flash"][..], "<privacy>: distinct"),
+        (
+            "2",
+            &["-method", "Incognito_L", "-l", "2.5"],
+            "-l: distinct",
+        ),
+        (
+            "2.5",
+            &["-method", "Flash", "-l", "2"],
+            "<privacy>: distinct",
+        ),
+    ] {
+        let e = build_err(&w, &small_config("", &privacy("distinct", l)), flags);
+        assert!(
+            e.contains(&format!(
+                "{want} l-diversity needs a whole number l (got 2.5): it counts distinct values"
+            )),
+            "{flags:?}: {e}"
+        );
+    }
+    let sens = format!("{SMALL_QID}\n<sens><att index='2'/></sens>");
+    let e = build_err(
+        &w,
+        &small_config("", &sens),
+        &["-method", "Anatomy", "-l", "2.4"],
+    );
+    assert!(e.starts_with("-l: distinct l-diversity"), "{e}");
+    build(
+        &w,
+        &small_config("", &privacy("distinct", "2")),
+        &["-method", "Flash", "-l", "3"],
+    )
+    .unwrap();
+    build(
+        &w,
+        &small_config("", &sens),
+        &["-method", "Anatomy", "-l", "3"],
+    )
+    .unwrap();
+    build(
+        &w,
+        &small_config("", &privacy("entropy", "2.5")),
+        &["-method", "Flash"],
+    )
+    .unwrap();
+}
+
 /// A config or hierarchy "file" that is a folder or a device is refused as such (a config of
 /// `/dev/zero` was read for ever; a folder was reported as missing).
 #[test]

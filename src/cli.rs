@@ -99,6 +99,11 @@ pub struct RawArgs {
     /// Field separator, one or more characters [default: the config's, else ',']
     #[arg(long, value_name = "STRING")]
     pub separator: Option<String>,
+    /// Text encoding of the input, its release and hierarchy files: a WHATWG label such as
+    /// windows-1252 (latin1), iso-8859-15, shift_jis [default: the config's <input encoding>,
+    /// else utf-8]
+    #[arg(long, value_name = "LABEL")]
+    pub encoding: Option<String>,
     /// Output file [default: the config's <output filename>]
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
@@ -187,6 +192,7 @@ pub struct RunArgs {
     pub suppression: Option<f64>,
     pub input: Option<PathBuf>,
     pub separator: Option<String>,
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
     pub output: Option<PathBuf>,
     pub output_format: Option<OutputFormat>,
     pub metric: Option<MetricKind>,
@@ -524,6 +530,12 @@ impl RunArgs {
             suppression,
             input: path(&raw.input, "-input")?,
             separator: raw.separator.clone(),
+            encoding: raw
+                .encoding
+                .as_deref()
+                .map(crate::io::encoding::for_label)
+                .transpose()
+                .map_err(|m| Error::Usage(format!("-encoding: {m}")))?,
             output: path(&raw.output, "-output")?,
             output_format,
             metric,

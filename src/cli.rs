@@ -42,7 +42,7 @@ Subcommands:
                                      lattice, method and why, models, outputs): reads the config
                                      and the input's first rows only, writes nothing
                                      (anonbox plan --help)
-  anonbox init DATA [--separator S] [--header] [--dir DIR]
+  anonbox init DATA [--separator S] [--header] [--encoding LABEL] [--dir DIR]
                                      profile a file, propose roles, write DIR/config.xml and a
                                      hierarchy per quasi-identifier (anonbox init --help)
   anonbox hierarchy KIND --input FILE --column COL --output FILE ...

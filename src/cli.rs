@@ -713,6 +713,13 @@ mod tests {
         assert_eq!(usage(&["--quiet=yes"]), "-quiet takes no value");
         assert_eq!(usage(&["-separator", ""]), "-separator: empty separator");
         assert_eq!(usage(&["-input", ""]), "-input: empty file name");
+        assert!(usage(&["-encoding", "ebcdic"])
+            .starts_with("-encoding: unknown encoding 'ebcdic': give a label of the WHATWG"));
+        assert!(usage(&["-Encoding", "utf-16le"]).contains("UTF-16"));
+        assert_eq!(
+            run(&["-ENCODING", "Latin1"]).encoding,
+            Some(encoding_rs::WINDOWS_1252)
+        );
         assert!(usage(&["config.xml"]).starts_with("unexpected argument 'config.xml'"));
         assert!(usage(&["-"]).starts_with("unexpected argument '-'"));
     }
@@ -732,6 +739,7 @@ mod tests {
             "--suppThreshold",
             "--input",
             "--separator",
+            "--encoding",
             "--output",
             "--outputFormat",
             "--suppression",

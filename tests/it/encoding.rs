@@ -93,6 +93,14 @@ fn init_detects_windows_1252_and_the_run_releases_in_it() {
     assert!(std::str::from_utf8(&city).is_err());
     assert!(decode(WINDOWS_1252, &city).contains("Köln;"));
 
+    // The plan says how the input is read.
+    let o = anonbox(d, &["plan", "-config", "rel/config.xml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        plan.contains("separator ';', header line, windows-1252, 5 fields"),
+        "{plan}"
+    );
     // The command init printed, as it stands (with a report and a kept database).
     let run = printed.lines().last().unwrap().trim();
     let mut args: Vec<&str> = run.split_whitespace().skip(1).collect();

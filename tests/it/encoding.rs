@@ -169,6 +169,14 @@ fn config(dir: &Path, encoding: &str, separator: &str, qid: &str) {
     .unwrap();
 }
 
+/// Runs anonbox in `dir` with `args` and asserts that it released `out.csv` equal to `input`,
+/// byte for byte.
+fn released_unchanged(dir: &Path, args: &[&str], input: &[u8]) {
+    let o = anonbox(dir, args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("out.csv")).unwrap(), input);
+}
+
 /// genVals keeps what it does not generalize byte for byte: every byte 0x20..0xFF but the
 /// separator and the quote, in windows-1252, comes out as it went in.
 #[test]
@@ -191,9 +199,7 @@ fn genvals_keeps_every_windows_1252_byte() {
         ";",
         "<att index='0' name='g' hierarchy='h.csv'/>",
     );
-    let o = anonbox(d, &["-config", "c.xml"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), input);
+    released_unchanged(d, &["-config", "c.xml"], &input);
 
     // Without the encoding, the run stops at the first field that is not UTF-8 (the
     // hierarchy file's, then the data's), with a hint; it never guesses.
@@ -223,9 +229,11 @@ fn genvals_keeps_every_windows_1252_byte() {
     assert!(!d.join("out.csv").exists());
     // -encoding on the command line does what the attribute does.
     config(d, "", ";", "<att index='0' name='g' hierarchy='h.csv'/>");
-    let o = anonbox(d, &["-config", "c.xml", "-encoding", "windows-1252"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), input);
+    released_unchanged(
+        d,
+        &["-config", "c.xml", "-encoding", "windows-1252"],
+        &input,
+    );
 }
 
 /// Shift_JIS with `|` separators: "ポ" is 0x83 0x7C, its trail byte a `|`. The stream is
@@ -270,9 +278,7 @@ fn shift_jis_trail_bytes_equal_to_the_separator_split_right() {
         "|",
         "<att index='0' name='g' hierarchy='h.csv'/>",
     );
-    let o = anonbox(d, &["-config", "c.xml"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), input);
+    released_unchanged(d, &["-config", "c.xml"], &input);
     // The name column as a quasi-identifier: its values are whole characters.
     config(
         d,
@@ -280,9 +286,11 @@ fn shift_jis_trail_bytes_equal_to_the_separator_split_right() {
         "|",
         "<att index='1' name='name' hierarchy='names.csv'/>",
     );
-    let o = anonbox(d, &["-config", "c.xml", "-method", "Flash", "-k", "1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(d.join("out.csv")).unwrap(), input);
+    released_unchanged(
+        d,
+        &["-config", "c.xml", "-method", "Flash", "-k", "1"],
+        &input,
+    );
 }
 
 /// An unknown label is a flag or config error, found before the input is read (which here

@@ -259,7 +259,8 @@ impl FieldEncoder {
         let (bytes, _, unmappable) = self.encoding.encode(text);
         if unmappable {
             let value = String::from_utf8_lossy(value);
-            let c = value
+            // In the value, or else in the separator.
+            let c = text
                 .chars()
                 .find(|c| self.encoding.encode(c.encode_utf8(&mut [0; 4])).2)
                 .unwrap_or(char::REPLACEMENT_CHARACTER);

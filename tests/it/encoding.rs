@@ -401,3 +401,52 @@ fn a_label_the_encoding_cannot_hold_is_an_error() {
     );
     assert_eq!(files_in(d), ["c.xml", "in.csv"]);
 }
+
+/// Anatomy writes both files in the input's encoding: the ST gives the published fields back
+/// byte for byte, and the config's map (UTF-8 XML) names the decoded values.
+#[test]
+fn anatomy_writes_its_pair_in_the_input_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows: [&[u8]; 4] = [
+        b"a;Caf\xe9;n\xe9e",
+        b"a;Th\xe9;x\xff",
+        b"b;Caf\xe9;\xe0 1",
+        b"b;Th\xe9;\xe0 2",
+    ];
+    let mut input = b"g;s;note\n".to_vec();
+    for r in rows {
+        input.extend_from_slice(r);
+        input.push(b'\n');
+    }
+    std::fs::write(d.join("in.csv"), &input).unwrap();
+    std::fs::write(d.join("h.csv"), "a;*\nb;*\n").unwrap();
+    std::fs::write(
+        d.join("c.xml"),
+        "<config method='Anatomy' l='2'>\
+           <input filename='in.csv' separator=';' header='true' encoding='windows-1252'/>\
+           <output filename='out.csv'/>\
+           <qid><att index='0' name='g' hierarchy='h.csv'/></qid>\
+           <sens><att index='1' name='s'><map><e cat='Café' int='0'/><e cat='Thé' int='1'/>\
+           </map></att></sens>\
+         </config>",
+    )
+    .unwrap();
+    let o = anonbox(d, &["-config", "c.xml", "-quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let st = std::fs::read(d.join("out_ST.csv")).unwrap();
+    let mut published: Vec<&[u8]> = st
+        .split(|&b| b == b'\n')
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| &l[l.iter().position(|&b| b == b';').unwrap() + 1..])
+        .collect();
+    published.sort_unstable();
+    let mut want: Vec<&[u8]> = rows.iter().map(|r| &r[2..]).collect();
+    want.sort_unstable();
+    assert_eq!(published, want);
+    assert_eq!(
+        std::fs::read(d.join("out_QIT.csv")).unwrap()[..6],
+        b"g;EID\n"[..]
+    );
+}

@@ -21,10 +21,11 @@ use crate::{Error, Result};
 /// The encoding init reads a file in that is not UTF-8.
 pub const FALLBACK: &Encoding = WINDOWS_1252;
 
-/// `None` if `path` is UTF-8 throughout, else where it is not: `line L, field NAME` (read with
-/// `format`'s separator and header).
+/// `None` if `path` is UTF-8 throughout (or says it is, starting with a UTF-8 byte order mark:
+/// then what is not UTF-8 in it is an error of the profile), else where it is not: `line L,
+/// field NAME` (read with `format`'s separator and header).
 pub fn not_utf8(format: &Format, path: &Path) -> Result<Option<String>> {
-    if is_utf8_file(path)? {
+    if is_utf8_file(path)? || starts_with_utf8_bom(path)? {
         return Ok(None);
     }
     let format = format.clone().encoded(UTF_8);
@@ -51,6 +52,15 @@ pub fn not_utf8(format: &Format, path: &Path) -> Result<Option<String>> {
     }
     // Outside every field (a byte order mark of another kind is refused by the reader).
     Ok(Some("outside the fields".to_string()))
+}
+
+fn starts_with_utf8_bom(path: &Path) -> Result<bool> {
+    let mut start = Vec::with_capacity(3);
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    file.take(3)
+        .read_to_end(&mut start)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(start == b"\xef\xbb\xbf")
 }
 
 /// True if the bytes of `path` are UTF-8 (validated a megabyte at a time, a character cut at a
@@ -103,6 +113,8 @@ mod tests {
             check(b"na\xefve;age\nx;1\n").as_deref(),
             Some("line 1, the name of column 0")
         );
+        // A file that says it is UTF-8 is taken at its word.
+        assert_eq!(check(b"\xef\xbb\xbfname;age\nJos\xe9;4\n"), None);
     }
 
     #[test]

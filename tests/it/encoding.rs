@@ -141,6 +141,7 @@ fn init_detects_windows_1252_and_the_run_releases_in_it() {
     .unwrap();
     assert_eq!(found.rows, 300);
     assert_eq!(report["suppressed_records"], found.suppressed as u64);
+    assert_eq!(report["input_encoding"], "windows-1252");
     // The store holds decoded text: sqlite3 shows it readable.
     let db = rusqlite::Connection::open(d.join("w.db")).unwrap();
     let values: Vec<String> = db

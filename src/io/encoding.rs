@@ -163,10 +163,14 @@ impl<R: Read> Decode<R> {
                     .iter()
                     .map(|b| format!("0x{b:02X}"))
                     .collect();
+                let (noun, verb) = match bytes.len() {
+                    1 => ("byte", "is"),
+                    _ => ("bytes", "are"),
+                };
                 return Err(fault(
                     Some(self.lines + 1),
                     format!(
-                        "bytes {} are not valid {} (is it the file's encoding?)",
+                        "{noun} {} {verb} not valid {} (is it the file's encoding?)",
                         bytes.join(" "),
                         self.encoding.name()
                     ),

@@ -292,6 +292,18 @@ fn shift_jis_trail_bytes_equal_to_the_separator_split_right() {
         &["-config", "c.xml", "-method", "Flash", "-k", "1"],
         &input,
     );
+    // Bytes that are not Shift_JIS are an error naming their line (exit 1), never replaced.
+    let mut bad = input.clone();
+    bad.extend_from_slice(b"2|\x81\x20\n");
+    std::fs::write(d.join("in.csv"), &bad).unwrap();
+    std::fs::remove_file(d.join("out.csv")).unwrap();
+    let o = anonbox(d, &["-config", "c.xml", "-method", "Flash", "-k", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "anonbox: in.csv:6: byte 0x81 is not valid Shift_JIS (is it the file's encoding?)\n"
+    );
+    assert!(!d.join("out.csv").exists());
 }
 
 /// An unknown label is a flag or config error, found before the input is read (which here

@@ -142,6 +142,26 @@ fn init_detects_windows_1252_and_the_run_releases_in_it() {
     assert_eq!(found.rows, 300);
     assert_eq!(report["suppressed_records"], found.suppressed as u64);
     assert_eq!(report["input_encoding"], "windows-1252");
+    // anonbox audit reads the release in the same encoding (its JSON is UTF-8).
+    let audit = [
+        "audit",
+        "rel/lat-anonymized.csv",
+        "--separator",
+        ";",
+        "--qi",
+        "age,city,zip",
+    ];
+    let o = anonbox(
+        d,
+        &[&audit[..], &["-k", "5", "--encoding", "latin1", "--json"]].concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let figures: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(figures["k"], found.smallest_class as u64);
+    assert_eq!(figures["suppressed"], found.suppressed as u64);
+    let o = anonbox(d, &audit);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not valid UTF-8 (if the file is Latin-1"));
     // The store holds decoded text: sqlite3 shows it readable.
     let db = rusqlite::Connection::open(d.join("w.db")).unwrap();
     let values: Vec<String> = db

@@ -42,7 +42,7 @@ Subcommands:
                                      lattice, method and why, models, outputs): reads the config
                                      and the input's first rows only, writes nothing
                                      (anonbox plan --help)
-  anonbox init DATA [--separator S] [--header] [--dir DIR]
+  anonbox init DATA [--separator S] [--header] [--encoding LABEL] [--dir DIR]
                                      profile a file, propose roles, write DIR/config.xml and a
                                      hierarchy per quasi-identifier (anonbox init --help)
   anonbox hierarchy KIND --input FILE --column COL --output FILE ...
@@ -99,6 +99,11 @@ pub struct RawArgs {
     /// Field separator, one or more characters [default: the config's, else ',']
     #[arg(long, value_name = "STRING")]
     pub separator: Option<String>,
+    /// Text encoding of the input, its release and hierarchy files: a WHATWG label such as
+    /// windows-1252 (latin1), iso-8859-15, shift_jis [default: the config's <input encoding>,
+    /// else utf-8]
+    #[arg(long, value_name = "LABEL")]
+    pub encoding: Option<String>,
     /// Output file [default: the config's <output filename>]
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
@@ -187,6 +192,7 @@ pub struct RunArgs {
     pub suppression: Option<f64>,
     pub input: Option<PathBuf>,
     pub separator: Option<String>,
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
     pub output: Option<PathBuf>,
     pub output_format: Option<OutputFormat>,
     pub metric: Option<MetricKind>,
@@ -524,6 +530,12 @@ impl RunArgs {
             suppression,
             input: path(&raw.input, "-input")?,
             separator: raw.separator.clone(),
+            encoding: raw
+                .encoding
+                .as_deref()
+                .map(crate::io::encoding::for_label)
+                .transpose()
+                .map_err(|m| Error::Usage(format!("-encoding: {m}")))?,
             output: path(&raw.output, "-output")?,
             output_format,
             metric,
@@ -701,6 +713,13 @@ mod tests {
         assert_eq!(usage(&["--quiet=yes"]), "-quiet takes no value");
         assert_eq!(usage(&["-separator", ""]), "-separator: empty separator");
         assert_eq!(usage(&["-input", ""]), "-input: empty file name");
+        assert!(usage(&["-encoding", "ebcdic"])
+            .starts_with("-encoding: unknown encoding 'ebcdic': give a label of the WHATWG"));
+        assert!(usage(&["-Encoding", "utf-16le"]).contains("UTF-16"));
+        assert_eq!(
+            run(&["-ENCODING", "Latin1"]).encoding,
+            Some(encoding_rs::WINDOWS_1252)
+        );
         assert!(usage(&["config.xml"]).starts_with("unexpected argument 'config.xml'"));
         assert!(usage(&["-"]).starts_with("unexpected argument '-'"));
     }
@@ -720,6 +739,7 @@ mod tests {
             "--suppThreshold",
             "--input",
             "--separator",
+            "--encoding",
             "--output",
             "--outputFormat",
             "--suppression",

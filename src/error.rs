@@ -34,6 +34,16 @@ pub enum Error {
         .0.display()
     )]
     NoRecords(PathBuf),
+    /// Text that is not in the encoding it should be in: a file anonbox does not read (UTF-16),
+    /// bytes not valid in the input's declared encoding, or a value the release's encoding
+    /// cannot hold. A data error (exit 1) wherever it is found, even while the job is built.
+    #[error("{}", located(.file, *.line, .field.as_deref(), .message))]
+    Encoding {
+        file: PathBuf,
+        line: Option<u64>,
+        field: Option<String>,
+        message: String,
+    },
     /// An I/O failure on a named file (`-` is standard output, so named).
     #[error("{}: {source}", io_name(.path))]
     Io {
@@ -49,6 +59,29 @@ pub enum Error {
         source: rusqlite::Error,
     },
 }
+
+/// A message that knows its line (and field) but not its file: the payload of an I/O error
+/// raised below a reader or writer that only the caller can name ([`Error::io`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub line: Option<u64>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Located {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(l) = self.line {
+            write!(f, "line {l}: ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Located {}
 
 fn located(file: &Path, line: Option<u64>, field: Option<&str>, message: &str) -> String {
     let mut s = file.display().to_string();
@@ -99,8 +132,17 @@ impl Error {
         }
     }
 
-    /// Wraps an I/O error with the path it concerns.
+    /// Wraps an I/O error with the path it concerns. An error carrying a [`Located`] (from
+    /// [`crate::io::encoding`]) becomes an [`Error::Encoding`] at its line and field.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        if let Some(l) = source.get_ref().and_then(|e| e.downcast_ref::<Located>()) {
+            return Error::Encoding {
+                file: path.into(),
+                line: l.line,
+                field: l.field.clone(),
+                message: l.message.clone(),
+            };
+        }
         Error::Io {
             path: path.into(),
             source,

@@ -51,6 +51,10 @@ pub struct HierarchyArgs {
     /// The first line is a header
     #[arg(long)]
     pub header: bool,
+    /// Text encoding of the input and of the hierarchy written: a WHATWG label such as
+    /// windows-1252 (latin1), iso-8859-15, shift_jis [default: utf-8]
+    #[arg(long, value_name = "LABEL", value_parser = crate::io::encoding::for_label)]
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
     /// The hierarchy file to write
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
@@ -210,7 +214,9 @@ pub fn plan(args: &[String]) -> Result<Request> {
         usage(m)
     })?;
     let separator = crate::io::separator_arg(&a.separator);
-    let format = Format::new(&separator, a.header).map_err(|e| usage(e.to_string()))?;
+    let format = Format::new(&separator, a.header)
+        .map_err(|e| usage(e.to_string()))?
+        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8));
     if !a.input.is_file() {
         return Err(usage(format!(
             "--input: {} does not exist or is not a file",
@@ -261,7 +267,7 @@ impl Plan {
             self.builder.sort(&mut values);
             let mut width = 0;
             let rows = self.builder.rows(&values).inspect(|r| width = r.len());
-            let written = hierarchy_file::write(&self.output, rows)?;
+            let written = hierarchy_file::write(&self.output, rows, self.format.encoding())?;
             crate::io::publish()?;
             Ok(format!(
                 "wrote {}: {written} distinct values of '{}', {width} columns ({})",

@@ -389,6 +389,9 @@ pub struct InputSpec {
     /// Rows containing `?` are data (extension `unknown='keep'`); else they are skipped, as
     /// the toolbox skips them.
     pub keep_unknown: bool,
+    /// The text encoding of the input, its release and its hierarchy files (extension
+    /// `encoding='windows-1252'`, flag `-encoding`); UTF-8 by default.
+    pub encoding: &'static crate::io::encoding::Encoding,
 }
 
 /// Where the output goes.

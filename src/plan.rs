@@ -146,7 +146,7 @@ fn input_line(job: &Job, summary: &LoadSummary) -> String {
         String::new()
     };
     format!(
-        "{} ({}, separator '{}', {}, {} fields, rows containing '?' {}), {records}",
+        "{} ({}, separator '{}', {}{}, {} fields, rows containing '?' {}), {records}",
         path.display(),
         indicatif::HumanBytes(size),
         job.input.separator,
@@ -154,6 +154,11 @@ fn input_line(job: &Job, summary: &LoadSummary) -> String {
             "header line"
         } else {
             "no header"
+        },
+        if crate::io::encoding::is_utf8(job.input.encoding) {
+            String::new()
+        } else {
+            format!(", {}", job.input.encoding.name())
         },
         summary.width,
         if job.input.keep_unknown {

@@ -67,6 +67,10 @@ pub struct AuditArgs {
     /// The first line is data, not a header (columns are then indexes)
     #[arg(long)]
     pub no_header: bool,
+    /// Text encoding of FILE and of --hierarchy: a WHATWG label such as windows-1252 (latin1),
+    /// iso-8859-15, shift_jis [default: utf-8]
+    #[arg(long, value_name = "LABEL", value_parser = crate::io::encoding::for_label)]
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
     /// The value of a suppressed quasi-identifier; repeated, one per --qi column in order (a
     /// toolbox release suppresses to each attribute's VGH root: `[0:100)`, `[0:1]`)
     #[arg(long, value_name = "STR", default_value = "*", action = clap::ArgAction::Append)]
@@ -238,8 +242,10 @@ struct Loaded {
 fn load(a: &AuditArgs) -> Result<Loaded> {
     // Every row counts, `?` included: the file is audited as it stands (another tool's release
     // may keep `?` for unknown values; dropping those rows would overstate k).
-    let format =
-        Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?.unknown_kept(true);
+    let encoding = a.encoding.unwrap_or(encoding_rs::UTF_8);
+    let format = Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?
+        .unknown_kept(true)
+        .encoded(encoding);
     let mut reader = format.open(&a.file)?;
     let mut rec = csv::ByteRecord::new();
     let header: Option<Vec<String>> = reader.header().map(|h| {
@@ -270,7 +276,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         .transpose()?;
     let name = |i: usize| header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
     let hierarchy = match (&a.hierarchy, sensitive) {
-        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s))?),
+        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s), encoding)?),
         _ => None,
     };
     let hier_codes: Option<FxHashMap<&str, u32>> = hierarchy.as_ref().map(|h| {

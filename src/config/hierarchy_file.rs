@@ -13,10 +13,12 @@
 use std::path::Path;
 
 use crate::hierarchy::{Hierarchy, LabelRows};
+use crate::io::encoding::Encoding;
 use crate::{Error, Result};
 
-/// Reads and validates the hierarchy file `path` for the attribute `name`.
-pub fn load(path: &Path, name: &str) -> Result<Hierarchy> {
+/// Reads and validates the hierarchy file `path` for the attribute `name`, in the data's text
+/// `encoding` (it lists the data's values; see [`crate::io::encoding`]).
+pub fn load(path: &Path, name: &str, encoding: &'static Encoding) -> Result<Hierarchy> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -27,7 +29,12 @@ pub fn load(path: &Path, name: &str) -> Result<Hierarchy> {
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    parse(path, std::io::BufReader::with_capacity(1 << 16, file), name)
+    let source = crate::io::encoding::decoded(file, encoding);
+    parse(
+        path,
+        std::io::BufReader::with_capacity(1 << 16, source),
+        name,
+    )
 }
 
 /// Parses the content of hierarchy file `path` (the path is used in messages only) row by row,
@@ -60,7 +67,9 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
                 let msg = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".to_string(),
+                    csv::ErrorKind::Utf8 { .. } => {
+                        format!("not valid UTF-8 {}", crate::io::NOT_UTF8_HINT)
+                    }
                     csv::ErrorKind::Io(_) => match e.into_kind() {
                         csv::ErrorKind::Io(io) => return Err(Error::io(path, io)),
                         _ => unreachable!("an I/O error"),
@@ -151,11 +160,18 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
 /// quoted where a field would not read back ([`crate::io::needs_quotes`]). The file is staged
 /// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. A new file is
 /// owner-only (0600): it lists every distinct value of the column, raw; a replaced one keeps its
-/// permission bits. Returns the rows written.
-pub fn write<R: AsRef<[String]>>(path: &Path, rows: impl IntoIterator<Item = R>) -> Result<u64> {
+/// permission bits. Written in the data's text `encoding`, as it is read ([`load`]). Returns the
+/// rows written.
+pub fn write<R: AsRef<[String]>>(
+    path: &Path,
+    rows: impl IntoIterator<Item = R>,
+    encoding: &'static Encoding,
+) -> Result<u64> {
     use std::io::Write;
     let file = crate::io::AtomicFile::create_owner_only(path)?;
-    let mut w = crate::io::Format::new(";", false)?.writer(file);
+    let mut w = crate::io::Format::new(";", false)?
+        .encoded(encoding)
+        .writer(file);
     let mut written = 0;
     for row in rows {
         w.record(row.as_ref().iter().map(|f| f.as_bytes()))
@@ -219,11 +235,53 @@ mod tests {
     #[test]
     fn reads_the_adult_files() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/adult");
-        let h = load(&dir.join("adult_hierarchy_age.csv"), "age").unwrap();
+        let h = load(
+            &dir.join("adult_hierarchy_age.csv"),
+            "age",
+            encoding_rs::UTF_8,
+        )
+        .unwrap();
         assert_eq!(h.levels(), 5);
-        let h = load(&dir.join("adult_hierarchy_sex.csv"), "sex").unwrap();
+        let h = load(
+            &dir.join("adult_hierarchy_sex.csv"),
+            "sex",
+            encoding_rs::UTF_8,
+        )
+        .unwrap();
         assert_eq!(h.levels(), 2);
         assert_eq!(h.width(1), 1);
+    }
+
+    /// A hierarchy in the data's encoding is written and read back in it; a label it cannot
+    /// hold is an error naming the file, line and value.
+    #[test]
+    fn written_and_read_in_the_data_encoding() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.csv");
+        let latin1 = encoding_rs::WINDOWS_1252;
+        let rows = [["José", "J*", "*"], ["Zoë", "Z*", "*"]].map(|r| r.map(String::from));
+        write(&path, &rows, latin1).unwrap();
+        crate::io::publish().unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"Jos\xe9;J*;*\nZo\xeb;Z*;*\n"
+        );
+        let h = load(&path, "name", latin1).unwrap();
+        assert_eq!(h.labels(0).to_vec(), ["José", "Zoë"]);
+        let e = load(&path, "name", encoding_rs::UTF_8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not valid UTF-8 (if the file is Latin-1"), "{e}");
+        let e = write(
+            &dir.path().join("g.csv"),
+            [["a", "≤30"].map(String::from)],
+            latin1,
+        )
+        .unwrap_err()
+        .to_string();
+        crate::io::discard();
+        assert!(e.contains("g.csv:1: field 2: value '≤30' cannot be written in windows-1252"));
+        assert!(!dir.path().join("g.csv").exists());
     }
 
     #[test]
@@ -262,7 +320,7 @@ mod tests {
             parse_str("\n\n").unwrap_err().to_string(),
             "h.csv: hierarchy file has no rows"
         );
-        let e = load(Path::new("/nonexistent/h.csv"), "age")
+        let e = load(Path::new("/nonexistent/h.csv"), "age", encoding_rs::UTF_8)
             .unwrap_err()
             .to_string();
         assert_eq!(

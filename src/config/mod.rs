@@ -66,6 +66,7 @@ pub fn build_job_with_warnings(args: &RunArgs) -> Result<(Job, Vec<String>)> {
         cfg: &cfg,
         warnings: Vec::new(),
         overwritten: Vec::new(),
+        encoding: encoding_rs::UTF_8,
     }
     .build()
 }
@@ -84,6 +85,8 @@ struct Builder<'a> {
     warnings: Vec<String>,
     /// Existing output files (see [`Job::overwritten`]).
     overwritten: Vec<PathBuf>,
+    /// The input's text encoding, that of its hierarchy files too.
+    encoding: &'static crate::io::encoding::Encoding,
 }
 
 /// The input's first record (its first non-blank line, or lines if quoted), split.
@@ -143,7 +146,8 @@ impl<'a> Builder<'a> {
         }
 
         let input = self.input()?;
-        let first = peek_first_line(&input.path, &input.separator)?;
+        self.encoding = input.encoding;
+        let first = peek_first_line(&input)?;
         let header = if input.header {
             match &first {
                 Some(f) => Some(f.fields.clone()),
@@ -469,6 +473,11 @@ impl<'a> Builder<'a> {
             separator,
             header: cfg_input.and_then(|i| i.header).unwrap_or(false),
             keep_unknown: cfg_input.and_then(|i| i.keep_unknown).unwrap_or(false),
+            encoding: self
+                .args
+                .encoding
+                .or(cfg_input.and_then(|i| i.encoding))
+                .unwrap_or(encoding_rs::UTF_8),
         })
     }
 
@@ -642,7 +651,7 @@ impl<'a> Builder<'a> {
                 format!("hierarchy file {} {what}", path.display()),
             ));
         }
-        let h = hierarchy_file::load(path, name)?;
+        let h = hierarchy_file::load(path, name, self.encoding)?;
         if h.lines() > h.leaves() as u64 {
             self.warnings.push(format!(
                 "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \
@@ -1064,8 +1073,10 @@ pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
 /// The input's first record, its fields trimmed; `None` for an input without one. Read by the
 /// shared reader, so that quoting, a byte order mark and blank lines are read exactly as the
 /// load pass reads them (a quoted header name may hold the separator).
-fn peek_first_line(path: &Path, separator: &str) -> Result<Option<FirstLine>> {
-    let reader = Format::new(separator, true)?.open(path)?;
+fn peek_first_line(input: &InputSpec) -> Result<Option<FirstLine>> {
+    let reader = Format::new(&input.separator, true)?
+        .encoded(input.encoding)
+        .open(&input.path)?;
     Ok(reader.header().map(|h| FirstLine {
         fields: h
             .iter()

@@ -88,6 +88,8 @@ pub struct InputElement {
     pub header: Option<bool>,
     /// `unknown='keep'` (rows containing `?` are data) or `'skip'` (the toolbox's way).
     pub keep_unknown: Option<bool>,
+    /// `encoding='LABEL'`: the input's text encoding (a WHATWG label, checked here).
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
 }
 
 /// `<output filename format>`.
@@ -463,12 +465,18 @@ impl Parser<'_> {
                 ))
             }
         };
+        let encoding = el
+            .attr("encoding")
+            .map(crate::io::encoding::for_label)
+            .transpose()
+            .map_err(|m| self.err(el, &["encoding"], m))?;
         Ok(InputElement {
             site: site(el, &["filename"]),
             filename: el.attr("filename").map(|f| self.resolve(f)),
             separator: el.attr("separator").map(str::to_string),
             header,
             keep_unknown,
+            encoding,
         })
     }
 
@@ -1203,6 +1211,20 @@ mod tests {
                 .keep_unknown,
             Some(false)
         );
+        let input = |xml: &str| parse_str(xml).map(|c| c.input.unwrap().encoding);
+        assert_eq!(
+            input("<c><input encoding='Latin1'/></c>").unwrap(),
+            Some(encoding_rs::WINDOWS_1252)
+        );
+        assert_eq!(input("<c><input/></c>").unwrap(), None);
+        let e = input("<c><input encoding='ebcdic'/></c>")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown encoding 'ebcdic'"), "{e}");
+        let e = input("<c><input encoding='utf-16'/></c>")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("UTF-16"), "{e}");
         assert!(parse_str("<c><input unknown='yes'/></c>")
             .unwrap_err()
             .to_string()

@@ -25,6 +25,7 @@
 //! As for the other subcommands, [`plan`] does everything that can fail on flags before the
 //! data is read (exit 2), and [`Plan::run`] the rest (exit 1).
 
+pub mod encoding;
 pub mod profile;
 pub mod propose;
 
@@ -65,6 +66,11 @@ pub struct InitArgs {
     /// The first line is a header (names the columns)
     #[arg(long)]
     pub header: bool,
+    /// Text encoding of the file (and of the hierarchy files written): a WHATWG label such as
+    /// windows-1252 (latin1), iso-8859-15, shift_jis [default: UTF-8 if the file is, else
+    /// windows-1252, said in the output and written in the config]
+    #[arg(long, value_name = "LABEL", value_parser = crate::io::encoding::for_label)]
+    pub encoding: Option<&'static crate::io::encoding::Encoding>,
     /// Folder of config.xml and the hierarchy files (created if missing, one level only: its
     /// parent must exist; removed again if init fails)
     #[arg(long, value_name = "DIR", default_value = ".")]
@@ -104,7 +110,8 @@ pub fn plan(args: &[String]) -> Result<Request> {
     // the run reads the rows the profile read).
     let format = Format::new(&separator, a.header)
         .map_err(|e| usage(format!("--separator: {e}")))?
-        .unknown_kept(true);
+        .unknown_kept(true)
+        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8));
     if !a.data.is_file() {
         return Err(usage(format!(
             "{} does not exist or is not a file",
@@ -220,6 +227,14 @@ fn other_separator(profile: &Profile, separator: &str) -> Option<&'static str> {
         .find(|s| *s != separator && (column.name.contains(s) || first.contains(s)))
 }
 
+/// What init read: the profile, in which encoding, and, when the encoding was chosen because
+/// the file is not UTF-8 (no `--encoding`), where it is not.
+struct Reading<'a> {
+    encoding: &'static crate::io::encoding::Encoding,
+    guessed: Option<String>,
+    profile: &'a Profile,
+}
+
 /// A quasi-identifier's hierarchy: the builder that passed every value and its file.
 struct Built {
     column: usize,
@@ -241,7 +256,16 @@ impl Plan {
     fn write_all(&self, out: &mut dyn Write) -> Result<()> {
         let a = &self.args;
         let started = Instant::now();
-        let profile = profile::profile(&self.format, &a.data)?;
+        // Without --encoding: UTF-8, or windows-1252 for a file that is not (said and kept).
+        let guessed = match a.encoding {
+            Some(_) => None,
+            None => encoding::not_utf8(&self.format, &a.data)?,
+        };
+        let format = match guessed {
+            Some(_) => self.format.clone().encoded(encoding::FALLBACK),
+            None => self.format.clone(),
+        };
+        let profile = profile::profile(&format, &a.data)?;
         let profiled = started.elapsed().as_secs_f64();
         if profile.records == 0 {
             return Err(Error::in_file(
@@ -282,12 +306,21 @@ impl Plan {
             let column = &profile.columns[b.column];
             let mut values: Vec<(&str, u64)> = column.values_and_missing().collect();
             b.builder.sort(&mut values);
-            hierarchy_file::write(&a.dir.join(&b.file), b.builder.rows(&values))?;
+            hierarchy_file::write(
+                &a.dir.join(&b.file),
+                b.builder.rows(&values),
+                format.encoding(),
+            )?;
         }
-        let xml = self.config_xml(&profile, &proposal, &built)?;
+        let read = Reading {
+            encoding: format.encoding(),
+            guessed,
+            profile: &profile,
+        };
+        let xml = self.config_xml(&read, &proposal, &built)?;
         crate::io::write_atomic(&config, xml.as_bytes())?;
         crate::io::publish()?;
-        self.print(out, &profile, &proposal, &built, profiled)
+        self.print(out, &read, &proposal, &built, profiled)
             .map_err(|e| Error::io("<stdout>", e))
     }
 
@@ -340,13 +373,9 @@ impl Plan {
     }
 
     /// The text of `config.xml`.
-    fn config_xml(
-        &self,
-        profile: &Profile,
-        proposal: &Proposal,
-        built: &[Built],
-    ) -> Result<String> {
+    fn config_xml(&self, read: &Reading, proposal: &Proposal, built: &[Built]) -> Result<String> {
         let a = &self.args;
+        let profile = read.profile;
         let esc = attribute;
         let input = relative(&a.dir, &a.data)?;
         let stem = a
@@ -390,11 +419,28 @@ impl Plan {
             "<config method=\"{method}\" k=\"5\" suppression=\"0.05\"{}>\n",
             time_limit.map_or(String::new(), |t| format!(" timeLimit=\"{t}\""))
         ));
+        if let Some(guessed) = &read.guessed {
+            x.push_str(&format!(
+                "  {}",
+                comment(&format!(
+                    "encoding: the file is not UTF-8 ({guessed}): read as {} (Latin-1); the \
+                     hierarchy files and the release are written in it. If the file is in \
+                     another encoding, set it here and run anonbox init again with that \
+                     encoding",
+                    read.encoding.name()
+                ))
+            ));
+        }
         x.push_str(&format!(
-            "  <input filename=\"{}\" separator=\"{}\"{} unknown=\"keep\"/>\n",
+            "  <input filename=\"{}\" separator=\"{}\"{} unknown=\"keep\"{}/>\n",
             esc(&input),
             esc(&separator),
-            if a.header { " header=\"true\"" } else { "" }
+            if a.header { " header=\"true\"" } else { "" },
+            if crate::io::encoding::is_utf8(read.encoding) {
+                String::new()
+            } else {
+                format!(" encoding=\"{}\"", read.encoding.name())
+            }
         ));
         x.push_str(&format!(
             "  <output filename=\"{}\"/>\n",
@@ -460,12 +506,22 @@ impl Plan {
     fn print(
         &self,
         out: &mut dyn Write,
-        profile: &Profile,
+        read: &Reading,
         proposal: &Proposal,
         built: &[Built],
         seconds: f64,
     ) -> std::io::Result<()> {
         let a = &self.args;
+        let profile = read.profile;
+        if let Some(guessed) = &read.guessed {
+            writeln!(
+                out,
+                "{}: not UTF-8 ({guessed}): read as {} (Latin-1); give --encoding if it is \
+                 another",
+                a.data.display(),
+                read.encoding.name()
+            )?;
+        }
         writeln!(
             out,
             "{}: {} records, {} columns, profiled in {seconds:.2} s",

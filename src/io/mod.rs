@@ -10,17 +10,24 @@
 //! same quoting rules for the multi-character separators toolbox configs use (`, `). Records
 //! land in one reused [`csv::ByteRecord`]: no UTF-8 decoding, no allocation per row.
 //!
+//! Text encodings: UTF-8 by default; a [`Format`] given another encoding
+//! ([`Format::encoded`]) decodes the file's bytes to UTF-8 below the reader and encodes what its
+//! writers write back into that encoding (see [`encoding`]). With UTF-8 neither happens.
+//!
 //! Writing: [`DelimitedWriter`] joins fields with the separator string and quotes only the
 //! fields that would not read back (see [`needs_quotes`]); [`AtomicFile`] writes to a temporary
 //! file in the target's folder and renames it over the target only when complete, so a failed run
 //! never leaves a partial output behind.
 
+pub mod encoding;
 mod reader;
 mod writer;
 
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
+
+use encoding::Encoding;
 
 pub use reader::{DelimitedReader, ReadStats};
 pub use writer::{
@@ -41,7 +48,12 @@ pub struct Format {
     header: bool,
     /// Rows containing `?` are data (else skipped, as the toolbox skips them).
     keep_unknown: bool,
+    /// The file's text encoding (UTF-8: read and written as it is).
+    encoding: &'static Encoding,
 }
+
+/// A reader of a file opened by [`Format::open`]: its bytes, or their decoding to UTF-8.
+pub type FileReader = DelimitedReader<BufReader<Box<dyn Read + Send>>>;
 
 impl Format {
     /// A format with `separator` (one byte or several, used literally) and an optional header.
@@ -60,13 +72,29 @@ impl Format {
             separator: sep.to_vec(),
             header,
             keep_unknown: false,
+            encoding: encoding_rs::UTF_8,
         })
     }
 
     /// The format of a job's input: every reader of it (the load, the output, the research
     /// subset) skips the same rows.
     pub fn from_spec(spec: &InputSpec) -> Result<Format> {
-        Ok(Format::new(&spec.separator, spec.header)?.unknown_kept(spec.keep_unknown))
+        Ok(Format::new(&spec.separator, spec.header)?
+            .unknown_kept(spec.keep_unknown)
+            .encoded(spec.encoding))
+    }
+
+    /// The format with the file's text encoding: readers decode it to UTF-8, writers encode
+    /// their UTF-8 fields back into it (an ASCII-compatible encoding, see
+    /// [`encoding::for_label`]).
+    pub fn encoded(mut self, encoding: &'static Encoding) -> Format {
+        self.encoding = encoding;
+        self
+    }
+
+    /// The file's text encoding.
+    pub fn encoding(&self) -> &'static Encoding {
+        self.encoding
     }
 
     /// Whether rows containing `?` are data (`true`) or skipped (`false`, the default, as the
@@ -91,10 +119,13 @@ impl Format {
         self.header
     }
 
-    /// Opens `path` for reading (and reads its header, if the format has one).
-    pub fn open(&self, path: &Path) -> Result<DelimitedReader<BufReader<File>>> {
+    /// Opens `path` for reading (and reads its header, if the format has one), decoding it to
+    /// UTF-8 if the format has another encoding. (UTF-8 reads the file itself: the boxed
+    /// source is called once per megabyte buffered, the line loop is unchanged.)
+    pub fn open(&self, path: &Path) -> Result<FileReader> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, file))
+        let src = encoding::decoded(file, self.encoding);
+        DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, src))
     }
 
     /// A reader over any buffered source; `path` names it in error messages.
@@ -103,8 +134,13 @@ impl Format {
     }
 
     /// A writer joining fields with this format's separator, lines ending in `\n`.
+    /// In the format's encoding: a value it cannot hold is an error naming the line and field.
     pub fn writer<W: std::io::Write>(&self, out: W) -> DelimitedWriter<W> {
-        DelimitedWriter::new(out, &self.separator)
+        DelimitedWriter::new(
+            out,
+            &self.separator,
+            encoding::FieldEncoder::new(self.encoding, self.header),
+        )
     }
 }
 
@@ -161,15 +197,21 @@ pub fn separator_arg(given: &str) -> String {
     }
 }
 
-/// A field as text, or the one message every reader gives for a field that is not UTF-8.
+/// A field as text, or the one message every reader gives for a field that is not UTF-8
+/// (read without an encoding: one that is given decodes every field to UTF-8).
 pub fn utf8_field(raw: &[u8]) -> std::result::Result<&str, String> {
     std::str::from_utf8(raw).map_err(|_| {
         format!(
-            "value '{}' is not valid UTF-8",
+            "value '{}' is not valid UTF-8 {NOT_UTF8_HINT}",
             String::from_utf8_lossy(raw)
         )
     })
 }
+
+/// What every "not valid UTF-8" message adds.
+pub const NOT_UTF8_HINT: &str = "(if the file is Latin-1, set encoding=\"windows-1252\" on \
+                                 <input> or give -encoding windows-1252; init, hierarchy and \
+                                 audit take --encoding)";
 
 /// Java's `String.trim`: strips bytes `<= b' '` at both ends (the toolbox trims QID values).
 #[inline]

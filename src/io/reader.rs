@@ -207,8 +207,20 @@ impl<R: BufRead> DelimitedReader<R> {
         }
         self.bytes += n as u64;
         self.lines += 1;
-        if self.lines == 1 && self.line_buf.starts_with(b"\xef\xbb\xbf") {
-            self.line_pos = 3; // UTF-8 byte order mark
+        if self.lines == 1 {
+            if self.line_buf.starts_with(b"\xef\xbb\xbf") {
+                self.line_pos = 3; // UTF-8 byte order mark
+            } else if let Some(message) =
+                super::encoding::refused_start(&self.line_buf, encoding_rs::UTF_8)
+            {
+                // UTF-16 (a decoded file was checked by its decoder, before decoding).
+                return Err(Error::Encoding {
+                    file: self.path.clone(),
+                    line: None,
+                    field: None,
+                    message,
+                });
+            }
         }
         Ok(true)
     }
@@ -610,6 +622,33 @@ mod tests {
         // A separator whose tail contains its first byte.
         let (rows, _) = read("::", false, b"a:::b::c\n");
         assert_eq!(rows, vec![(1, f(&["a", ":b", "c"]))]);
+    }
+
+    #[test]
+    fn utf16_is_refused() {
+        let format = Format::new(",", true).unwrap();
+        for data in [&b"\xff\xfea\x00,\x00b\x00"[..], b"\xfe\xff\x00a"] {
+            let e = format.reader(Path::new("u.csv"), data).err().unwrap();
+            assert!(matches!(e, Error::Encoding { .. }));
+            assert!(
+                e.to_string().starts_with("u.csv: the file is UTF-16"),
+                "{e}"
+            );
+        }
+    }
+
+    /// A decoded stream is split after decoding: a Shift_JIS trail byte equal to the
+    /// separator (0x7C in "ポ", 0x83 0x7C) stays inside its field.
+    #[test]
+    fn decoded_fields_split_on_characters() {
+        let enc = crate::io::encoding::for_label("shift_jis").unwrap();
+        let format = Format::new("|", true).unwrap().encoded(enc);
+        let bytes: &[u8] = b"name|n\n\x83\x7c|1\n";
+        let src = std::io::BufReader::new(crate::io::encoding::decoded(bytes, enc));
+        let mut r = format.reader(Path::new("s.csv"), src).unwrap();
+        let mut rec = ByteRecord::new();
+        assert!(r.next_row(&mut rec).unwrap());
+        assert_eq!(rec.iter().collect::<Vec<_>>(), [&b"\xe3\x83\x9d"[..], b"1"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::encoding::FieldEncoder;
 use crate::{Error, Result};
 
 /// True if `field` would not read back as itself unquoted: it contains the separator or a line
@@ -26,44 +27,47 @@ pub fn needs_quotes(field: &[u8], sep: &[u8]) -> bool {
     }
 }
 
-/// Writes records as fields joined by a separator string, each line ending in `\n`.
+/// Writes records as fields joined by a separator string, each line ending in `\n`, in UTF-8
+/// or, with a [`FieldEncoder`], in the input's encoding.
 pub struct DelimitedWriter<W: Write> {
     out: W,
     sep: Vec<u8>,
     fields: usize,
     /// The only field so far was empty (an empty line would read back as a blank line).
     lone_empty: bool,
+    /// Another encoding than UTF-8 (`None`: fields are written as they are).
+    encoder: Option<Box<FieldEncoder>>,
 }
 
 impl<W: Write> DelimitedWriter<W> {
-    pub(super) fn new(out: W, sep: &[u8]) -> DelimitedWriter<W> {
+    pub(super) fn new(
+        out: W,
+        sep: &[u8],
+        encoder: Option<Box<FieldEncoder>>,
+    ) -> DelimitedWriter<W> {
         DelimitedWriter {
             out,
             sep: sep.to_vec(),
             fields: 0,
             lone_empty: false,
+            encoder,
         }
     }
 
     /// Appends one field to the current record.
     #[inline]
     pub fn field(&mut self, field: &[u8]) -> io::Result<()> {
-        if self.fields > 0 {
-            self.out.write_all(&self.sep)?;
-        }
+        let first = self.fields == 0;
         self.fields += 1;
-        self.lone_empty = self.fields == 1 && field.is_empty();
-        if needs_quotes(field, &self.sep) {
-            self.out.write_all(b"\"")?;
-            for (i, part) in field.split(|&b| b == b'"').enumerate() {
-                if i > 0 {
-                    self.out.write_all(b"\"\"")?;
-                }
-                self.out.write_all(part)?;
-            }
-            self.out.write_all(b"\"")
-        } else {
-            self.out.write_all(field)
+        self.lone_empty = first && field.is_empty();
+        match &mut self.encoder {
+            None => put_field(&mut self.out, &self.sep, first, field),
+            Some(e) => e.field(
+                &mut self.out,
+                self.fields,
+                |text| put_field(text, &self.sep, first, field),
+                field,
+            ),
         }
     }
 
@@ -72,6 +76,9 @@ impl<W: Write> DelimitedWriter<W> {
     pub fn end_record(&mut self) -> io::Result<()> {
         if self.fields == 1 && self.lone_empty {
             self.out.write_all(b"\"\"")?;
+        }
+        if let Some(e) = &mut self.encoder {
+            e.end_record();
         }
         self.fields = 0;
         self.out.write_all(b"\n")
@@ -92,6 +99,27 @@ impl<W: Write> DelimitedWriter<W> {
 
     pub fn into_inner(self) -> W {
         self.out
+    }
+}
+
+/// Writes `field` to `out`, after the separator unless it is the record's `first`, quoted if it
+/// would not read back as itself ([`needs_quotes`]).
+#[inline]
+fn put_field<W: Write>(out: &mut W, sep: &[u8], first: bool, field: &[u8]) -> io::Result<()> {
+    if !first {
+        out.write_all(sep)?;
+    }
+    if needs_quotes(field, sep) {
+        out.write_all(b"\"")?;
+        for (i, part) in field.split(|&b| b == b'"').enumerate() {
+            if i > 0 {
+                out.write_all(b"\"\"")?;
+            }
+            out.write_all(part)?;
+        }
+        out.write_all(b"\"")
+    } else {
+        out.write_all(field)
     }
 }
 

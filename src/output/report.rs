@@ -34,6 +34,9 @@ pub struct Report {
     pub anonbox_version: &'static str,
     pub method: &'static str,
     pub input: String,
+    /// The input's text encoding (`UTF-8`, `windows-1252`, ...): that of the release too. The
+    /// report itself is UTF-8.
+    pub input_encoding: &'static str,
     pub output: Option<String>,
     /// The files written for `output`: itself, or the anatomy format's `_QIT` and `_ST` pair.
     pub output_files: Vec<String>,
@@ -100,6 +103,7 @@ impl Report {
             anonbox_version: env!("CARGO_PKG_VERSION"),
             method: job.method.name(),
             input: job.input.path.display().to_string(),
+            input_encoding: job.input.encoding.name(),
             output: job.output.as_ref().map(|o| o.path.display().to_string()),
             output_files: job
                 .output

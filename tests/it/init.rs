@@ -191,10 +191,27 @@ fn errors_and_nothing_written() {
     let o = anonbox(dir.path(), &["init", "x.csv", "--bogus"]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::write(dir.path().join("bad.csv"), b"a,b\n1,x\n2,\xfe\n").unwrap();
-    let o = anonbox(dir.path(), &["init", "bad.csv", "--header", "--dir", "out"]);
+    // Said to be UTF-8, it is not (without --encoding init reads it as windows-1252: see
+    // tests/it/encoding.rs).
+    let o = anonbox(
+        dir.path(),
+        &[
+            "init",
+            "bad.csv",
+            "--header",
+            "--encoding",
+            "utf-8",
+            "--dir",
+            "out",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.starts_with("anonbox: bad.csv:3: b: value '"), "{err}");
+    assert!(
+        err.contains("is not valid UTF-8 (if the file is Latin-1"),
+        "{err}"
+    );
     assert!(!dir.path().join("out/config.xml").exists());
 }
 

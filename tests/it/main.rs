@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod datafly;
 mod delta;
+mod encoding;
 mod flash;
 mod hierarchy_build;
 mod init;

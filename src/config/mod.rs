@@ -754,7 +754,9 @@ impl<'a> Builder<'a> {
                 ),
             )
         };
-        let (mut k, mut l) = (k, l);
+        let mut k = k;
+        // Anatomy's l: the largest of its distinct l-diversity models (the last one's was taken).
+        let mut anatomy_l = None;
         let mut attribute = None;
         for m in models {
             match (method, m) {
@@ -771,7 +773,7 @@ impl<'a> Builder<'a> {
                         attribute: 0,
                         l: ml,
                     },
-                ) => l = *ml,
+                ) => anatomy_l = Some(anatomy_l.map_or(*ml, |al: f64| al.max(*ml))),
                 (Method::Anatomy, _) => {
                     return Err(refuse(
                         m,
@@ -803,7 +805,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        Ok((k, l))
+        Ok((k, anatomy_l.unwrap_or(l)))
     }
 
     /// The privacy models of the run, and a warning for every flag weaker than the `<privacy>`

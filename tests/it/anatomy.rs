@@ -317,3 +317,31 @@ fn ineligible_tables_fail_cleanly() {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
+
+/// Regression (found by `protection`): of two distinct l-diversity models in `<privacy>`,
+/// Anatomy enforces the larger l (it took the last one's, releasing groups of 2 values where
+/// the first asked for 4).
+#[test]
+fn anatomy_enforces_the_largest_distinct_l_of_privacy() {
+    let dir = tempfile::tempdir().unwrap();
+    let census = common::data("census-income-1k");
+    let config = std::fs::read_to_string(census.join("config-education.xml"))
+        .unwrap()
+        .replace(
+            "filename=\"Input/",
+            &format!("filename=\"{}/Input/", census.display()),
+        )
+        .replace(
+            "</config>",
+            "<privacy><distinct-l-diversity l=\"4\"/><distinct-l-diversity l=\"2\"/></privacy>\
+             </config>",
+        );
+    let path = dir.path().join("config.xml");
+    std::fs::write(&path, config).unwrap();
+    run(
+        &["-config", path.to_str().unwrap()],
+        &dir.path().join("r.data"),
+    );
+    let (qit, st) = pair(dir.path(), "r");
+    check_anatomy(&qit, &st, &[12, 0], 4, 4);
+}

@@ -18,6 +18,7 @@ mod observe;
 mod pipeline;
 mod plan;
 mod privacy;
+mod protection;
 mod quiet;
 mod readme;
 mod regression;

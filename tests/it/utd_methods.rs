@@ -65,6 +65,10 @@ pub struct Model {
     pub t_equal: Option<f64>,
     /// Ordered-distance t-closeness over numeric values (EMD normalized by m − 1).
     pub t_ordered: Option<f64>,
+    /// Hierarchical-distance t-closeness: t, and each sensitive value's labels by level (level 0
+    /// the value itself, the last the root); two values are level(lowest common ancestor) /
+    /// height apart.
+    pub t_hierarchical: Option<(f64, HashMap<String, Vec<String>>)>,
 }
 
 /// Classes read from an output: the sensitive values of each class's records.
@@ -83,7 +87,9 @@ pub fn lines(path: &Path, sep: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Groups a genVals or genValsDist file by its quasi-identifier columns.
+/// Groups a genVals or genValsDist file by its quasi-identifier columns; rows printing `top` are
+/// the suppressed ones, unless every row does (then nothing tells suppression apart from a
+/// transformation to the top level: the file is one class).
 pub fn classes_of_generalized(
     path: &Path,
     qid_cols: &[usize],
@@ -108,6 +114,9 @@ pub fn classes_of_generalized(
         .into_iter()
         .map(|k| groups.remove(&k).unwrap())
         .collect();
+    if out.classes.is_empty() && !out.suppressed.is_empty() {
+        out.classes.push(std::mem::take(&mut out.suppressed));
+    }
     out
 }
 
@@ -115,14 +124,16 @@ pub fn classes_of_generalized(
 /// input record i's quasi-identifiers with its id, that the ST is grouped by id (rows in no
 /// relation to the QIT's order: anonbox unlinks the pair, see `output::anatomy`), and that each
 /// group's ST rows are exactly the published fields of the records the QIT puts in it.
+/// `raw(j, value, printed)` says whether the QIT prints the input's `value` of the j-th
+/// quasi-identifier as `printed`. A group whose QIT lines all print `top` is the suppression
+/// class.
 pub fn classes_of_anatomy(
     qit: &Path,
     st: &Path,
     input: &[Vec<String>],
-    qid_cols: &[usize],
-    id_cols: &[usize],
-    sens_input_col: usize,
+    (qid_cols, id_cols, sens_input_col): (&[usize], &[usize], usize),
     top: &[String],
+    raw: &dyn Fn(usize, &str, &str) -> bool,
 ) -> Classes {
     let (q, s) = (lines(qit, ","), lines(st, ","));
     assert_eq!(q.len(), input.len(), "QIT has one line per record");
@@ -141,6 +152,7 @@ pub fn classes_of_anatomy(
     let mut qit_rows: HashMap<&str, Vec<Vec<String>>> = HashMap::new();
     let mut groups: HashMap<String, Vec<String>> = HashMap::new();
     let mut order = Vec::new();
+    let mut unsuppressed = std::collections::HashSet::new();
     for (i, rec) in input.iter().enumerate() {
         let ql = &q[i];
         let eid = ql.last().unwrap();
@@ -148,14 +160,16 @@ pub fn classes_of_anatomy(
         // A suppressed record prints its attributes' top labels, never its values.
         let suppressed = !top.is_empty() && ql[..qid_cols.len()] == *top;
         for (j, &c) in qid_cols.iter().enumerate().filter(|_| !suppressed) {
-            let raw: f64 = ql[j].parse().unwrap();
             let value = rec[c].trim();
-            let want: f64 = match value {
-                "Female" => 0.0,
-                "Male" => 1.0,
-                v => v.parse().unwrap_or(raw),
-            };
-            assert_eq!(raw, want, "line {}: QIT value {} for {value}", i + 1, ql[j]);
+            assert!(
+                raw(j, value, &ql[j]),
+                "line {}: QIT value {} for {value}",
+                i + 1,
+                ql[j]
+            );
+        }
+        if !suppressed {
+            unsuppressed.insert(eid.clone());
         }
         qit_rows
             .entry(eid)
@@ -180,13 +194,27 @@ pub fn classes_of_anatomy(
             .unwrap()
             .extend(got.iter().map(|r| r[sens_st - 1].clone()));
     }
-    Classes {
-        classes: order
-            .into_iter()
-            .map(|k| groups.remove(&k).unwrap())
-            .collect(),
-        suppressed: Vec::new(),
+    let mut out = Classes::default();
+    for eid in order {
+        let values = groups.remove(&eid).unwrap();
+        if unsuppressed.contains(&eid) {
+            out.classes.push(values);
+        } else {
+            out.suppressed.extend(values);
+        }
     }
+    out
+}
+
+/// The census QIT prints sex as 0 / 1 and numbers as doubles.
+fn census_raw(_: usize, value: &str, printed: &str) -> bool {
+    let printed: f64 = printed.parse().unwrap();
+    let want: f64 = match value {
+        "Female" => 0.0,
+        "Male" => 1.0,
+        v => v.parse().unwrap_or(printed),
+    };
+    printed == want
 }
 
 fn counts(values: &[String]) -> Vec<usize> {
@@ -298,6 +326,12 @@ pub fn check(classes: &Classes, model: &Model) -> Result<(), String> {
                 return Err(format!("class {i}: ordered distance {d} > t = {t}"));
             }
         }
+        if let Some((t, labels)) = &model.t_hierarchical {
+            let d = hierarchical_emd(class, &table_share, labels);
+            if d > t + 1e-12 {
+                return Err(format!("class {i}: hierarchical distance {d} > t = {t}"));
+            }
+        }
         if let Some(t) = model.t_equal {
             let mut share: HashMap<&str, f64> = HashMap::new();
             for v in class {
@@ -314,6 +348,46 @@ pub fn check(classes: &Classes, model: &Model) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The EMD between a class's values and the table's shares under the hierarchical ground
+/// distance (Li et al.): bottom-up, at each node of level j the surpluses and deficits of its
+/// children cancel as far as they can, at cost j / height per unit; the rest moves up.
+fn hierarchical_emd(
+    class: &[String],
+    table_share: &HashMap<&str, f64>,
+    labels: &HashMap<String, Vec<String>>,
+) -> f64 {
+    let height = labels.values().next().expect("a hierarchy").len() - 1;
+    // Extra (table share − class share) of each node of the level below, by its label, with a
+    // value under it (to find its parent: the hierarchy is monotonic).
+    let mut extra: HashMap<&str, (f64, &str)> = HashMap::new();
+    for (v, &p) in table_share {
+        extra.entry(v).or_insert((0.0, v)).0 += p;
+    }
+    for v in class {
+        extra.entry(v).or_insert((0.0, v)).0 -= 1.0 / class.len() as f64;
+    }
+    let mut cost = 0.0;
+    for level in 1..=height {
+        let mut up: HashMap<&str, (f64, f64, &str)> = HashMap::new();
+        for (e, value) in extra.into_values() {
+            let sums = up
+                .entry(labels[value][level].as_str())
+                .or_insert((0.0, 0.0, value));
+            if e > 0.0 {
+                sums.0 += e;
+            } else {
+                sums.1 -= e;
+            }
+        }
+        extra = HashMap::new();
+        for (node, (pos, neg, value)) in up {
+            cost += level as f64 / height as f64 * pos.min(neg);
+            extra.insert(node, (pos - neg, value));
+        }
+    }
+    cost
 }
 
 /// Fields of genValsDist lines equal within `rel` (numbers split at `:`).
@@ -505,10 +579,9 @@ fn reference_run(name: &str) {
             &qit,
             &st,
             &input_records(),
-            &[12, 0],
-            &[1, 2],
-            41,
+            (&[12, 0], &[1, 2], 41),
             &model.top,
+            &census_raw,
         )
     } else {
         if name.contains("genValsDist") {
@@ -742,11 +815,10 @@ fn four_quasi_identifiers_are_k_anonymous() {
                         &out.path().join(format!("{method}_{k}_QIT.data")),
                         &out.path().join(format!("{method}_{k}_ST.data")),
                         &input_records(),
-                        &[0, 12, 4, 7],
-                        &[1, 2],
-                        41,
+                        (&[0, 12, 4, 7], &[1, 2], 41),
                         // <qid> order: age, sex, education, marital status.
                         &[&top[0], &top[3], &top[1], &top[2]].map(String::clone),
+                        &census_raw,
                     )
                 } else {
                     let top = if method == "Mondrian" {

@@ -236,6 +236,8 @@ enum Supp {
     None,
     Tuples(u64),
     Fraction(f64),
+    /// The root's `suppression="F"`.
+    Config(f64),
 }
 
 #[derive(Debug, Clone)]
@@ -250,6 +252,8 @@ struct Case {
     method: &'static str,
     format: &'static str,
     privacy: Option<Vec<Pm>>,
+    /// The root's `k` (the toolbox's parameter).
+    root_k: Option<u64>,
     k: Option<u64>,
     l: Option<f64>,
     c: Option<f64>,
@@ -393,8 +397,15 @@ impl Case {
                 .collect();
             format!("<privacy>{m}</privacy>")
         });
+        let mut root = String::new();
+        if let Some(k) = self.root_k {
+            root += &format!(" k=\"{k}\"");
+        }
+        if let Supp::Config(f) = self.supp {
+            root += &format!(" suppression=\"{f}\"");
+        }
         format!(
-            "<config>\n<input filename=\"in.csv\" separator=\",\"/>\n{id}\n<qid>{qid}</qid>\n\
+            "<config{root}>\n<input filename=\"in.csv\" separator=\",\"/>\n{id}\n<qid>{qid}</qid>\n\
              <sens>{sens}</sens>\n{privacy}\n</config>\n"
         )
     }
@@ -425,7 +436,7 @@ impl Case {
         flag("-c", self.c.map(|v| v.to_string()));
         flag("-t", self.t.map(|v| v.to_string()));
         match self.supp {
-            Supp::None => {}
+            Supp::None | Supp::Config(_) => {}
             Supp::Tuples(n) => flag("-suppThreshold", Some(n.to_string())),
             Supp::Fraction(f) => flag("-suppression", Some(f.to_string())),
         }
@@ -549,7 +560,8 @@ fn asked(c: &Case, table: &[Vec<String>]) -> Asked {
             .map(|i| (c.sens[a].value(i), c.sens[a].labels(i)))
             .collect()
     };
-    let flag_k = c.k.unwrap_or(10);
+    // -k, else the root's k, else 10.
+    let flag_k = c.k.or(c.root_k).unwrap_or(10);
     match &c.privacy {
         None => match c.method {
             "Incognito_L" => {
@@ -594,7 +606,9 @@ fn asked(c: &Case, table: &[Vec<String>]) -> Asked {
                     Pm::Delta(..) => {}
                 }
             }
-            if let Some(fk) = c.k {
+            // Methods that enforce k-anonymity also enforce -k, else the root's k.
+            let takes_k = is_lattice(c.method) || c.method == "Incognito_K";
+            if let Some(fk) = c.k.or(c.root_k.filter(|_| takes_k)) {
                 k = Some(k.unwrap_or(0).max(fk));
             }
             // Datafly and Mondrian enforce the larger of their k (flag, else 10) and the model's.
@@ -605,7 +619,9 @@ fn asked(c: &Case, table: &[Vec<String>]) -> Asked {
     }
     let budget = match (c.method, c.supp) {
         (m, Supp::Tuples(n)) if is_lattice(m) || matches!(m, "Datafly" | "Incognito_K") => n,
-        (m, Supp::Fraction(f)) if is_lattice(m) || matches!(m, "Datafly" | "Incognito_K") => {
+        (m, Supp::Fraction(f) | Supp::Config(f))
+            if is_lattice(m) || matches!(m, "Datafly" | "Incognito_K") =>
+        {
             (f * released as f64).floor() as u64
         }
         // The documented default of Datafly and Incognito_K: k tuples.
@@ -966,6 +982,7 @@ prop_compose! {
         format in prop::sample::select(vec!["genVals", "genVals", "genValsDist", "anatomy"]),
         privacy in prop::option::weighted(0.6, prop::collection::vec(model(sens.clone()), 1..4)),
         k in prop::option::weighted(0.5, 1u64..8),
+        root_k in prop::option::weighted(0.2, 1u64..8),
         l in prop::option::weighted(0.3, prop::sample::select(vec![2.0, 2.4, 3.0])),
         c in prop::option::weighted(0.15, prop::sample::select(vec![-1.0, 0.5, 2.0])),
         t in prop::option::weighted(0.15, prop::sample::select(vec![0.3, 0.6])),
@@ -973,6 +990,7 @@ prop_compose! {
             Just(Supp::None),
             (0u64..12).prop_map(Supp::Tuples),
             prop::sample::select(vec![0.0, 0.05, 0.1, 0.3]).prop_map(Supp::Fraction),
+            prop::sample::select(vec![0.05, 0.2]).prop_map(Supp::Config),
         ],
         qis in Just(qis),
         sens in Just(sens),
@@ -984,7 +1002,9 @@ prop_compose! {
             v.retain(|m| !matches!(m, Pm::Delta(..)) || !std::mem::replace(&mut seen, true));
             v
         });
-        let case = Case { seed, rows, id, qis, sens, skew, method, format, privacy, k, l, c, t, supp };
+        let case = Case {
+            seed, rows, id, qis, sens, skew, method, format, privacy, root_k, k, l, c, t, supp,
+        };
         if accepted { accept(case) } else { case }
     }
 }

@@ -321,7 +321,12 @@ pub fn check(classes: &Classes, model: &Model) -> Result<(), String> {
                 cum += table_share[k.as_str()] - share.get(&k).copied().unwrap_or(0.0);
                 emd += f64::abs(cum);
             }
-            let d = emd / (values.len() as f64 - 1.0);
+            // One value in the table: every class has its distribution (no distance to move).
+            let d = if values.len() < 2 {
+                0.0
+            } else {
+                emd / (values.len() as f64 - 1.0)
+            };
             if d > t + 1e-12 {
                 return Err(format!("class {i}: ordered distance {d} > t = {t}"));
             }

@@ -377,9 +377,8 @@ fn hierarchical_emd(
     for level in 1..=height {
         let mut up: HashMap<&str, (f64, f64, &str)> = HashMap::new();
         for (e, value) in extra.into_values() {
-            let sums = up
-                .entry(labels[value][level].as_str())
-                .or_insert((0.0, 0.0, value));
+            let parent = labels[value].get(level).expect("a label at every level");
+            let sums = up.entry(parent.as_str()).or_insert((0.0, 0.0, value));
             if e > 0.0 {
                 sums.0 += e;
             } else {

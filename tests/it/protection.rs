@@ -49,6 +49,21 @@ enum Qi {
     Mask { len: usize },
 }
 
+/// An attribute of the config: its `<att>` element.
+trait Att: Copy {
+    /// The `<att>` element of input column `index`; writes a hierarchy file into `dir`.
+    fn xml(self, index: usize, dir: &Path) -> String;
+}
+
+/// The `<att>` elements of `atts` at input columns `columns`.
+fn atts<A: Att>(columns: &[usize], atts: &[A], dir: &Path) -> String {
+    columns
+        .iter()
+        .zip(atts)
+        .map(|(&i, a)| a.xml(i, dir))
+        .collect()
+}
+
 impl Qi {
     fn domain(self) -> usize {
         match self {
@@ -123,8 +138,9 @@ impl Qi {
             _ => "*".into(),
         }
     }
+}
 
-    /// The `<att>` element of input column `index`; writes a hierarchy file into `dir`.
+impl Att for Qi {
     fn xml(self, index: usize, dir: &Path) -> String {
         match self {
             Qi::Vgh { depth, width } => {
@@ -187,7 +203,9 @@ impl Sens {
     fn labels(self, i: usize) -> Vec<String> {
         vec![self.value(i), format!("t{}", i >> 1), "*".into()]
     }
+}
 
+impl Att for Sens {
     fn xml(self, index: usize, dir: &Path) -> String {
         match self {
             Sens::Num { .. } => format!("<att index=\"{index}\"/>"),
@@ -261,19 +279,6 @@ struct Case {
     t: Option<f64>,
     supp: Supp,
 }
-
-const METHODS: [&str; 10] = [
-    "Datafly",
-    "Mondrian",
-    "Incognito_K",
-    "Incognito_L",
-    "Incognito_T",
-    "Anatomy",
-    "Flash",
-    "OLA",
-    "BFS",
-    "Optimal",
-];
 
 fn is_lattice(method: &str) -> bool {
     matches!(method, "Flash" | "OLA" | "BFS" | "Optimal")
@@ -355,18 +360,8 @@ impl Case {
             .id
             .map(|i| format!("<id><att index=\"{i}\"/></id>"))
             .unwrap_or_default();
-        let qid: String = self
-            .qis
-            .iter()
-            .zip(&lay.qis)
-            .map(|(q, &i)| q.xml(i, dir))
-            .collect();
-        let sens: String = self
-            .sens
-            .iter()
-            .zip(&lay.sens)
-            .map(|(s, &i)| s.xml(i, dir))
-            .collect();
+        let qid = atts(&lay.qis, &self.qis, dir);
+        let sens = atts(&lay.sens, &self.sens, dir);
         let name = |a: usize| format!("att{}", lay.sens[a]);
         let privacy = self.privacy.as_ref().map_or(String::new(), |models| {
             let m: String = models
@@ -984,7 +979,7 @@ prop_compose! {
         rows in 20usize..200,
         id in any::<bool>(),
         skew in prop::collection::vec(prop::sample::select(vec![0u32, 0, 30, 60, 90]), 6),
-        method in prop::sample::select(METHODS.to_vec()),
+        method in prop::sample::select(anonbox::job::Method::NAMES.to_vec()),
         format in prop::sample::select(vec!["genVals", "genVals", "genValsDist", "anatomy"]),
         privacy in prop::option::weighted(0.6, prop::collection::vec(model(sens.clone()), 1..4)),
         k in prop::option::weighted(0.5, 1u64..8),

@@ -1073,7 +1073,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(768)
+        .unwrap_or(512)
 }
 
 proptest! {

@@ -471,6 +471,8 @@ fn refusal(c: &Case) -> Option<&'static str> {
             && c.l.unwrap_or(10.0).fract() != 0.0
         {
             Some("recursive (c,l)-diversity with a fractional l")
+        } else if c.method == "Anatomy" && c.l.unwrap_or(10.0).fract() != 0.0 {
+            Some("distinct l-diversity with a fractional l")
         } else {
             None
         };
@@ -478,12 +480,14 @@ fn refusal(c: &Case) -> Option<&'static str> {
     if !lattice && models.iter().any(|m| matches!(m, Pm::Delta(..))) {
         return Some("delta-presence needs a lattice method");
     }
-    let recursive_l = models.iter().any(|m| match *m {
-        Pm::Recursive(_, l, _) => l.max(c.l.unwrap_or(0.0)).fract() != 0.0,
+    // Recursive (c,l) and distinct l count values: a fractional l (the model's, or a stricter -l)
+    // is refused.
+    let fractional_l = models.iter().any(|m| match *m {
+        Pm::Recursive(_, l, _) | Pm::Distinct(l, _) => l.max(c.l.unwrap_or(0.0)).fract() != 0.0,
         _ => false,
     });
-    if recursive_l {
-        return Some("recursive (c,l)-diversity with a fractional l");
+    if fractional_l {
+        return Some("recursive (c,l) or distinct l-diversity with a fractional l");
     }
     if c.c.is_some_and(|c| c <= 0.0) && models.iter().any(|m| matches!(m, Pm::Recursive(..))) {
         return Some("-c <= 0 with recursive (c,l)-diversity");
@@ -1043,7 +1047,7 @@ fn accept(mut c: Case) -> Case {
                 .is_none_or(|a| *attr.get_or_insert(a) == a && a < n),
         });
         for m in models.iter_mut() {
-            if let Pm::Recursive(_, l, _) = m {
+            if let Pm::Recursive(_, l, _) | Pm::Distinct(l, _) = m {
                 *l = l.floor();
             }
         }

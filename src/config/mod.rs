@@ -363,7 +363,8 @@ impl<'a> Builder<'a> {
             });
         }
         self.flags_apply(method, &privacy)?;
-        let (k, l) = self.enforceable(method, &privacy, k, l, &sensitive)?;
+        let given_k = args.k.or(cfg.k);
+        let (k, l) = self.enforceable(method, &privacy, (k, given_k), l, &sensitive)?;
 
         let suppression = match (args.supp_threshold, args.suppression, cfg.suppression) {
             (Some(n), _, _) => Some(SuppressionLimit::Tuples(n)),
@@ -731,17 +732,34 @@ impl<'a> Builder<'a> {
     ///   ordered distance, of one sensitive attribute;
     /// - the lattice methods (Flash, OLA, BFS, Optimal): every model.
     ///
-    /// Returns the k and l the method runs with.
+    /// Returns the k and l the method runs with. `k` is the run's k and the k given by `-k` or
+    /// the root: with `<privacy>`, a method that enforces k-anonymity runs with the k it
+    /// enforces, and the default k (10) raises nothing (a `<k-anonymity k="3"/>` alone is k = 3
+    /// for Datafly, and Incognito_K's default suppression is 3 records, as for Flash).
     fn enforceable(
         &self,
         method: Method,
         models: &[PrivacyModel],
-        k: i64,
+        (k, given_k): (i64, Option<i64>),
         l: f64,
         sensitive: &[SensitiveAttribute],
     ) -> Result<(i64, f64)> {
         let Some((site, _)) = &self.cfg.privacy else {
             return Ok((k, l));
+        };
+        let model_k = models
+            .iter()
+            .filter_map(|m| match m {
+                PrivacyModel::KAnonymity { k } => Some(*k as i64),
+                _ => None,
+            })
+            .max();
+        let k = match (method, model_k) {
+            (Method::Datafly | Method::Mondrian | Method::IncognitoK, Some(mk)) => {
+                given_k.map_or(mk, |g| g.max(mk))
+            }
+            (m, Some(mk)) if m.is_lattice() => mk,
+            _ => k,
         };
         let refuse = |m: &PrivacyModel, why: &str| {
             self.at(
@@ -754,16 +772,13 @@ impl<'a> Builder<'a> {
                 ),
             )
         };
-        let mut k = k;
         // Anatomy's l: the largest of its distinct l-diversity models (the last one's was taken).
         let mut anatomy_l = None;
         let mut attribute = None;
         for m in models {
             match (method, m) {
                 (m2, _) if m2.is_lattice() => {}
-                (Method::Datafly | Method::Mondrian, PrivacyModel::KAnonymity { k: mk }) => {
-                    k = k.max(*mk as i64)
-                }
+                (Method::Datafly | Method::Mondrian, PrivacyModel::KAnonymity { .. }) => {}
                 (Method::Datafly | Method::Mondrian, _) => {
                     return Err(refuse(m, " (it enforces k-anonymity only)"))
                 }

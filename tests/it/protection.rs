@@ -606,14 +606,12 @@ fn asked(c: &Case, table: &[Vec<String>]) -> Asked {
                     Pm::Delta(..) => {}
                 }
             }
-            // Methods that enforce k-anonymity also enforce -k, else the root's k.
-            let takes_k = is_lattice(c.method) || c.method == "Incognito_K";
+            // Methods that enforce k-anonymity also enforce -k, else the root's k (never the
+            // default 10: the model's k is what was asked).
+            let takes_k =
+                is_lattice(c.method) || matches!(c.method, "Incognito_K" | "Datafly" | "Mondrian");
             if let Some(fk) = c.k.or(c.root_k.filter(|_| takes_k)) {
                 k = Some(k.unwrap_or(0).max(fk));
-            }
-            // Datafly and Mondrian enforce the larger of their k (flag, else 10) and the model's.
-            if matches!(c.method, "Datafly" | "Mondrian") {
-                k = Some(k.unwrap_or(0).max(flag_k));
             }
         }
     }
@@ -624,8 +622,8 @@ fn asked(c: &Case, table: &[Vec<String>]) -> Asked {
         {
             (f * released as f64).floor() as u64
         }
-        // The documented default of Datafly and Incognito_K: k tuples.
-        ("Datafly" | "Incognito_K", Supp::None) => k.unwrap_or(0).max(flag_k),
+        // The documented default of Datafly and Incognito_K: k tuples (the k enforced).
+        ("Datafly" | "Incognito_K", Supp::None) => k.unwrap_or(flag_k),
         _ => 0,
     };
     for (_, m) in &mut models {

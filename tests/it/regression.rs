@@ -1432,3 +1432,56 @@ fn a_killed_publishs_set_aside_file_is_restored_or_removed() {
     live.kill().unwrap();
     live.wait().unwrap();
 }
+
+/// A `<k-anonymity k="3"/>` with neither `-k` nor a root `k` is k = 3 for every method that
+/// enforces k-anonymity: Datafly enforced the default k (10) and Incognito_K's default
+/// suppression limit was 10 records (found by `protection`). A `-k` above the model still
+/// raises it; the independent checker re-checks each release.
+#[test]
+fn the_k_of_privacy_is_not_raised_by_the_default_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = adult_config(dir.path(), None, "", "<k-anonymity k='3'/>");
+    let top = ["*"; 9];
+    for (method, flag_k, k) in [
+        ("Datafly", None, 3),
+        ("Incognito_K", None, 3),
+        ("Flash", None, 3),
+        ("Datafly", Some("7"), 7),
+    ] {
+        let output = dir.path().join(format!("{method}.csv"));
+        let report = dir.path().join(format!("{method}.json"));
+        let mut cmd = bin();
+        cmd.arg("-config")
+            .arg(&config)
+            .args(["-method", method, "-quiet"]);
+        cmd.arg("-output").arg(&output).arg("-report").arg(&report);
+        if let Some(f) = flag_k {
+            cmd.args(["-k", f]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{method}: {out:?}");
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(r["k"], k, "{method} -k {flag_k:?}");
+        assert_eq!(r["privacy_models"][0], format!("{k}-anonymity"), "{method}");
+        let limit = match method {
+            "Flash" => 0,
+            _ => k as usize,
+        };
+        assert_eq!(r["suppression_limit"], limit, "{method}");
+        let found = kcheck::check(
+            &output,
+            &kcheck::Spec {
+                separator: ";",
+                header: true,
+                qid_columns: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+                top: &top,
+                k,
+                max_suppressed: limit,
+                full_domain: true,
+            },
+        )
+        .unwrap();
+        assert!(found.smallest_class >= k, "{method}: {found:?}");
+    }
+}

@@ -1466,7 +1466,7 @@ fn the_k_of_privacy_is_not_raised_by_the_default_k() {
         assert_eq!(r["privacy_models"][0], format!("{k}-anonymity"), "{method}");
         let limit = match method {
             "Flash" => 0,
-            _ => k as usize,
+            _ => k,
         };
         assert_eq!(r["suppression_limit"], limit, "{method}");
         let found = kcheck::check(

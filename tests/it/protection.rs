@@ -2,7 +2,11 @@
 //! (skewed values, so that models are sometimes unsatisfiable) with hierarchies as ARX files,
 //! `<vgh>` trees and builders, and random configs (every method, k, the l-diversities,
 //! t-closeness with its three distances, δ-presence with a research subset column, suppression
-//! limits, every output format) run through the `anonbox` binary. Then:
+//! limits, every output format) run through the `anonbox` binary. The input varies too: a
+//! header line or none, the separator (`,`, `;`, tab, `, `), records holding `?` (skipped, or
+//! kept with `unknown="keep"`), UTF-8 or windows-1252 (`é` in the hierarchy file labels and in
+//! a free-text note), and lattice methods run with `-threads 1`, 2 and 4. The release is
+//! decoded, its header checked and split on the separator here ([`canonical`]). Then:
 //!
 //! - exit 0: every model asked holds on what was written, checked by the independent checkers
 //!   of `utd_methods` (which read only the output files, with their own arithmetic): k and the
@@ -17,6 +21,9 @@
 //!   for a run that reads it), and nothing was written; exit 1: nothing written, one line on stderr, and the release that puts every
 //!   record in one class (which every method can reach) would not have satisfied the models.
 //! - Any other exit (a panic is 101) is a defect.
+//! - A lattice method run with `-threads 1` ends as its runs with 2 and 4 (same exit, stderr,
+//!   release byte for byte, report but for thread counts, work counters and times); a
+//!   release's report gives the input's `input_encoding`, `rows_read` and `rows_skipped`.
 //!
 //! `PROPTEST_CASES` raises the number of cases for a long run.
 
@@ -40,7 +47,7 @@ use crate::utd_methods::{
 enum Qi {
     /// Integers in [0, width·2^depth) under a complete binary `<vgh>` of `[a:b)` intervals.
     Vgh { depth: u32, width: u32 },
-    /// Labels `c0`, `c1`, ... in an ARX hierarchy file: level j groups by code >> j, then `*`.
+    /// Labels `é0`, `é1`, ... (not ASCII: the input's encoding matters) in an ARX hierarchy file: level j groups by code >> j, then `*`.
     File { leaves: usize, levels: usize },
     /// Integers in [0, 8·width) under `<intervals widths="width,2·width" labels="toolbox"/>`
     /// (labels `[a:b)`: ARX's `[a, b[` would be quoted in a comma-separated output).
@@ -77,7 +84,7 @@ impl Qi {
     fn value(self, i: usize) -> String {
         match self {
             Qi::Vgh { .. } | Qi::Intervals { .. } => i.to_string(),
-            Qi::File { .. } => format!("c{i}"),
+            Qi::File { .. } => format!("é{i}"),
             Qi::Mask { len } => {
                 // First digit 1..=3, the others 0..=2.
                 let mut s = String::new();
@@ -106,7 +113,7 @@ impl Qi {
                 out
             }
             Qi::File { levels, .. } => {
-                let c: usize = v[1..].parse().unwrap();
+                let c: usize = v.strip_prefix('é').unwrap().parse().unwrap();
                 let mut out = vec![v.to_string()];
                 out.extend((1..levels - 1).map(|j| format!("g{j}-{}", c >> j)));
                 out.push("*".into());
@@ -278,6 +285,17 @@ struct Case {
     c: Option<f64>,
     t: Option<f64>,
     supp: Supp,
+    /// The input (and so the release) starts with a header line naming column i `atti`.
+    header: bool,
+    /// The field separator of the input and the release.
+    sep: &'static str,
+    /// Some records' note is `?`; `keep` says `unknown="keep"` (else they are skipped).
+    qmark: bool,
+    keep: bool,
+    /// `encoding="windows-1252"`: the input, the hierarchy files and the release in it.
+    latin1: bool,
+    /// Lattice methods run with `-threads 1`, then 2 and 4: the same outcome byte for byte.
+    threads: bool,
 }
 
 fn is_lattice(method: &str) -> bool {
@@ -348,10 +366,73 @@ impl Case {
                     // The first record is always in the research subset.
                     row.push(if r == 0 || pick(2, 0) == 1 { "1" } else { "0" }.into());
                 }
-                row.push(format!("note {}", r % 3));
+                // Never the first record's: it stays in the research subset and in the release.
+                let unknown = self.qmark && r % 5 == 4;
+                row.push(if unknown {
+                    "café ?".into()
+                } else {
+                    format!("café {}", r % 3)
+                });
                 row
             })
             .collect()
+    }
+
+    /// The rows of `table` that are records: those holding `?` are skipped unless kept.
+    fn records(&self, table: &[Vec<String>]) -> Vec<Vec<String>> {
+        table
+            .iter()
+            .filter(|r| self.keep || !r.iter().any(|f| f.contains('?')))
+            .cloned()
+            .collect()
+    }
+
+    /// The header's name of input column `i`.
+    fn name(i: usize) -> String {
+        format!("att{i}")
+    }
+
+    /// The input file: [header], rows, in the case's separator and encoding.
+    fn input(&self, table: &[Vec<String>], refused: bool) -> Vec<u8> {
+        let mut text = String::new();
+        if self.header {
+            let names: Vec<String> = (0..self.layout().width).map(Case::name).collect();
+            text += &(names.join(self.sep) + "\n");
+        }
+        text.extend(table.iter().map(|r| r.join(self.sep) + "\n"));
+        if refused {
+            // A refusal comes before the input is read: a run that read it would fail on this
+            // row (exit 1, a data error) instead.
+            text.push_str("a row of one field\n");
+        }
+        self.encode(&text)
+    }
+
+    fn encode(&self, text: &str) -> Vec<u8> {
+        if self.latin1 {
+            let (bytes, _, unmappable) = encoding_rs::WINDOWS_1252.encode(text);
+            assert!(!unmappable, "{text}");
+            bytes.into_owned()
+        } else {
+            text.as_bytes().to_vec()
+        }
+    }
+
+    /// A released file's text, decoded independently of anonbox (`café` must be 0xE9 in
+    /// windows-1252: UTF-8 bytes in such a release are a defect).
+    fn decode(&self, bytes: &[u8]) -> Result<String, String> {
+        if self.latin1 {
+            if bytes.windows(2).any(|w| w == [0xC3, 0xA9]) {
+                return Err("UTF-8 'é' in a windows-1252 release".into());
+            }
+            let (text, had_errors) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+            if had_errors {
+                return Err("a release not in windows-1252".into());
+            }
+            Ok(text.into_owned())
+        } else {
+            String::from_utf8(bytes.to_vec()).map_err(|e| format!("a release not in UTF-8: {e}"))
+        }
     }
 
     fn config(&self, dir: &Path) -> String {
@@ -400,13 +481,38 @@ impl Case {
         if let Supp::Config(f) = self.supp {
             root += &format!(" suppression=\"{f}\"");
         }
+        let mut input = format!(
+            " separator=\"{}\"",
+            if self.sep == "\t" { "\\t" } else { self.sep }
+        );
+        if self.header {
+            input += " header=\"true\"";
+        }
+        if self.keep {
+            input += " unknown=\"keep\"";
+        }
+        if self.latin1 {
+            input += " encoding=\"windows-1252\"";
+            // The hierarchy files hold the data's values: in the input's encoding.
+            for f in common::files_in(dir) {
+                if f.starts_with('h') && f.ends_with(".csv") {
+                    let text = std::fs::read_to_string(dir.join(&f)).unwrap();
+                    std::fs::write(dir.join(&f), self.encode(&text)).unwrap();
+                }
+            }
+        }
         format!(
-            "<config{root}>\n<input filename=\"in.csv\" separator=\",\"/>\n{id}\n<qid>{qid}</qid>\n\
+            "<config{root}>\n<input filename=\"in.csv\"{input}/>\n{id}\n<qid>{qid}</qid>\n\
              <sens>{sens}</sens>\n{privacy}\n</config>\n"
         )
     }
 
     fn args(&self) -> Vec<String> {
+        self.args_to("out.csv", "report.json", self.threads.then_some(1))
+    }
+
+    /// The arguments, writing `output` and `report`, with `-threads` if given.
+    fn args_to(&self, output: &str, report: &str, threads: Option<usize>) -> Vec<String> {
         let mut a: Vec<String> = [
             "-config",
             "config.xml",
@@ -415,9 +521,9 @@ impl Case {
             "-outputFormat",
             self.format,
             "-output",
-            "out.csv",
+            output,
             "-report",
-            "report.json",
+            report,
             "-quiet",
         ]
         .map(String::from)
@@ -431,6 +537,7 @@ impl Case {
         flag("-l", self.l.map(|v| v.to_string()));
         flag("-c", self.c.map(|v| v.to_string()));
         flag("-t", self.t.map(|v| v.to_string()));
+        flag("-threads", threads.map(|v| v.to_string()));
         match self.supp {
             Supp::None | Supp::Config(_) => {}
             Supp::Tuples(n) => flag("-suppThreshold", Some(n.to_string())),
@@ -687,15 +794,10 @@ fn feasible(c: &Case, table: &[Vec<String>], asked: &Asked) -> bool {
 fn run_case(c: &Case) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let table = c.table();
+    let rows = c.table();
+    let table = c.records(&rows);
     let why = refusal(c);
-    let mut text: String = table.iter().map(|r| r.join(",") + "\n").collect();
-    if why.is_some() {
-        // A refusal comes before the input is read: a run that read it would fail on this row
-        // (exit 1, a data error) instead.
-        text.push_str("a row of one field\n");
-    }
-    std::fs::write(d.join("in.csv"), text).unwrap();
+    std::fs::write(d.join("in.csv"), c.input(&rows, why.is_some())).unwrap();
     let config = c.config(d);
     std::fs::write(d.join("config.xml"), &config).unwrap();
     let inputs = common::files_in(d);
@@ -707,7 +809,10 @@ fn run_case(c: &Case) -> Result<(), String> {
     let stderr = String::from_utf8_lossy(&run.stderr).to_string();
     let code = run.status.code();
     if std::env::var_os("PROTECTION_TRACE").is_some() {
-        eprintln!("TRACE {} {:?} {:?}", c.method, code, why);
+        eprintln!(
+            "TRACE {} {:?} {:?} header {} sep {:?} ? {} keep {} latin1 {} threads {}",
+            c.method, code, why, c.header, c.sep, c.qmark, c.keep, c.latin1, c.threads
+        );
     }
     let asked = asked(c, &table);
     let fail = |what: String| {
@@ -736,12 +841,129 @@ fn run_case(c: &Case) -> Result<(), String> {
             if stderr.trim_end().lines().count() != 1 {
                 return fail("not one line on stderr".into());
             }
-            return Ok(());
+            return same_across_threads(c, d, code, &stderr).or_else(fail);
         }
         (_, Some(why)) => return fail(format!("should be refused: {why}")),
         _ => return fail("neither a release, a failed run nor a refused config".into()),
     }
-    check_release(c, d, &table, &asked).or_else(fail)
+    check_report(c, d, rows.len() - table.len())
+        .and_then(|()| canonical(c, d))
+        .and_then(|canon| check_release(c, &canon, &table, &asked))
+        .and_then(|()| same_across_threads(c, d, code, &stderr))
+        .or_else(fail)
+}
+
+/// The report's encoding and rows skipped (the records holding `?`, unless kept).
+fn check_report(c: &Case, d: &Path, skipped: usize) -> Result<(), String> {
+    let report: Value = serde_json::from_slice(&std::fs::read(d.join("report.json")).unwrap())
+        .map_err(|e| format!("report: {e}"))?;
+    let encoding = if c.latin1 { "windows-1252" } else { "UTF-8" };
+    if report["input_encoding"] != encoding {
+        return Err(format!("input_encoding {}", report["input_encoding"]));
+    }
+    if report["rows_skipped"] != skipped || report["rows_read"] != c.rows {
+        return Err(format!(
+            "{} rows read, {} skipped; {} and {skipped} expected",
+            report["rows_read"], report["rows_skipped"], c.rows
+        ));
+    }
+    Ok(())
+}
+
+/// The release in a folder of its own (`canon` in `d`, with the report) as the checkers read
+/// it: decoded (see [`Case::decode`]), its header checked and dropped, split on the case's
+/// separator and joined by `,` (no released field holds one: asserted).
+fn canonical(c: &Case, d: &Path) -> Result<std::path::PathBuf, String> {
+    let lay = c.layout();
+    let canon = d.join("canon");
+    std::fs::create_dir(&canon).unwrap();
+    std::fs::copy(d.join("report.json"), canon.join("report.json")).unwrap();
+    let names = |cols: &mut dyn Iterator<Item = usize>| cols.map(Case::name).collect::<Vec<_>>();
+    let kept = |i: &usize| Some(*i) != lay.id;
+    let files = if c.method == "Anatomy" || c.format == "anatomy" {
+        let published = |i: &usize| kept(i) && !lay.qis.contains(i);
+        let mut qit = names(&mut lay.qis.iter().copied());
+        qit.push("EID".into());
+        let mut st = vec!["EID".to_string()];
+        st.extend(names(&mut (0..lay.width).filter(published)));
+        vec![("out_QIT.csv", qit), ("out_ST.csv", st)]
+    } else {
+        vec![("out.csv", names(&mut (0..lay.width).filter(kept)))]
+    };
+    for (file, header) in files {
+        let text = c.decode(&std::fs::read(d.join(file)).unwrap())?;
+        let mut lines = text.split_terminator('\n');
+        if c.header {
+            let got = lines.next().unwrap_or_default();
+            if got != header.join(c.sep) {
+                return Err(format!("{file}: header {got:?}"));
+            }
+        }
+        let mut out = String::new();
+        for line in lines {
+            let fields: Vec<&str> = line.split(c.sep).collect();
+            if fields.iter().any(|f| f.contains(',')) {
+                return Err(format!("{file}: a field holds ',' in {line:?}"));
+            }
+            out += &(fields.join(",") + "\n");
+        }
+        std::fs::write(canon.join(file), out).unwrap();
+    }
+    Ok(canon)
+}
+
+/// With `-threads`, a lattice method's run with 2 and 4 threads ends as the first (1 thread):
+/// the same exit, stderr and release byte for byte, the same report but for its thread counts,
+/// work counters and times.
+fn same_across_threads(c: &Case, d: &Path, code: Option<i32>, stderr: &str) -> Result<(), String> {
+    if !c.threads {
+        return Ok(());
+    }
+    let read = |f: &str| std::fs::read(d.join(f)).unwrap_or_default();
+    let report = |f: &str| -> Value { serde_json::from_slice(&read(f)).unwrap_or_default() };
+    let same = [
+        "transformation",
+        "suppressed_records",
+        "equivalence_classes",
+        "information_loss",
+        "lower_bound",
+        "proven_optimal",
+        "algorithm",
+        "transformations_checked",
+        "rows_read",
+        "rows_skipped",
+    ];
+    for n in [2, 4] {
+        let (out, rep) = (format!("t{n}.csv"), format!("t{n}.json"));
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(d)
+            .args(c.args_to(&out, &rep, Some(n)))
+            .output()
+            .unwrap();
+        if run.status.code() != code || String::from_utf8_lossy(&run.stderr) != stderr {
+            return Err(format!(
+                "-threads {n}: exit {:?}, stderr {}",
+                run.status.code(),
+                String::from_utf8_lossy(&run.stderr)
+            ));
+        }
+        if code != Some(0) {
+            continue;
+        }
+        if read(&out) != read("out.csv") {
+            return Err(format!("-threads {n}: another release"));
+        }
+        let (a, b) = (report("report.json"), report(&rep));
+        for key in same {
+            if a[key] != b[key] {
+                return Err(format!(
+                    "-threads {n}: {key} {} (1 thread: {})",
+                    b[key], a[key]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks a successful run's files against the input and what was asked.
@@ -998,6 +1220,14 @@ prop_compose! {
         qis in Just(qis),
         sens in Just(sens),
         accepted in prop::bool::weighted(0.8),
+        (header, sep, qmark, keep, latin1, threads) in (
+            any::<bool>(),
+            prop::sample::select(vec![",", ",", ";", "\t", ", "]),
+            prop::bool::weighted(0.3),
+            any::<bool>(),
+            prop::bool::weighted(0.3),
+            prop::bool::weighted(0.3),
+        ),
     ) -> Case {
         // One δ-presence model at most (one subset column).
         let privacy = privacy.map(|mut v| {
@@ -1007,6 +1237,7 @@ prop_compose! {
         });
         let case = Case {
             seed, rows, id, qis, sens, skew, method, format, privacy, root_k, k, l, c, t, supp,
+            header, sep, qmark, keep, latin1, threads: threads && is_lattice(method),
         };
         if accepted { accept(case) } else { case }
     }

@@ -23,7 +23,8 @@
 //! - Any other exit (a panic is 101) is a defect.
 //! - A lattice method run with `-threads 1` ends as its runs with 2 and 4 (same exit, stderr,
 //!   release byte for byte, report but for thread counts, work counters and times); a
-//!   release's report gives the input's `input_encoding`, `rows_read` and `rows_skipped`.
+//!   release's report gives the input's `input_encoding`, `quasi_identifiers` (header names),
+//!   `rows_read` and `rows_skipped`.
 //!
 //! `PROPTEST_CASES` raises the number of cases for a long run.
 
@@ -285,7 +286,7 @@ struct Case {
     c: Option<f64>,
     t: Option<f64>,
     supp: Supp,
-    /// The input (and so the release) starts with a header line naming column i `atti`.
+    /// The input (and so the release) starts with a header line (see [`Case::name`]).
     header: bool,
     /// The field separator of the input and the release.
     sep: &'static str,
@@ -354,7 +355,9 @@ impl Case {
             .map(|r| {
                 let mut row = Vec::new();
                 if self.id {
-                    row.push(format!("p{r}"));
+                    // An identifier may hold `?` too: the row is skipped all the same.
+                    let q = if self.qmark && r % 7 == 6 { "?" } else { "" };
+                    row.push(format!("p{q}{r}"));
                 }
                 for (j, q) in self.qis.iter().enumerate() {
                     row.push(q.value(pick(q.domain(), self.skew[j])));
@@ -387,16 +390,21 @@ impl Case {
             .collect()
     }
 
-    /// The header's name of input column `i`.
-    fn name(i: usize) -> String {
-        format!("att{i}")
+    /// The name of input column `i`: the header's (not ASCII: its encoding matters), else
+    /// `atti`.
+    fn name(&self, i: usize) -> String {
+        if self.header {
+            format!("até{i}")
+        } else {
+            format!("att{i}")
+        }
     }
 
     /// The input file: [header], rows, in the case's separator and encoding.
     fn input(&self, table: &[Vec<String>], refused: bool) -> Vec<u8> {
         let mut text = String::new();
         if self.header {
-            let names: Vec<String> = (0..self.layout().width).map(Case::name).collect();
+            let names: Vec<String> = (0..self.layout().width).map(|i| self.name(i)).collect();
             text += &(names.join(self.sep) + "\n");
         }
         text.extend(table.iter().map(|r| r.join(self.sep) + "\n"));
@@ -443,7 +451,7 @@ impl Case {
             .unwrap_or_default();
         let qid = atts(&lay.qis, &self.qis, dir);
         let sens = atts(&lay.sens, &self.sens, dir);
-        let name = |a: usize| format!("att{}", lay.sens[a]);
+        let name = |a: usize| self.name(lay.sens[a]);
         let privacy = self.privacy.as_ref().map_or(String::new(), |models| {
             let m: String = models
                 .iter()
@@ -853,13 +861,18 @@ fn run_case(c: &Case) -> Result<(), String> {
         .or_else(fail)
 }
 
-/// The report's encoding and rows skipped (the records holding `?`, unless kept).
+/// The report's encoding, quasi-identifier names and rows skipped (the records holding `?`,
+/// unless kept).
 fn check_report(c: &Case, d: &Path, skipped: usize) -> Result<(), String> {
     let report: Value = serde_json::from_slice(&std::fs::read(d.join("report.json")).unwrap())
         .map_err(|e| format!("report: {e}"))?;
     let encoding = if c.latin1 { "windows-1252" } else { "UTF-8" };
     if report["input_encoding"] != encoding {
         return Err(format!("input_encoding {}", report["input_encoding"]));
+    }
+    let names: Vec<String> = c.layout().qis.iter().map(|&i| c.name(i)).collect();
+    if report["quasi_identifiers"] != serde_json::json!(names) {
+        return Err(format!("quasi_identifiers {}", report["quasi_identifiers"]));
     }
     if report["rows_skipped"] != skipped || report["rows_read"] != c.rows {
         return Err(format!(
@@ -878,7 +891,7 @@ fn canonical(c: &Case, d: &Path) -> Result<std::path::PathBuf, String> {
     let canon = d.join("canon");
     std::fs::create_dir(&canon).unwrap();
     std::fs::copy(d.join("report.json"), canon.join("report.json")).unwrap();
-    let names = |cols: &mut dyn Iterator<Item = usize>| cols.map(Case::name).collect::<Vec<_>>();
+    let names = |cols: &mut dyn Iterator<Item = usize>| cols.map(|i| c.name(i)).collect::<Vec<_>>();
     let kept = |i: &usize| Some(*i) != lay.id;
     let files = if c.method == "Anatomy" || c.format == "anatomy" {
         let published = |i: &usize| kept(i) && !lay.qis.contains(i);

@@ -295,6 +295,9 @@ struct Case {
     keep: bool,
     /// `encoding="windows-1252"`: the input, the hierarchy files and the release in it.
     latin1: bool,
+    /// How windows-1252 is given: a label (`windows-1252`, `latin1`, `iso-8859-1`: the same
+    /// encoding), on `<input>` or as `-encoding` (`true`).
+    label: (&'static str, bool),
     /// Lattice methods run with `-threads 1`, then 2 and 4: the same outcome byte for byte.
     threads: bool,
 }
@@ -390,10 +393,12 @@ impl Case {
             .collect()
     }
 
-    /// The name of input column `i`: the header's (not ASCII: its encoding matters), else
-    /// `atti`.
+    /// The name of input column `i`: the header's (not ASCII: its encoding matters; the note's
+    /// holds `?` in a case with `?`, which does not make the header a skipped row), else `atti`.
     fn name(&self, i: usize) -> String {
-        if self.header {
+        if self.header && self.qmark && i + 1 == self.layout().width {
+            "note?".into()
+        } else if self.header {
             format!("até{i}")
         } else {
             format!("att{i}")
@@ -500,7 +505,9 @@ impl Case {
             input += " unknown=\"keep\"";
         }
         if self.latin1 {
-            input += " encoding=\"windows-1252\"";
+            if !self.label.1 {
+                input += &format!(" encoding=\"{}\"", self.label.0);
+            }
             // The hierarchy files hold the data's values: in the input's encoding.
             for f in common::files_in(dir) {
                 if f.starts_with('h') && f.ends_with(".csv") {
@@ -546,6 +553,10 @@ impl Case {
         flag("-c", self.c.map(|v| v.to_string()));
         flag("-t", self.t.map(|v| v.to_string()));
         flag("-threads", threads.map(|v| v.to_string()));
+        flag(
+            "-encoding",
+            (self.latin1 && self.label.1).then(|| self.label.0.to_string()),
+        );
         match self.supp {
             Supp::None | Supp::Config(_) => {}
             Supp::Tuples(n) => flag("-suppThreshold", Some(n.to_string())),
@@ -1241,6 +1252,10 @@ prop_compose! {
             prop::bool::weighted(0.3),
             prop::bool::weighted(0.3),
         ),
+        label in (
+            prop::sample::select(vec!["windows-1252", "latin1", "iso-8859-1"]),
+            prop::bool::weighted(0.3),
+        ),
     ) -> Case {
         // One δ-presence model at most (one subset column).
         let privacy = privacy.map(|mut v| {
@@ -1250,7 +1265,7 @@ prop_compose! {
         });
         let case = Case {
             seed, rows, id, qis, sens, skew, method, format, privacy, root_k, k, l, c, t, supp,
-            header, sep, qmark, keep, latin1, threads: threads && is_lattice(method),
+            header, sep, qmark, keep, latin1, label, threads: threads && is_lattice(method),
         };
         if accepted { accept(case) } else { case }
     }

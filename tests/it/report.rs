@@ -328,6 +328,11 @@ fn check_html(html: &str, report: &Value, charts: usize) {
         seen += 1;
     }
     assert!(seen >= 15, "only {seen} figures");
+    // The input's encoding (that of the release) is among them.
+    assert!(html.contains(&format!(
+        "data-key=\"input_encoding\" data-value=\"{}\"",
+        report["input_encoding"].as_str().unwrap()
+    )));
     // The summary lines are the stderr summary's.
     assert!(html.contains(&format!(
         "anonbox: {} finished in",

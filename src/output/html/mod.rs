@@ -65,7 +65,8 @@ struct Page<'a> {
 }
 
 /// The summary table: label and the report key it shows.
-const SUMMARY: [(&str, &str); 17] = [
+const SUMMARY: [(&str, &str); 18] = [
+    ("input encoding", "input_encoding"),
     ("records read", "rows_read"),
     ("rows skipped", "rows_skipped"),
     ("records anonymized", "records"),

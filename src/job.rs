@@ -125,14 +125,7 @@ impl Job {
         match self.method {
             Method::Datafly | Method::Mondrian => Some(self.k),
             Method::Anatomy => None,
-            _ => self
-                .privacy
-                .iter()
-                .filter_map(|m| match m {
-                    PrivacyModel::KAnonymity { k } => Some(*k),
-                    _ => None,
-                })
-                .max(),
+            _ => PrivacyModel::largest_k(&self.privacy),
         }
     }
 }
@@ -248,6 +241,17 @@ pub enum TDistance {
 }
 
 impl PrivacyModel {
+    /// The largest k of the k-anonymity models among `models`, if any.
+    pub fn largest_k(models: &[PrivacyModel]) -> Option<u64> {
+        models
+            .iter()
+            .filter_map(|m| match m {
+                PrivacyModel::KAnonymity { k } => Some(*k),
+                _ => None,
+            })
+            .max()
+    }
+
     /// The model as the report and errors name it, e.g. `5-anonymity`,
     /// `distinct-3-diversity(occupation)`.
     pub fn describe(&self, sensitive: &[SensitiveAttribute]) -> String {

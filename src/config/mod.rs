@@ -747,13 +747,7 @@ impl<'a> Builder<'a> {
         let Some((site, _)) = &self.cfg.privacy else {
             return Ok((k, l));
         };
-        let model_k = models
-            .iter()
-            .filter_map(|m| match m {
-                PrivacyModel::KAnonymity { k } => Some(*k as i64),
-                _ => None,
-            })
-            .max();
+        let model_k = PrivacyModel::largest_k(models).map(|k| k as i64);
         let k = match (method, model_k) {
             (Method::Datafly | Method::Mondrian | Method::IncognitoK, Some(mk)) => {
                 given_k.map_or(mk, |g| g.max(mk))

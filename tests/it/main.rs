@@ -11,6 +11,7 @@ mod delta;
 mod encoding;
 mod flash;
 mod hierarchy_build;
+mod hostile;
 mod init;
 mod kcheck;
 mod kept_db;

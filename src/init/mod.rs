@@ -4,8 +4,12 @@
 //!    values with their counts and the missing share (memory grows with distinct values).
 //! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
 //!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small or,
-//!    with many quasi-identifiers, the search limited in time.
-//! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
+//!    with many quasi-identifiers, the search limited in time; past what a search takes (2^64
+//!    transformations), the least identifying are left out and removed from the release.
+//! 3. The config's method and the lattice init prints come from the levels of the hierarchies
+//!    it writes, checked by the run's own check ([`crate::algorithms::lattice_limits`]): init
+//!    never writes a config, nor prints a command, that the run refuses.
+//! 4. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
 //!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
 //!    path, published together at the end: a failed init writes nothing, and a `--dir` it
 //!    created for them is removed again, on an error or a signal ([`crate::io::create_dir`]);
@@ -53,7 +57,10 @@ use propose::{Proposal, Role};
                   insensitive; the rest: quasi-identifier), and write DIR/config.xml with a \
                   comment per column and a hierarchy file per quasi-identifier. Then run the \
                   command it prints: anonbox -config DIR/config.xml -method Flash -k 5 (with \
-                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5)\n\n\
+                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5). Past \
+                  what a search takes (2^64 transformations: about 40 quasi-identifiers), the \
+                  most identifying are kept and the others left out, removed from the release \
+                  and named.\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
 )]

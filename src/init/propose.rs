@@ -8,6 +8,8 @@
 //! - **insensitive** (released as it is): free text (a quasi-identifier hierarchy cannot
 //!   generalize sentences; review it by hand), empty columns and columns of one value.
 //! - **quasi-identifier**: the rest. Declaring too many is safe, declaring too few is not.
+//! - **left out** (removed from the output, as an identifier): the least identifying
+//!   quasi-identifiers past what a search takes ([`keep_within_limits`]).
 //!
 //! Default hierarchies, chosen to be useful at the first try:
 //! - integers and decimals: `intervals` of a round width giving about 16 intervals over the
@@ -605,5 +607,127 @@ mod tests {
                 "-400".into()
             )
         );
+    }
+
+    fn qi(kind: &'static str, params: &[(&str, &str)]) -> ColumnProposal {
+        ColumnProposal {
+            role: Role::QuasiIdentifier {
+                kind,
+                params: params
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+            reason: "quasi-identifier".into(),
+        }
+    }
+
+    /// The coarsening as it was written first (the whole proposal cloned and its lattice
+    /// recomputed per level taken off): the heap gives the same proposals.
+    fn coarsen_by_scanning(columns: &mut [ColumnProposal]) {
+        while lattice_size(columns.iter().filter_map(qi_levels)).is_none_or(|s| s > LATTICE_BUDGET)
+        {
+            let tallest = columns
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| qi_levels(c).filter(|&l| l > 3).map(|l| (l, i)))
+                .max_by_key(|&(l, i)| (l, i));
+            let Some((_, i)) = tallest else { break };
+            if let Role::QuasiIdentifier { kind, params } = &mut columns[i].role {
+                coarsen(kind, params);
+            }
+        }
+    }
+
+    #[test]
+    fn coarsening_takes_the_tallest_first() {
+        let kinds = [
+            qi("intervals", &[("widths", "5,10,20"), ("start", "0")]),
+            qi(
+                "dates",
+                &[("format", "%Y-%m-%d"), ("levels", "month,year,decade")],
+            ),
+            qi("mask", &[("step", "2"), ("levels", "3"), ("longest", "8")]),
+            qi("categories", &[("frequency", "5")]),
+            qi("categories", &[]),
+            ColumnProposal {
+                role: Role::Insensitive,
+                reason: String::new(),
+            },
+        ];
+        for n in [1, 3, 5, 8, 13, 40, 200] {
+            let columns: Vec<ColumnProposal> = (0..n)
+                .map(|i| kinds[(i * 7 + i / 3) % kinds.len()].clone())
+                .collect();
+            let (mut heap, mut scan) = (columns.clone(), columns);
+            coarsen_to_budget(&mut heap);
+            coarsen_by_scanning(&mut scan);
+            let roles = |c: &[ColumnProposal]| c.iter().map(|c| c.role.clone()).collect::<Vec<_>>();
+            assert_eq!(roles(&heap), roles(&scan), "{n} columns");
+        }
+    }
+
+    /// A column of `values` (each with its count) as profiled.
+    fn profiled(index: usize, values: &[(&str, u64)]) -> ColumnProfile {
+        let mut distinct = crate::hierarchy_build::distinct::Distinct::new();
+        for &(v, n) in values {
+            for _ in 0..n {
+                distinct.add(v.as_bytes()).unwrap();
+            }
+        }
+        ColumnProfile {
+            index,
+            name: format!("c{index}"),
+            kind: Kind::Category,
+            values: distinct,
+            overflowed: false,
+            missing_values: Vec::new(),
+        }
+    }
+
+    /// The most identifying quasi-identifiers are kept while the run's check accepts their
+    /// lattice; the first refused and every one after it are left out, with the reason.
+    #[test]
+    fn the_least_identifying_are_left_out() {
+        // 45 columns of three levels: 3^40 fits in 64 bits, 3^41 does not. Column i has
+        // 2 + i % 9 values, evenly spread: the fewest values identify least.
+        let spread = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        let columns: Vec<ColumnProfile> = (0..45)
+            .map(|i| {
+                let values: Vec<(&str, u64)> =
+                    spread[..2 + i % 9].iter().map(|&v| (v, 4)).collect();
+                profiled(i, &values)
+            })
+            .collect();
+        let profile = Profile {
+            records: 40,
+            columns,
+        };
+        let mut proposals: Vec<ColumnProposal> = (0..45)
+            .map(|_| qi("categories", &[("frequency", "5")]))
+            .collect();
+        keep_within_limits(&mut proposals, &profile);
+        let out: Vec<usize> = (0..45)
+            .filter(|&i| proposals[i].role == Role::LeftOut)
+            .collect();
+        // Two values (i % 9 == 0): 0, 9, 18, 27, 36; then three (i % 9 == 1): none needed.
+        assert_eq!(out, [0, 9, 18, 27, 36]);
+        assert!(proposals[0]
+            .reason
+            .starts_with("left out of the quasi-identifiers"));
+        assert!(
+            proposals[0].reason.contains("1.00 bits"),
+            "{}",
+            proposals[0].reason
+        );
+        let kept = Proposal { columns: proposals };
+        assert_eq!(kept.lattice(), Some(3u64.pow(40)));
+        // Equally spread values identify equally, whatever their order.
+        let (a, b) = (
+            profiled(0, &[("x", 3), ("y", 1), ("z", 3)]),
+            profiled(1, &[("z", 1), ("x", 3), ("y", 3)]),
+        );
+        assert_eq!(identifying(&a).to_bits(), identifying(&b).to_bits());
+        assert_eq!(size_text(None), "more than 2^64");
     }
 }

@@ -4,8 +4,12 @@
 //!    values with their counts and the missing share (memory grows with distinct values).
 //! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
 //!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small or,
-//!    with many quasi-identifiers, the search limited in time.
-//! 3. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
+//!    with many quasi-identifiers, the search limited in time; past what a search takes (2^64
+//!    transformations), the least identifying are left out and removed from the release.
+//! 3. The config's method and the lattice init prints come from the levels of the hierarchies
+//!    it writes, checked by the run's own check ([`crate::algorithms::lattice_limits`]): init
+//!    never writes a config, nor prints a command, that the run refuses.
+//! 4. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
 //!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
 //!    path, published together at the end: a failed init writes nothing, and a `--dir` it
 //!    created for them is removed again, on an error or a signal ([`crate::io::create_dir`]);
@@ -29,6 +33,7 @@ pub mod encoding;
 pub mod profile;
 pub mod propose;
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
@@ -52,7 +57,10 @@ use propose::{Proposal, Role};
                   insensitive; the rest: quasi-identifier), and write DIR/config.xml with a \
                   comment per column and a hierarchy file per quasi-identifier. Then run the \
                   command it prints: anonbox -config DIR/config.xml -method Flash -k 5 (with \
-                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5)\n\n\
+                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5). Past \
+                  what a search takes (2^64 transformations: about 40 quasi-identifiers), the \
+                  most identifying are kept and the others left out, removed from the release \
+                  and named.\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
 )]
@@ -241,6 +249,45 @@ struct Built {
     file: String,
     description: String,
     builder: Builder,
+    /// Levels of the file written (its columns: the value, each level, `*`).
+    levels: usize,
+}
+
+/// The search the config runs, decided on the levels of the hierarchy files written.
+struct Search {
+    /// Transformations of the lattice (`None`: more than 2^64).
+    size: Option<u64>,
+    method: crate::job::Method,
+    time_limit: Option<u32>,
+}
+
+impl Search {
+    /// The search of the hierarchies `built`, checked by the run's own check
+    /// ([`crate::algorithms::lattice_limits`]) on the levels of the files written: init never
+    /// writes a config, nor prints a command, that the run would refuse.
+    fn of(profile: &Profile, built: &[Built]) -> Result<Search> {
+        let heights: Vec<(&str, usize)> = built
+            .iter()
+            .map(|b| (profile.columns[b.column].name.as_str(), b.levels))
+            .collect();
+        let size = propose::lattice_size(heights.iter().map(|&(_, l)| l));
+        let (method, time_limit) = propose::method(size);
+        crate::algorithms::lattice_limits(method, &heights).map_err(|e| {
+            Error::Invalid(format!(
+                "init: the config it would write cannot run, nothing written (please report \
+                 it): {e}"
+            ))
+        })?;
+        Ok(Search {
+            size,
+            method,
+            time_limit,
+        })
+    }
+
+    fn flags(&self) -> String {
+        propose::method_flags(self.method, self.time_limit)
+    }
 }
 
 impl Plan {
@@ -290,6 +337,7 @@ impl Plan {
                  free text, empty or of one value): nothing to anonymize",
             ));
         }
+        let search = Search::of(&profile, &built)?;
         crate::io::create_dir(&a.dir).map_err(|e| {
             Error::in_file(&a.dir, format!("creating the folder given by --dir: {e}"))
         })?;
@@ -317,10 +365,10 @@ impl Plan {
             guessed,
             profile: &profile,
         };
-        let xml = self.config_xml(&read, &proposal, &built)?;
+        let xml = self.config_xml(&read, &proposal, &built, &search)?;
         crate::io::write_atomic(&config, xml.as_bytes())?;
         crate::io::publish()?;
-        self.print(out, &read, &proposal, &built, profiled)
+        self.print(out, &read, &proposal, &built, &search, profiled)
             .map_err(|e| Error::io("<stdout>", e))
     }
 
@@ -328,7 +376,7 @@ impl Plan {
     /// refuses a value (a number too large for exact intervals) falls back to value -> `*`.
     fn choose_builders(&self, profile: &Profile, proposal: &mut Proposal) -> Result<Vec<Built>> {
         let mut built = Vec::new();
-        let mut files: Vec<String> = Vec::new();
+        let mut files: HashSet<String> = HashSet::new();
         for (c, p) in profile.columns.iter().zip(proposal.columns.iter_mut()) {
             let Role::QuasiIdentifier { kind, params } = &p.role else {
                 continue;
@@ -348,6 +396,16 @@ impl Plan {
                         .map_err(Error::Invalid)?
                 }
             };
+            // The levels of the file it writes: fixed by the builder, or (a mask without a
+            // length) by the longest value, as the first row shows.
+            let levels = match builder.levels() {
+                Some(l) => l,
+                None => {
+                    let values: Vec<(&str, u64)> = c.values_and_missing().collect();
+                    let width = builder.rows(&values).next().map_or(2, |row| row.len());
+                    width
+                }
+            };
             // Unique among this config's files: a name taken (two columns of one name, or
             // names equal once made safe or cut) gets the column's index, and a counter if a
             // column is named like that too.
@@ -361,19 +419,26 @@ impl Plan {
                 };
                 n += 1;
             }
-            files.push(file.clone());
+            files.insert(file.clone());
             built.push(Built {
                 column: c.index,
                 file,
                 description: builder.describe(),
                 builder,
+                levels,
             });
         }
         Ok(built)
     }
 
     /// The text of `config.xml`.
-    fn config_xml(&self, read: &Reading, proposal: &Proposal, built: &[Built]) -> Result<String> {
+    fn config_xml(
+        &self,
+        read: &Reading,
+        proposal: &Proposal,
+        built: &[Built],
+        search: &Search,
+    ) -> Result<String> {
         let a = &self.args;
         let profile = read.profile;
         let esc = attribute;
@@ -391,7 +456,8 @@ impl Plan {
         } else {
             self.separator.clone()
         };
-        let lattice = proposal.lattice();
+        let lattice = propose::size_text(search.size);
+        let left_out: Vec<usize> = proposal.left_out().collect();
         let mut x = String::new();
         x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         x.push_str(&comment(&format!(
@@ -400,12 +466,12 @@ impl Plan {
             a.data.display(),
             profile.records,
             profile.columns.len(),
-            proposal.method_flags()
+            search.flags()
         )));
-        let (method, time_limit) = proposal.method();
+        let (method, time_limit) = (search.method.name(), search.time_limit);
         x.push_str(&comment(&format!(
             "suppression: at most 5 % of the records may be suppressed; lattice: {lattice} \
-             transformations{}",
+             transformations{}{}",
             match time_limit {
                 None => String::new(),
                 Some(t) => format!(
@@ -413,6 +479,21 @@ impl Plan {
                      {t} s, with a proven bound in the report; raise timeLimit for a better \
                      one)"
                 ),
+            },
+            if left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ". {} quasi-identifiers were left out, so that a search can take the rest \
+                     (at most 2^64 transformations): the {} of the most identifying values \
+                     (highest entropy) are kept; those left out are under <id>, removed from \
+                     the release (released as they are, they could single records out again \
+                     beside the generalized ones). To release one generalized, write its \
+                     hierarchy with anonbox hierarchy and move its <att> into <qid> in place of \
+                     another",
+                    left_out.len(),
+                    built.len()
+                )
             }
         )));
         x.push_str(&format!(
@@ -456,8 +537,9 @@ impl Plan {
                 format!("<att index=\"{i}\"{extra}/>")
             }
         };
+        // Identifiers, and the quasi-identifiers left out: both removed from the release.
         let ids: Vec<usize> = (0..proposal.columns.len())
-            .filter(|&i| proposal.columns[i].role == Role::Identifier)
+            .filter(|&i| matches!(proposal.columns[i].role, Role::Identifier | Role::LeftOut))
             .collect();
         if !ids.is_empty() {
             x.push_str("  <id>\n");
@@ -509,6 +591,7 @@ impl Plan {
         read: &Reading,
         proposal: &Proposal,
         built: &[Built],
+        search: &Search,
         seconds: f64,
     ) -> std::io::Result<()> {
         let a = &self.args;
@@ -529,13 +612,14 @@ impl Plan {
             profile.records,
             profile.columns.len(),
         )?;
+        let mut files: Vec<Option<&str>> = vec![None; profile.columns.len()];
+        for b in built {
+            files[b.column] = Some(&b.file);
+        }
         for (c, p) in profile.columns.iter().zip(&proposal.columns) {
-            let file = built
-                .iter()
-                .find(|b| b.column == c.index)
-                .map_or(String::new(), |b| {
-                    format!(" -> {}", a.dir.join(&b.file).display())
-                });
+            let file = files[c.index].map_or(String::new(), |f| {
+                format!(" -> {}", a.dir.join(f).display())
+            });
             writeln!(
                 out,
                 "  {:>3} {}: {}{file}",
@@ -544,11 +628,33 @@ impl Plan {
                 p.reason
             )?;
         }
+        let left_out: Vec<usize> = proposal.left_out().collect();
+        if !left_out.is_empty() {
+            const NAMED: usize = 10;
+            let names: Vec<String> = left_out
+                .iter()
+                .take(NAMED)
+                .map(|&i| crate::error::shown(&profile.columns[i].name))
+                .collect();
+            let more = match left_out.len().saturating_sub(NAMED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            writeln!(
+                out,
+                "left out of the quasi-identifiers: {} columns ({}{more}), removed from the \
+                 release as identifiers are: a search takes at most 2^64 transformations, so \
+                 the {} of the most identifying values (highest entropy) are kept",
+                left_out.len(),
+                names.join(", "),
+                built.len()
+            )?;
+        }
         let config = a.dir.join("config.xml");
         writeln!(
             out,
             "lattice: {} transformations; wrote {} and {} hierarchy files. Run:",
-            proposal.lattice(),
+            propose::size_text(search.size),
             config.display(),
             built.len()
         )?;
@@ -556,7 +662,7 @@ impl Plan {
             out,
             "  anonbox -config {} {} -k 5",
             config.display(),
-            proposal.method_flags()
+            search.flags()
         )
     }
 }

@@ -8,6 +8,8 @@
 //! - **insensitive** (released as it is): free text (a quasi-identifier hierarchy cannot
 //!   generalize sentences; review it by hand), empty columns and columns of one value.
 //! - **quasi-identifier**: the rest. Declaring too many is safe, declaring too few is not.
+//! - **left out** (removed from the output, as an identifier): the least identifying
+//!   quasi-identifiers past what a search takes ([`keep_within_limits`]).
 //!
 //! Default hierarchies, chosen to be useful at the first try:
 //! - integers and decimals: `intervals` of a round width giving about 16 intervals over the
@@ -30,11 +32,29 @@
 //! release is the best transformation found by then, with the proven bound in the report.
 //! (Removing quasi-identifiers from the output until Flash could take the rest, as init once
 //! did, releases less: a removed column is generalized all the way, on every record.)
+//!
+//! Every quasi-identifier stays as long as a search can take them all: no lattice search runs
+//! on more than 2^64 transformations ([`crate::algorithms::lattice_limits`], the run's own
+//! check; about 40 quasi-identifiers of three levels, 63 of two). Past that, [`keep_within_limits`]
+//! keeps the most identifying ones, by the entropy of their values (the information a column
+//! gives about a record: many values, evenly spread, identify more than two values of which one
+//! is nearly everywhere), as many as the limits take, and leaves the rest out: a column left
+//! out is removed from the release as an identifier is, never released as it is (its raw
+//! values beside the generalized ones could single records out again). Removing the least
+//! identifying columns loses the least information; the config says which were left out and
+//! how to swap one in.
+//!
+//! Coarsening and choosing take time near-linear in the columns: a heap finds the tallest
+//! hierarchy and a count of hierarchies per height gives the lattice's size, so that a file of
+//! 10,000 columns is proposed in milliseconds.
+
+use std::collections::BinaryHeap;
 
 use super::profile::{ColumnProfile, Kind, Profile};
 use crate::hierarchy_build::dates::DateFormat;
 use crate::hierarchy_build::number::Decimal;
 use crate::hierarchy_build::{Builder, Params};
+use crate::job::Method;
 
 /// Most transformations a proposed lattice should have: Flash checks such a lattice in
 /// seconds.
@@ -54,6 +74,9 @@ pub enum Role {
         kind: &'static str,
         params: Vec<(String, String)>,
     },
+    /// A quasi-identifier left out so that a search can take the rest
+    /// ([`keep_within_limits`]): removed from the release, as an identifier is.
+    LeftOut,
 }
 
 /// One column's proposal and why.
@@ -71,35 +94,53 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    /// The number of transformations of the lattice the quasi-identifiers give (saturating).
-    pub fn lattice(&self) -> u64 {
-        // (A removed quasi-identifier is an identifier: it does not count.)
-        self.columns
-            .iter()
-            .filter_map(|c| match &c.role {
-                Role::QuasiIdentifier { kind, params } => Some(levels(kind, params)),
-                _ => None,
-            })
-            .fold(1u64, |a, l| a.saturating_mul(l as u64))
+    /// The number of transformations of the lattice the proposed quasi-identifiers give (the
+    /// product of their hierarchies' levels), `None` if more than 2^64.
+    pub fn lattice(&self) -> Option<u64> {
+        lattice_size(self.columns.iter().filter_map(qi_levels))
     }
 
-    /// The method and time limit the config runs: Flash within [`LATTICE_BUDGET`], else
-    /// Optimal for [`TIME_LIMIT`] seconds (see the module docs).
-    pub fn method(&self) -> (&'static str, Option<u32>) {
-        if self.lattice() <= LATTICE_BUDGET {
-            ("Flash", None)
-        } else {
-            ("Optimal", Some(TIME_LIMIT))
-        }
+    /// The columns left out of the quasi-identifiers ([`keep_within_limits`]), in column order.
+    pub fn left_out(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.columns.len()).filter(|&i| self.columns[i].role == Role::LeftOut)
     }
+}
 
-    /// The method's flags as a command line takes them: `-method Flash`,
-    /// `-method Optimal -timeLimit 60`.
-    pub fn method_flags(&self) -> String {
-        match self.method() {
-            (method, None) => format!("-method {method}"),
-            (method, Some(t)) => format!("-method {method} -timeLimit {t}"),
-        }
+/// The levels of a quasi-identifier's proposed hierarchy (`None` for other roles).
+fn qi_levels(c: &ColumnProposal) -> Option<usize> {
+    match &c.role {
+        Role::QuasiIdentifier { kind, params } => Some(levels(kind, params)),
+        _ => None,
+    }
+}
+
+/// The product of `levels`, `None` if more than 2^64 (as [`crate::algorithms::search::lattice_size`]).
+pub fn lattice_size(levels: impl IntoIterator<Item = usize>) -> Option<u64> {
+    levels
+        .into_iter()
+        .try_fold(1u64, |size, l| size.checked_mul(l as u64))
+}
+
+/// A lattice's size as init prints it: the number, or `more than 2^64` (no search takes it).
+pub fn size_text(size: Option<u64>) -> String {
+    size.map_or("more than 2^64".to_string(), |s| s.to_string())
+}
+
+/// The search a config runs on a lattice of `size` transformations: Flash within
+/// [`LATTICE_BUDGET`], else Optimal for [`TIME_LIMIT`] seconds (see the module docs).
+pub fn method(size: Option<u64>) -> (Method, Option<u32>) {
+    match size {
+        Some(s) if s <= LATTICE_BUDGET => (Method::Flash, None),
+        _ => (Method::Optimal, Some(TIME_LIMIT)),
+    }
+}
+
+/// The method's flags as a command line takes them: `-method Flash`,
+/// `-method Optimal -timeLimit 60`.
+pub fn method_flags(method: Method, time_limit: Option<u32>) -> String {
+    match time_limit {
+        None => format!("-method {}", method.name()),
+        Some(t) => format!("-method {} -timeLimit {t}", method.name()),
     }
 }
 
@@ -113,39 +154,133 @@ pub fn propose(profile: &Profile, separator: &str) -> Proposal {
         .iter()
         .map(|c| column(c, profile.records, toolbox_labels))
         .collect();
-    // Keep the lattice under the budget if coarsening can: the tallest hierarchy first, one
-    // level at a time, down to one level between the value and `*`.
-    while (Proposal {
-        columns: columns.clone(),
-    })
-    .lattice()
-        > LATTICE_BUDGET
-    {
-        let tallest = columns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| match &c.role {
-                Role::QuasiIdentifier { kind, params } if levels(kind, params) > 3 => {
-                    Some((levels(kind, params), i))
-                }
-                _ => None,
-            })
-            .max_by_key(|&(l, i)| (l, i));
-        match tallest {
-            Some((_, i)) => {
-                let c = &mut columns[i];
-                if let Role::QuasiIdentifier { kind, params } = &mut c.role {
-                    coarsen(kind, params);
-                }
-                const NOTE: &str = "; finest levels dropped to keep the lattice small";
-                if !c.reason.contains(NOTE) {
-                    c.reason.push_str(NOTE);
-                }
-            }
-            None => break,
-        }
+    coarsen_to_budget(&mut columns);
+    if lattice_size(columns.iter().filter_map(qi_levels)).is_none_or(|s| s > LATTICE_BUDGET) {
+        keep_within_limits(&mut columns, profile);
     }
     Proposal { columns }
+}
+
+/// Keeps the lattice under [`LATTICE_BUDGET`] if coarsening can: the tallest hierarchy first
+/// (ties: the last column), one level at a time, down to one level between the value and `*`.
+/// A heap of the hierarchies taller than that finds the tallest, and a count of hierarchies
+/// per number of levels gives the lattice's size, each in time independent of the columns.
+fn coarsen_to_budget(columns: &mut [ColumnProposal]) {
+    let mut per_height: Vec<u32> = Vec::new();
+    let mut tall: BinaryHeap<(usize, usize)> = BinaryHeap::new();
+    fn count(per_height: &mut Vec<u32>, l: usize, add: bool) {
+        if per_height.len() <= l {
+            per_height.resize(l + 1, 0);
+        }
+        if add {
+            per_height[l] += 1;
+        } else {
+            per_height[l] -= 1;
+        }
+    }
+    for (i, c) in columns.iter().enumerate() {
+        if let Some(l) = qi_levels(c) {
+            count(&mut per_height, l, true);
+            if l > 3 {
+                tall.push((l, i));
+            }
+        }
+    }
+    let within_budget = |per_height: &[u32]| {
+        per_height
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .try_fold(1u64, |size, (l, &n)| {
+                size.checked_mul((l as u64).checked_pow(n)?)
+            })
+            .is_some_and(|s| s <= LATTICE_BUDGET)
+    };
+    while !within_budget(&per_height) {
+        let Some((l, i)) = tall.pop() else { break };
+        let c = &mut columns[i];
+        if let Role::QuasiIdentifier { kind, params } = &mut c.role {
+            coarsen(kind, params);
+        }
+        const NOTE: &str = "; finest levels dropped to keep the lattice small";
+        if !c.reason.contains(NOTE) {
+            c.reason.push_str(NOTE);
+        }
+        let now = qi_levels(c).expect("still a quasi-identifier");
+        count(&mut per_height, l, false);
+        count(&mut per_height, now, true);
+        if now > 3 {
+            tall.push((now, i));
+        }
+    }
+}
+
+/// The information a column's values give about a record, in bits: the entropy of their
+/// distribution (each missing value one more value). Counts are summed in one order (largest
+/// first), so that two columns of equally spread values are equal and keep their column order.
+pub fn identifying(c: &ColumnProfile) -> f64 {
+    let mut counts: Vec<u64> = c.values_and_missing().map(|(_, n)| n).collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let total: u64 = counts.iter().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let total = total as f64;
+    counts
+        .iter()
+        .map(|&n| {
+            let p = n as f64 / total;
+            -p * p.log2()
+        })
+        .sum::<f64>()
+        .max(0.0)
+}
+
+/// Leaves out quasi-identifiers until a search can take the rest: ranked by how much they
+/// identify ([`identifying`], ties: column order), they are kept while the lattice of those
+/// kept passes [`crate::algorithms::lattice_limits`] for `-method Optimal` (at most 2^64
+/// transformations, and BFS's 64 quasi-identifiers); the first that does not pass and every
+/// one after it are left out (so that those kept are exactly the most identifying ones), each
+/// with the reason, and are removed from the release (see the module docs).
+pub fn keep_within_limits(columns: &mut [ColumnProposal], profile: &Profile) {
+    let mut ranked: Vec<(f64, usize)> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| qi_levels(c).is_some())
+        .map(|(i, _)| (identifying(&profile.columns[i]), i))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut kept: Vec<(&str, usize)> = Vec::new();
+    let mut first_out = ranked.len();
+    for (r, &(_, i)) in ranked.iter().enumerate() {
+        let l = qi_levels(&columns[i]).expect("a quasi-identifier");
+        kept.push((profile.columns[i].name.as_str(), l));
+        if crate::algorithms::lattice_limits(Method::Optimal, &kept).is_err() {
+            kept.pop();
+            first_out = r;
+            break;
+        }
+    }
+    if first_out == ranked.len() {
+        return;
+    }
+    let size = lattice_size(kept.iter().map(|&(_, l)| l));
+    let why = format!(
+        "the {} quasi-identifiers of more identifying values already make a lattice of {} \
+         transformations, and a search takes at most 2^64 (and {} quasi-identifiers)",
+        kept.len(),
+        size_text(size),
+        crate::lattice::MAX_DIMS
+    );
+    for &(bits, i) in &ranked[first_out..] {
+        let c = &mut columns[i];
+        c.role = Role::LeftOut;
+        c.reason = format!(
+            "left out of the quasi-identifiers and removed from the release, as an identifier \
+             is: {why}; its values give {bits:.2} bits; proposed as a {}",
+            c.reason
+        );
+    }
 }
 
 /// Levels (columns of the hierarchy file) a proposed builder gives.
@@ -472,5 +607,127 @@ mod tests {
                 "-400".into()
             )
         );
+    }
+
+    fn qi(kind: &'static str, params: &[(&str, &str)]) -> ColumnProposal {
+        ColumnProposal {
+            role: Role::QuasiIdentifier {
+                kind,
+                params: params
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+            reason: "quasi-identifier".into(),
+        }
+    }
+
+    /// The coarsening as it was written first (the whole proposal cloned and its lattice
+    /// recomputed per level taken off): the heap gives the same proposals.
+    fn coarsen_by_scanning(columns: &mut [ColumnProposal]) {
+        while lattice_size(columns.iter().filter_map(qi_levels)).is_none_or(|s| s > LATTICE_BUDGET)
+        {
+            let tallest = columns
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| qi_levels(c).filter(|&l| l > 3).map(|l| (l, i)))
+                .max_by_key(|&(l, i)| (l, i));
+            let Some((_, i)) = tallest else { break };
+            if let Role::QuasiIdentifier { kind, params } = &mut columns[i].role {
+                coarsen(kind, params);
+            }
+        }
+    }
+
+    #[test]
+    fn coarsening_takes_the_tallest_first() {
+        let kinds = [
+            qi("intervals", &[("widths", "5,10,20"), ("start", "0")]),
+            qi(
+                "dates",
+                &[("format", "%Y-%m-%d"), ("levels", "month,year,decade")],
+            ),
+            qi("mask", &[("step", "2"), ("levels", "3"), ("longest", "8")]),
+            qi("categories", &[("frequency", "5")]),
+            qi("categories", &[]),
+            ColumnProposal {
+                role: Role::Insensitive,
+                reason: String::new(),
+            },
+        ];
+        for n in [1, 3, 5, 8, 13, 40, 200] {
+            let columns: Vec<ColumnProposal> = (0..n)
+                .map(|i| kinds[(i * 7 + i / 3) % kinds.len()].clone())
+                .collect();
+            let (mut heap, mut scan) = (columns.clone(), columns);
+            coarsen_to_budget(&mut heap);
+            coarsen_by_scanning(&mut scan);
+            let roles = |c: &[ColumnProposal]| c.iter().map(|c| c.role.clone()).collect::<Vec<_>>();
+            assert_eq!(roles(&heap), roles(&scan), "{n} columns");
+        }
+    }
+
+    /// A column of `values` (each with its count) as profiled.
+    fn profiled(index: usize, values: &[(&str, u64)]) -> ColumnProfile {
+        let mut distinct = crate::hierarchy_build::distinct::Distinct::new();
+        for &(v, n) in values {
+            for _ in 0..n {
+                distinct.add(v.as_bytes()).unwrap();
+            }
+        }
+        ColumnProfile {
+            index,
+            name: format!("c{index}"),
+            kind: Kind::Category,
+            values: distinct,
+            overflowed: false,
+            missing_values: Vec::new(),
+        }
+    }
+
+    /// The most identifying quasi-identifiers are kept while the run's check accepts their
+    /// lattice; the first refused and every one after it are left out, with the reason.
+    #[test]
+    fn the_least_identifying_are_left_out() {
+        // 45 columns of three levels: 3^40 fits in 64 bits, 3^41 does not. Column i has
+        // 2 + i % 9 values, evenly spread: the fewest values identify least.
+        let spread = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        let columns: Vec<ColumnProfile> = (0..45)
+            .map(|i| {
+                let values: Vec<(&str, u64)> =
+                    spread[..2 + i % 9].iter().map(|&v| (v, 4)).collect();
+                profiled(i, &values)
+            })
+            .collect();
+        let profile = Profile {
+            records: 40,
+            columns,
+        };
+        let mut proposals: Vec<ColumnProposal> = (0..45)
+            .map(|_| qi("categories", &[("frequency", "5")]))
+            .collect();
+        keep_within_limits(&mut proposals, &profile);
+        let out: Vec<usize> = (0..45)
+            .filter(|&i| proposals[i].role == Role::LeftOut)
+            .collect();
+        // Two values (i % 9 == 0): 0, 9, 18, 27, 36; then three (i % 9 == 1): none needed.
+        assert_eq!(out, [0, 9, 18, 27, 36]);
+        assert!(proposals[0]
+            .reason
+            .starts_with("left out of the quasi-identifiers"));
+        assert!(
+            proposals[0].reason.contains("1.00 bits"),
+            "{}",
+            proposals[0].reason
+        );
+        let kept = Proposal { columns: proposals };
+        assert_eq!(kept.lattice(), Some(3u64.pow(40)));
+        // Equally spread values identify equally, whatever their order.
+        let (a, b) = (
+            profiled(0, &[("x", 3), ("y", 1), ("z", 3)]),
+            profiled(1, &[("z", 1), ("x", 3), ("y", 3)]),
+        );
+        assert_eq!(identifying(&a).to_bits(), identifying(&b).to_bits());
+        assert_eq!(size_text(None), "more than 2^64");
     }
 }

@@ -135,6 +135,10 @@ pub struct RawArgs {
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
+    /// Longest line (or quoted record) of the input, hierarchy and subset files, in bytes or
+    /// with K, M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
+    #[arg(long = "maxLineLength", value_name = "SIZE")]
+    pub max_line_length: Option<String>,
     /// No progress bars, no summary, no warnings: errors only
     #[arg(long)]
     pub quiet: bool,
@@ -202,6 +206,8 @@ pub struct RunArgs {
     pub report: Option<PathBuf>,
     pub risk_threshold: Option<f64>,
     pub seed: Option<u64>,
+    /// `-maxLineLength` in bytes.
+    pub max_line: Option<usize>,
     pub quiet: bool,
     pub verbose: bool,
 }
@@ -545,6 +551,12 @@ impl RunArgs {
             report: path(&raw.report, "-report")?,
             risk_threshold,
             seed,
+            max_line: raw
+                .max_line_length
+                .as_deref()
+                .map(crate::io::source::parse_size)
+                .transpose()
+                .map_err(|m| Error::Usage(format!("-maxLineLength: {m}")))?,
             quiet: raw.quiet,
             verbose: raw.verbose,
         })

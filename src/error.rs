@@ -44,6 +44,15 @@ pub enum Error {
         field: Option<String>,
         message: String,
     },
+    /// A line (or a record over several lines) longer than the reader's limit
+    /// ([`crate::io::Format::max_line`]): not delimited text, or the limit is too low. A data
+    /// error (exit 1) wherever it is found, even while the job is built (the header line).
+    #[error("{}", located(.file, Some(*.line), None, .message))]
+    LineTooLong {
+        file: PathBuf,
+        line: u64,
+        message: String,
+    },
     /// An I/O failure on a named file (`-` is standard output, so named).
     #[error("{}: {source}", io_name(.path))]
     Io {

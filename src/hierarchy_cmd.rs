@@ -55,6 +55,10 @@ pub struct HierarchyArgs {
     /// windows-1252 (latin1), iso-8859-15, shift_jis [default: utf-8]
     #[arg(long, value_name = "LABEL", value_parser = crate::io::encoding::for_label)]
     pub encoding: Option<&'static crate::io::encoding::Encoding>,
+    /// Longest line (or quoted record) of the input, in bytes or with K, M, G (KiB, MiB,
+    /// GiB); a longer one is an error [default: 64M]
+    #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
+    pub max_line_length: Option<usize>,
     /// The hierarchy file to write
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
@@ -216,7 +220,11 @@ pub fn plan(args: &[String]) -> Result<Request> {
     let separator = crate::io::separator_arg(&a.separator);
     let format = Format::new(&separator, a.header)
         .map_err(|e| usage(e.to_string()))?
-        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8));
+        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8))
+        .max_line(
+            a.max_line_length
+                .unwrap_or(crate::io::source::DEFAULT_MAX_LINE),
+        );
     if !a.input.is_file() {
         return Err(usage(format!(
             "--input: {} does not exist or is not a file",

@@ -396,6 +396,9 @@ pub struct InputSpec {
     /// The text encoding of the input, its release and its hierarchy files (extension
     /// `encoding='windows-1252'`, flag `-encoding`); UTF-8 by default.
     pub encoding: &'static crate::io::encoding::Encoding,
+    /// The longest line (or record) of the input and its hierarchy and subset files, in
+    /// bytes (flag `-maxLineLength`).
+    pub max_line: usize,
 }
 
 /// Where the output goes.

@@ -38,7 +38,9 @@ fn main() -> ExitCode {
         Command::Plan(args) => {
             let (job, warnings) = match anonbox::config::build_job_with_warnings(&args) {
                 Ok(built) => built,
-                Err(e @ (Error::NoRecords(_) | Error::Encoding { .. })) => return fail(&e, 1),
+                Err(
+                    e @ (Error::NoRecords(_) | Error::Encoding { .. } | Error::LineTooLong { .. }),
+                ) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
             match anonbox::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
@@ -50,7 +52,7 @@ fn main() -> ExitCode {
         // Subcommands that write files: 2 for flags found before the data is read, 1 after.
         Command::Hierarchy(args) => match anonbox::hierarchy_cmd::plan(&args) {
             // The header is read by the plan: an input in an encoding it cannot read is data.
-            Err(e @ Error::Encoding { .. }) => fail(&e, 1),
+            Err(e @ (Error::Encoding { .. } | Error::LineTooLong { .. })) => fail(&e, 1),
             Err(e) => fail(&e, 2),
             Ok(anonbox::hierarchy_cmd::Request::Help(text)) => print(&text),
             Ok(anonbox::hierarchy_cmd::Request::Build(plan)) => {
@@ -86,7 +88,9 @@ fn main() -> ExitCode {
             let job = match anonbox::config::build_job(&args) {
                 Ok(job) => job,
                 // The data errors found while the job is built.
-                Err(e @ (Error::NoRecords(_) | Error::Encoding { .. })) => return fail(&e, 1),
+                Err(
+                    e @ (Error::NoRecords(_) | Error::Encoding { .. } | Error::LineTooLong { .. }),
+                ) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
             if let Err(e) = watch_signals() {

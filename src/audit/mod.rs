@@ -125,6 +125,10 @@ pub struct AuditArgs {
     /// Print JSON instead of text
     #[arg(long)]
     pub json: bool,
+    /// Longest line (or quoted record) of FILE, --hierarchy and --subset, in bytes or with K,
+    /// M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
+    #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
+    pub max_line_length: Option<usize>,
 }
 
 /// Ground distance of `--distance`.
@@ -243,9 +247,13 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
     // Every row counts, `?` included: the file is audited as it stands (another tool's release
     // may keep `?` for unknown values; dropping those rows would overstate k).
     let encoding = a.encoding.unwrap_or(encoding_rs::UTF_8);
+    let max_line = a
+        .max_line_length
+        .unwrap_or(crate::io::source::DEFAULT_MAX_LINE);
     let format = Format::new(&crate::io::separator_arg(&a.separator), !a.no_header)?
         .unknown_kept(true)
-        .encoded(encoding);
+        .encoded(encoding)
+        .max_line(max_line);
     let mut reader = format.open(&a.file)?;
     let mut rec = csv::ByteRecord::new();
     let header: Option<Vec<String>> = reader.header().map(|h| {
@@ -276,7 +284,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         .transpose()?;
     let name = |i: usize| header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
     let hierarchy = match (&a.hierarchy, sensitive) {
-        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s), encoding)?),
+        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s), encoding, max_line)?),
         _ => None,
     };
     let hier_codes: Option<FxHashMap<&str, u32>> = hierarchy.as_ref().map(|h| {

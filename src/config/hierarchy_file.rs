@@ -18,8 +18,15 @@ use crate::{Error, Result};
 
 /// Reads and validates the hierarchy file `path` for the attribute `name`, in the data's text
 /// `encoding` (it lists the data's values; see [`crate::io::encoding`]).
-pub fn load(path: &Path, name: &str, encoding: &'static Encoding) -> Result<Hierarchy> {
-    let file = match std::fs::File::open(path) {
+/// A line longer than `max_line` bytes is an error naming it (see [`crate::io::source`]); a
+/// path that is not a regular file is refused.
+pub fn load(
+    path: &Path,
+    name: &str,
+    encoding: &'static Encoding,
+    max_line: usize,
+) -> Result<Hierarchy> {
+    let file = match crate::io::source::open_regular(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::in_file(
@@ -32,7 +39,10 @@ pub fn load(path: &Path, name: &str, encoding: &'static Encoding) -> Result<Hier
     let source = crate::io::encoding::decoded(file, encoding);
     parse(
         path,
-        std::io::BufReader::with_capacity(1 << 16, source),
+        crate::io::source::LineLimit::new(
+            std::io::BufReader::with_capacity(1 << 16, source),
+            max_line,
+        ),
         name,
     )
 }
@@ -71,7 +81,12 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
                         format!("not valid UTF-8 {}", crate::io::NOT_UTF8_HINT)
                     }
                     csv::ErrorKind::Io(_) => match e.into_kind() {
-                        csv::ErrorKind::Io(io) => return Err(Error::io(path, io)),
+                        csv::ErrorKind::Io(io) => {
+                            return Err(match crate::io::source::line_too_long(&io) {
+                                Some((line, message)) => Error::at(path, line, None, message),
+                                None => Error::io(path, io),
+                            })
+                        }
                         _ => unreachable!("an I/O error"),
                     },
                     _ => format!("unreadable hierarchy row: {e}"),
@@ -207,6 +222,7 @@ pub fn missing_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::source::DEFAULT_MAX_LINE;
 
     fn parse_str(text: &str) -> Result<Hierarchy> {
         parse(Path::new("h.csv"), text.as_bytes(), "age")
@@ -239,6 +255,7 @@ mod tests {
             &dir.join("adult_hierarchy_age.csv"),
             "age",
             encoding_rs::UTF_8,
+            DEFAULT_MAX_LINE,
         )
         .unwrap();
         assert_eq!(h.levels(), 5);
@@ -246,6 +263,7 @@ mod tests {
             &dir.join("adult_hierarchy_sex.csv"),
             "sex",
             encoding_rs::UTF_8,
+            DEFAULT_MAX_LINE,
         )
         .unwrap();
         assert_eq!(h.levels(), 2);
@@ -266,9 +284,9 @@ mod tests {
             std::fs::read(&path).unwrap(),
             b"Jos\xe9;J*;*\nZo\xeb;Z*;*\n"
         );
-        let h = load(&path, "name", latin1).unwrap();
+        let h = load(&path, "name", latin1, DEFAULT_MAX_LINE).unwrap();
         assert_eq!(h.labels(0).to_vec(), ["José", "Zoë"]);
-        let e = load(&path, "name", encoding_rs::UTF_8)
+        let e = load(&path, "name", encoding_rs::UTF_8, DEFAULT_MAX_LINE)
             .unwrap_err()
             .to_string();
         assert!(e.contains("not valid UTF-8 (if the file is Latin-1"), "{e}");
@@ -320,9 +338,14 @@ mod tests {
             parse_str("\n\n").unwrap_err().to_string(),
             "h.csv: hierarchy file has no rows"
         );
-        let e = load(Path::new("/nonexistent/h.csv"), "age", encoding_rs::UTF_8)
-            .unwrap_err()
-            .to_string();
+        let e = load(
+            Path::new("/nonexistent/h.csv"),
+            "age",
+            encoding_rs::UTF_8,
+            DEFAULT_MAX_LINE,
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             "/nonexistent/h.csv: hierarchy file of attribute 'age' does not exist"

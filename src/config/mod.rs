@@ -448,6 +448,8 @@ impl<'a> Builder<'a> {
                 )
             } else if path.is_dir() {
                 format!("input {} is a folder, not a file", path.display())
+            } else if path.exists() {
+                format!("input {} is not a regular file", path.display())
             } else {
                 format!("input file {} does not exist", path.display())
             };
@@ -479,6 +481,10 @@ impl<'a> Builder<'a> {
                 .encoding
                 .or(cfg_input.and_then(|i| i.encoding))
                 .unwrap_or(encoding_rs::UTF_8),
+            max_line: self
+                .args
+                .max_line
+                .unwrap_or(crate::io::source::DEFAULT_MAX_LINE),
         })
     }
 
@@ -652,7 +658,11 @@ impl<'a> Builder<'a> {
                 format!("hierarchy file {} {what}", path.display()),
             ));
         }
-        let h = hierarchy_file::load(path, name, self.encoding)?;
+        let max_line = self
+            .args
+            .max_line
+            .unwrap_or(crate::io::source::DEFAULT_MAX_LINE);
+        let h = hierarchy_file::load(path, name, self.encoding, max_line)?;
         if h.lines() > h.leaves() as u64 {
             self.warnings.push(format!(
                 "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \
@@ -979,7 +989,10 @@ impl<'a> Builder<'a> {
                             if !p.is_file() {
                                 return Err(self.at(
                                     &el.site,
-                                    format!("subset file {} does not exist", p.display()),
+                                    format!(
+                                        "subset file {} does not exist or is not a regular file",
+                                        p.display()
+                                    ),
                                 ));
                             }
                             SubsetSpec::File(p.clone())
@@ -1087,6 +1100,7 @@ pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
 fn peek_first_line(input: &InputSpec) -> Result<Option<FirstLine>> {
     let reader = Format::new(&input.separator, true)?
         .encoded(input.encoding)
+        .max_line(input.max_line)
         .open(&input.path)?;
     Ok(reader.header().map(|h| FirstLine {
         fields: h

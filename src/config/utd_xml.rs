@@ -192,29 +192,24 @@ const MAX_CONFIG_BYTES: u64 = 256 << 20;
 /// Reads and parses a config file. A missing file is reported as
 /// `Configuration file X does not exist`.
 pub fn load(path: &Path) -> Result<UtdConfig> {
-    // A folder or a device is no config (`/dev/zero` was read for ever); a pipe is
-    // (`-config <(...)`), up to a size no config reaches.
-    #[cfg(unix)]
-    if let Ok(meta) = std::fs::metadata(path) {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_dir() || t.is_char_device() || t.is_block_device() || t.is_socket() {
-            return Err(Error::in_file(
-                path,
-                "the configuration file is a folder or a device, not a file",
-            ));
-        }
-    }
-    let read = std::fs::File::open(path).and_then(|f| {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(f, MAX_CONFIG_BYTES + 1),
-            &mut bytes,
-        )?;
-        Ok(bytes)
+    // A folder, a device or a FIFO nobody writes into is no config (`/dev/zero` was read for
+    // ever, such a FIFO waited for ever); a pipe with a writer is (`-config <(...)`), up to a
+    // size no config reaches.
+    use crate::io::source::{open_config, Config};
+    let read = open_config(path).and_then(|source| {
+        use std::io::Read;
+        let (mut bytes, file) = match source {
+            // Larger than a config: refused before a byte is read.
+            Config::File(_, len) if len > MAX_CONFIG_BYTES => return Ok(None),
+            Config::File(f, len) => (Vec::with_capacity(len as usize), f),
+            Config::Pipe(head, f) => (head, f),
+        };
+        let rest = MAX_CONFIG_BYTES + 1 - bytes.len() as u64;
+        file.take(rest).read_to_end(&mut bytes)?;
+        Ok((bytes.len() as u64 <= MAX_CONFIG_BYTES).then_some(bytes))
     });
     let text = match read {
-        Ok(bytes) if bytes.len() as u64 > MAX_CONFIG_BYTES => {
+        Ok(None) => {
             return Err(Error::in_file(
                 path,
                 format!(
@@ -223,12 +218,18 @@ pub fn load(path: &Path) -> Result<UtdConfig> {
                 ),
             ))
         }
-        Ok(bytes) => String::from_utf8(bytes)
+        Ok(Some(bytes)) => String::from_utf8(bytes)
             .map_err(|_| Error::in_file(path, "the configuration file is not valid UTF-8"))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::in_file(
                 path,
                 "Configuration file does not exist (give one with -config FILE)",
+            ))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(Error::in_file(
+                path,
+                format!("the configuration file is {e}"),
             ))
         }
         Err(e) => return Err(Error::io(path, e)),

@@ -51,8 +51,13 @@ impl Categories {
                 if p.get("other").is_some() {
                     return Err("other is the label of frequency grouping".to_string());
                 }
-                let h = crate::config::hierarchy_file::load(&path, "mapping", encoding_rs::UTF_8)
-                    .map_err(|e| e.to_string())?;
+                let h = crate::config::hierarchy_file::load(
+                    &path,
+                    "mapping",
+                    encoding_rs::UTF_8,
+                    crate::io::source::DEFAULT_MAX_LINE,
+                )
+                .map_err(|e| e.to_string())?;
                 let top_is_star = h.levels() > 1
                     && h.width(h.max_level()) == 1
                     && h.label(h.max_level(), 0) == TOP;

@@ -28,7 +28,7 @@ pub fn not_utf8(format: &Format, path: &Path) -> Result<Option<String>> {
     if is_utf8_file(path)? || starts_with_utf8_bom(path)? {
         return Ok(None);
     }
-    let format = format.clone().encoded(UTF_8);
+    let format = format.clone().encoded(UTF_8).any_bytes();
     let mut reader = format.open(path)?;
     let names: Option<Vec<String>> = reader.header().map(|h| {
         h.iter()
@@ -56,7 +56,7 @@ pub fn not_utf8(format: &Format, path: &Path) -> Result<Option<String>> {
 
 fn starts_with_utf8_bom(path: &Path) -> Result<bool> {
     let mut start = Vec::with_capacity(3);
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::io::source::open_regular(path).map_err(|e| Error::io(path, e))?;
     file.take(3)
         .read_to_end(&mut start)
         .map_err(|e| Error::io(path, e))?;
@@ -66,7 +66,7 @@ fn starts_with_utf8_bom(path: &Path) -> Result<bool> {
 /// True if the bytes of `path` are UTF-8 (validated a megabyte at a time, a character cut at a
 /// chunk's end carried over to the next).
 fn is_utf8_file(path: &Path) -> Result<bool> {
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut file = crate::io::source::open_regular(path).map_err(|e| Error::io(path, e))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut carried = 0;
     loop {

@@ -86,6 +86,10 @@ pub struct InitArgs {
     /// Replace an existing DIR/config.xml and DIR/hierarchy_*.csv files
     #[arg(long)]
     pub force: bool,
+    /// Longest line (or quoted record) of DATA, in bytes or with K, M, G (KiB, MiB, GiB); a
+    /// longer one is an error [default: 64M]
+    #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
+    pub max_line_length: Option<usize>,
 }
 
 /// What `anonbox init` asks for.
@@ -119,7 +123,11 @@ pub fn plan(args: &[String]) -> Result<Request> {
     let format = Format::new(&separator, a.header)
         .map_err(|e| usage(format!("--separator: {e}")))?
         .unknown_kept(true)
-        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8));
+        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8))
+        .max_line(
+            a.max_line_length
+                .unwrap_or(crate::io::source::DEFAULT_MAX_LINE),
+        );
     if !a.data.is_file() {
         return Err(usage(format!(
             "{} does not exist or is not a file",

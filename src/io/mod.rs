@@ -14,6 +14,15 @@
 //! ([`Format::encoded`]) decodes the file's bytes to UTF-8 below the reader and encodes what its
 //! writers write back into that encoding (see [`encoding`]). With UTF-8 neither happens.
 //!
+//! Reading is bounded and checked (see [`source`]): a file read by name must be a regular file
+//! (opened without blocking, so a FIFO or device is refused, never waited on or read for
+//! ever), and a line (or a record over several lines) longer than the format's limit
+//! ([`Format::max_line`], 64 MiB by default) is an error naming the line. Without another
+//! encoding the text is checked to be UTF-8 as it is read (`str::from_utf8` over each buffer
+//! read, a line at a time only where a buffer fails); a field that is not is an error naming its
+//! line and column, in whichever column it is, so nothing that is not text is copied into a
+//! release.
+//!
 //! Writing: [`DelimitedWriter`] joins fields with the separator string and quotes only the
 //! fields that would not read back (see [`needs_quotes`]); [`AtomicFile`] writes to a temporary
 //! file in the target's folder and renames it over the target only when complete, so a failed run
@@ -21,9 +30,9 @@
 
 pub mod encoding;
 mod reader;
+pub mod source;
 mod writer;
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
@@ -50,6 +59,10 @@ pub struct Format {
     keep_unknown: bool,
     /// The file's text encoding (UTF-8: read and written as it is).
     encoding: &'static Encoding,
+    /// The longest line (or record over several lines) read, in bytes.
+    max_line: usize,
+    /// Fields of a UTF-8 file must be UTF-8 (else: any bytes, for init's check of the encoding).
+    check_utf8: bool,
 }
 
 /// A reader of a file opened by [`Format::open`]: its bytes, or their decoding to UTF-8.
@@ -73,6 +86,8 @@ impl Format {
             header,
             keep_unknown: false,
             encoding: encoding_rs::UTF_8,
+            max_line: source::DEFAULT_MAX_LINE,
+            check_utf8: true,
         })
     }
 
@@ -81,7 +96,8 @@ impl Format {
     pub fn from_spec(spec: &InputSpec) -> Result<Format> {
         Ok(Format::new(&spec.separator, spec.header)?
             .unknown_kept(spec.keep_unknown)
-            .encoded(spec.encoding))
+            .encoded(spec.encoding)
+            .max_line(spec.max_line))
     }
 
     /// The format with the file's text encoding: readers decode it to UTF-8, writers encode
@@ -95,6 +111,25 @@ impl Format {
     /// The file's text encoding.
     pub fn encoding(&self) -> &'static Encoding {
         self.encoding
+    }
+
+    /// The format with a longest line of `bytes` ([`source::DEFAULT_MAX_LINE`] by default): a
+    /// longer line, or a record whose lines add up to more, is an error naming the line.
+    pub fn max_line(mut self, bytes: usize) -> Format {
+        self.max_line = bytes;
+        self
+    }
+
+    /// The longest line read, in bytes.
+    pub fn max_line_length(&self) -> usize {
+        self.max_line
+    }
+
+    /// The format reading fields of any bytes where the encoding is UTF-8 (by default a field
+    /// that is not UTF-8 is an error): for a check of the encoding that finds such fields.
+    pub fn any_bytes(mut self) -> Format {
+        self.check_utf8 = false;
+        self
     }
 
     /// Whether rows containing `?` are data (`true`) or skipped (`false`, the default, as the
@@ -121,9 +156,10 @@ impl Format {
 
     /// Opens `path` for reading (and reads its header, if the format has one), decoding it to
     /// UTF-8 if the format has another encoding. (UTF-8 reads the file itself: the boxed
-    /// source is called once per megabyte buffered, the line loop is unchanged.)
+    /// source is called once per megabyte buffered, the line loop is unchanged.) A path that
+    /// is not a regular file is refused ([`source::open_regular`]).
     pub fn open(&self, path: &Path) -> Result<FileReader> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let file = source::open_regular(path).map_err(|e| Error::io(path, e))?;
         let src = encoding::decoded(file, self.encoding);
         DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, src))
     }

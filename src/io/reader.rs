@@ -80,6 +80,18 @@ pub struct DelimitedReader<R> {
     header_done: bool,
     /// Rows containing `?` are data like any other ([`Format::unknown_kept`]).
     keep_unknown: bool,
+    /// The longest line (and record) read ([`Format::max_line`]).
+    max_line: usize,
+    /// Lines are checked to be UTF-8 (a UTF-8 format that does not read [`Format::any_bytes`]).
+    check_utf8: bool,
+    /// The line in `line_buf` is not UTF-8 (so the fields of records using it are checked).
+    line_invalid: bool,
+    /// A line of the record being read is not UTF-8.
+    record_invalid: bool,
+    /// Offset of the record being read (against `bytes`), for the limit of a record's lines.
+    record_start: u64,
+    /// The bytes before this offset (against `bytes`) are known to be UTF-8.
+    valid_until: u64,
 }
 
 impl<R: BufRead> DelimitedReader<R> {
@@ -119,6 +131,12 @@ impl<R: BufRead> DelimitedReader<R> {
             eof: false,
             header_done: false,
             keep_unknown: format.keeps_unknown(),
+            max_line: format.max_line_length(),
+            check_utf8: format.check_utf8 && super::encoding::is_utf8(format.encoding()),
+            line_invalid: false,
+            record_invalid: false,
+            record_start: 0,
+            valid_until: 0,
         };
         if format.header() {
             let mut header = ByteRecord::new();
@@ -198,15 +216,17 @@ impl<R: BufRead> DelimitedReader<R> {
         }
         self.line_buf.clear();
         self.line_pos = 0;
-        let n = self
-            .src
-            .read_until(b'\n', &mut self.line_buf)
-            .map_err(|e| Error::io(&self.path, e))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.bytes += n as u64;
-        self.lines += 1;
+        match self.read_physical(self.max_line)? {
+            Some(0) => return Ok(false),
+            Some(_) => {}
+            None => {
+                return Err(Error::LineTooLong {
+                    file: self.path.clone(),
+                    line: self.lines + 1,
+                    message: super::source::too_long(self.max_line),
+                })
+            }
+        };
         if self.lines == 1 {
             if self.line_buf.starts_with(b"\xef\xbb\xbf") {
                 self.line_pos = 3; // UTF-8 byte order mark
@@ -223,6 +243,81 @@ impl<R: BufRead> DelimitedReader<R> {
             }
         }
         Ok(true)
+    }
+
+    /// Reads one physical line into `line_buf` (appended), at most `limit` bytes long: its
+    /// length (0 at the end of the file), or `None` if it is longer. Counts it and checks it is
+    /// UTF-8 (where the format asks).
+    fn read_physical(&mut self, limit: usize) -> Result<Option<usize>> {
+        if self.check_utf8 && self.bytes >= self.valid_until {
+            // Validates what is buffered in one pass (a line at a time costs five times more):
+            // lines that end before `valid_until` need no check of their own. (An error here
+            // is left for `read_line` to report.)
+            if let Ok(buffered) = self.src.fill_buf() {
+                let valid = match std::str::from_utf8(buffered) {
+                    Ok(_) => buffered.len(),
+                    Err(e) => e.valid_up_to(),
+                };
+                self.valid_until = self.bytes + valid as u64;
+            }
+        }
+        let start = self.line_buf.len();
+        let n = super::source::read_line(&mut self.src, &mut self.line_buf, limit)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if let Some(n) = n.filter(|&n| n > 0) {
+            self.bytes += n as u64;
+            self.lines += 1;
+            if self.check_utf8 {
+                // Separators, quotes and line ends are ASCII, which never occurs inside a
+                // UTF-8 character: a line is UTF-8 if and only if each of its fields is.
+                self.line_invalid = self.bytes > self.valid_until
+                    && std::str::from_utf8(&self.line_buf[start..]).is_err();
+                self.record_invalid |= self.line_invalid;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Reads the next line of a record that goes on past the end of its line (a quoted line
+    /// end) into `line_buf`: `false` at the end of the file. The record's lines together may
+    /// not be longer than the limit.
+    fn continue_record(&mut self) -> Result<bool> {
+        self.line_buf.clear();
+        self.line_pos = 0;
+        let used = usize::try_from(self.bytes - self.record_start).unwrap_or(usize::MAX);
+        match self.read_physical(self.max_line.saturating_sub(used))? {
+            Some(n) => Ok(n > 0),
+            None => Err(Error::LineTooLong {
+                file: self.path.clone(),
+                line: self.record_line,
+                message: format!(
+                    "the record starting on this line is longer than {}, the longest record \
+                     anonbox reads: is a quote left open? {}",
+                    super::source::shown_size(self.max_line),
+                    super::source::RAISE_HINT
+                ),
+            }),
+        }
+    }
+
+    /// The error of the first field of `rec` that is not UTF-8, if any: named by the header
+    /// (once read), else by its 0-based index.
+    fn check_fields(&self, rec: &ByteRecord) -> Result<()> {
+        let Some(i) = rec.iter().position(|f| std::str::from_utf8(f).is_err()) else {
+            return Ok(());
+        };
+        let name = match self.header.as_ref().and_then(|h| h.get(i)) {
+            Some(n) if self.header_done => {
+                crate::error::shown(&String::from_utf8_lossy(super::trim(n)))
+            }
+            _ => format!("column {i}"),
+        };
+        Err(Error::Encoding {
+            file: self.path.clone(),
+            line: Some(self.record_line),
+            field: Some(name),
+            message: super::utf8_field(&rec[i]).expect_err("not UTF-8"),
+        })
     }
 
     /// Reads one record (header or data), skipping blank lines. `false` at the end of the file.
@@ -245,21 +340,20 @@ impl<R: BufRead> DelimitedReader<R> {
             break;
         }
         self.record_line = self.lines;
+        self.record_start = self.bytes - (self.line_buf.len() - self.line_pos) as u64;
+        self.record_invalid = self.line_invalid;
         match self.splitter {
             Splitter::Csv { .. } => self.read_csv(rec),
             Splitter::Multi { .. } => self.read_multi(rec),
+        }?;
+        if self.record_invalid {
+            self.check_fields(rec)?;
         }
-        .map(|()| true)
+        Ok(true)
     }
 
     fn read_csv(&mut self, rec: &mut ByteRecord) -> Result<()> {
-        let Splitter::Csv {
-            core,
-            out,
-            ends,
-            sep,
-        } = &mut self.splitter
-        else {
+        let Splitter::Csv { sep, .. } = self.splitter else {
             unreachable!()
         };
         // Fast path: a line without quotes and without a lone '\r' is exactly its fields split
@@ -271,14 +365,19 @@ impl<R: BufRead> DelimitedReader<R> {
             let body = body.strip_suffix(b"\r").unwrap_or(body);
             if memchr::memchr2(b'"', b'\r', body).is_none() {
                 rec.clear();
-                if self.header_done && !self.keep_unknown && memchr::memchr(b'?', body).is_some() {
-                    // A data row the caller skips for its '?': no need to split it.
+                if self.header_done
+                    && !self.keep_unknown
+                    && !self.record_invalid
+                    && memchr::memchr(b'?', body).is_some()
+                {
+                    // A data row the caller skips for its '?': no need to split it (unless a
+                    // field is not UTF-8, which is an error in a skipped row too).
                     rec.push_field(body);
                     self.line_pos = self.line_buf.len();
                     return Ok(());
                 }
                 let mut start = 0;
-                for i in memchr::memchr_iter(*sep, body) {
+                for i in memchr::memchr_iter(sep, body) {
                     rec.push_field(&body[start..i]);
                     start = i + 1;
                 }
@@ -289,19 +388,13 @@ impl<R: BufRead> DelimitedReader<R> {
         }
         let (mut nout_total, mut nend_total) = (0, 0);
         loop {
-            let at_eof = self.line_pos >= self.line_buf.len() && {
-                // Need more input: the record continues on the next line (quoted line end).
-                self.line_buf.clear();
-                self.line_pos = 0;
-                let n = self
-                    .src
-                    .read_until(b'\n', &mut self.line_buf)
-                    .map_err(|e| Error::io(&self.path, e))?;
-                self.bytes += n as u64;
-                if n > 0 {
-                    self.lines += 1;
-                }
-                n == 0
+            // Need more input: the record continues on the next line (quoted line end).
+            let at_eof = self.line_pos >= self.line_buf.len() && !self.continue_record()?;
+            let Splitter::Csv {
+                core, out, ends, ..
+            } = &mut self.splitter
+            else {
+                unreachable!()
             };
             let input: &[u8] = if at_eof {
                 &[]
@@ -344,6 +437,9 @@ impl<R: BufRead> DelimitedReader<R> {
                 }
             }
         }
+        let Splitter::Csv { out, ends, .. } = &self.splitter else {
+            unreachable!()
+        };
         rec.clear();
         let mut start = 0;
         for &end in &ends[..nend_total] {
@@ -354,29 +450,36 @@ impl<R: BufRead> DelimitedReader<R> {
     }
 
     fn read_multi(&mut self, rec: &mut ByteRecord) -> Result<()> {
-        let Splitter::Multi {
-            sep,
-            logical,
-            field,
-        } = &mut self.splitter
-        else {
+        let Splitter::Multi { logical, .. } = &mut self.splitter else {
             unreachable!()
         };
         logical.clear();
         logical.extend_from_slice(&self.line_buf[self.line_pos..]);
         self.line_pos = self.line_buf.len();
         loop {
+            let Splitter::Multi {
+                sep,
+                logical,
+                field,
+            } = &mut self.splitter
+            else {
+                unreachable!()
+            };
             let body = strip_terminator(logical);
             if split_multi(sep, body, rec, field) {
                 return Ok(());
             }
             // Inside a quoted field at the end of the line: append the next line.
-            self.line_buf.clear();
-            let n = self
-                .src
-                .read_until(b'\n', &mut self.line_buf)
-                .map_err(|e| Error::io(&self.path, e))?;
-            if n == 0 {
+            let more = self.continue_record()?;
+            let Splitter::Multi {
+                sep,
+                logical,
+                field,
+            } = &mut self.splitter
+            else {
+                unreachable!()
+            };
+            if !more {
                 // Unterminated quote at the end of the file: take what there is.
                 logical.push(b'"');
                 let body = strip_terminator(logical);
@@ -385,8 +488,6 @@ impl<R: BufRead> DelimitedReader<R> {
                 self.eof = true;
                 return Ok(());
             }
-            self.bytes += n as u64;
-            self.lines += 1;
             logical.extend_from_slice(&self.line_buf);
             self.line_pos = self.line_buf.len();
         }
@@ -651,12 +752,161 @@ mod tests {
         assert_eq!(rec.iter().collect::<Vec<_>>(), [&b"\xe3\x83\x9d"[..], b"1"]);
     }
 
+    /// Fields of any bytes pass where the format says so (init's check of the encoding).
     #[test]
-    fn non_utf8_bytes_and_bom_pass() {
-        let (rows, _) = read(",", false, b"\xef\xbb\xbf\xff\xfe,b\n");
-        assert_eq!(rows, vec![(1, vec![b"\xff\xfe".to_vec(), b"b".to_vec()])]);
-        let (rows, _) = read("||", false, b"\xef\xbb\xbfa||\xe9\n");
-        assert_eq!(rows, vec![(1, vec![b"a".to_vec(), b"\xe9".to_vec()])]);
+    fn non_utf8_bytes_and_bom_pass_with_any_bytes() {
+        let read_any = |sep: &str, data: &[u8]| {
+            let format = Format::new(sep, false).unwrap().any_bytes();
+            let mut r = format.reader(Path::new("t.csv"), data).unwrap();
+            let mut rec = ByteRecord::new();
+            assert!(r.next_row(&mut rec).unwrap());
+            rec.iter().map(<[u8]>::to_vec).collect::<Vec<_>>()
+        };
+        let rows = read_any(",", b"\xef\xbb\xbf\xff\xfe,b\n");
+        assert_eq!(rows, vec![b"\xff\xfe".to_vec(), b"b".to_vec()]);
+        let rows = read_any("||", b"\xef\xbb\xbfa||\xe9\n");
+        assert_eq!(rows, vec![b"a".to_vec(), b"\xe9".to_vec()]);
+    }
+
+    /// By default a field that is not UTF-8 is an error naming its line and column, in every
+    /// column and every kind of row (the header, a quoted field over lines, a row skipped for
+    /// its '?', a multi-byte separator); a character cut by a separator is no character.
+    #[test]
+    fn a_field_not_utf8_is_an_error_wherever_it_is() {
+        let err = |sep: &str, header: bool, data: &[u8]| -> String {
+            let format = Format::new(sep, header).unwrap();
+            let mut rec = ByteRecord::new();
+            let e = match format.reader(Path::new("t.csv"), data) {
+                Err(e) => e,
+                Ok(mut r) => loop {
+                    match r.next_row(&mut rec) {
+                        Ok(true) => {}
+                        Ok(false) => panic!("no error in {data:?}"),
+                        Err(e) => break e,
+                    }
+                },
+            };
+            assert!(matches!(e, Error::Encoding { .. }), "{e}");
+            e.to_string()
+        };
+        let not_utf8 = "is not valid UTF-8 (if the file is Latin-1";
+        for (sep, header, data, at) in [
+            (
+                ",",
+                true,
+                &b"a,b\n1,2\n3,x\xff\n"[..],
+                "t.csv:3: b: value 'x\u{FFFD}' ",
+            ),
+            (
+                ",",
+                false,
+                b"1,2\n3,x\xff\n",
+                "t.csv:2: column 1: value 'x\u{FFFD}' ",
+            ),
+            (
+                ",",
+                true,
+                b"a,\xe9\n1,2\n",
+                "t.csv:1: column 1: value '\u{FFFD}' ",
+            ),
+            (
+                ",",
+                true,
+                b"a,b\n1,\"x\n\xff\"\n",
+                "t.csv:2: b: value 'x\n\u{FFFD}' ",
+            ),
+            (",", true, b"a,b\n?,\xff\n", "t.csv:2: b: value '\u{FFFD}' "),
+            (
+                ",",
+                true,
+                b"a,b\n\xc3,\xa9\n",
+                "t.csv:2: a: value '\u{FFFD}' ",
+            ),
+            (
+                ", ",
+                true,
+                b"a, b\n1, \xff\n",
+                "t.csv:2: b: value '\u{FFFD}' ",
+            ),
+            (
+                ";",
+                true,
+                b"a;b\n1;\"x\n\xff\"\n",
+                "t.csv:2: b: value 'x\n\u{FFFD}' ",
+            ),
+        ] {
+            let e = err(sep, header, data);
+            assert!(e.starts_with(&format!("{at}{not_utf8}")), "{e}");
+        }
+        // Characters cut by the ends of the reader's buffer are whole characters all the same;
+        // a bad byte past a buffer's end is found.
+        let text = "é,ü\nàb,€\n\"x\n€\",y\n".repeat(5);
+        let format = Format::new(",", false).unwrap();
+        for capacity in 1..12 {
+            let src = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let mut r = format.reader(Path::new("t.csv"), src).unwrap();
+            let mut rec = ByteRecord::new();
+            let mut n = 0;
+            while r.next_row(&mut rec).unwrap() {
+                n += 1;
+            }
+            assert_eq!(n, 15);
+            let mut bad = text.clone().into_bytes();
+            bad.extend_from_slice(b"z,\xe2\x82\n");
+            let src = std::io::BufReader::with_capacity(capacity, &bad[..]);
+            let mut r = format.reader(Path::new("t.csv"), src).unwrap();
+            let e = loop {
+                if let Err(e) = r.next_row(&mut rec) {
+                    break e.to_string();
+                }
+            };
+            assert!(
+                e.starts_with("t.csv:21: column 1: value '\u{FFFD}' is not"),
+                "{e}"
+            );
+        }
+    }
+
+    /// A line longer than the limit is an error naming it, and so is a record whose lines
+    /// add up to more (a quote left open); a line of exactly the limit is read.
+    #[test]
+    fn lines_and_records_longer_than_the_limit_are_errors() {
+        let first_error = |sep: &str, limit: usize, data: &[u8]| -> Option<Error> {
+            let format = Format::new(sep, false).unwrap().max_line(limit);
+            let mut rec = ByteRecord::new();
+            let mut r = match format.reader(Path::new("t.csv"), data) {
+                Err(e) => return Some(e),
+                Ok(r) => r,
+            };
+            loop {
+                match r.next_row(&mut rec) {
+                    Ok(true) => {}
+                    Ok(false) => return None,
+                    Err(e) => return Some(e),
+                }
+            }
+        };
+        for sep in [",", ", "] {
+            assert!(first_error(sep, 8, b"12345678\nabcdefgh").is_none());
+            assert!(first_error(sep, 8, b"12345678\r\nabcdefgh\r\n").is_none());
+            assert!(first_error(sep, 8, b"123456789\r\n").is_some());
+            let e = first_error(sep, 8, b"1\n2\n123456789").unwrap();
+            assert!(matches!(e, Error::LineTooLong { line: 3, .. }), "{e}");
+            assert!(
+                e.to_string().starts_with(
+                    "t.csv:3: the line is longer than 8 bytes, the longest line anonbox reads"
+                ),
+                "{e}"
+            );
+            let e = first_error(sep, 8, b"1\n\"2\n3\n4\n5\n6\n").unwrap();
+            assert!(matches!(e, Error::LineTooLong { line: 2, .. }), "{e}");
+            assert!(
+                e.to_string().contains("the record starting on this line"),
+                "{e}"
+            );
+        }
+        let e = first_error(",", 1 << 20, &vec![b'x'; 3 << 20]).unwrap();
+        assert!(e.to_string().contains("longer than 1 MiB"), "{e}");
     }
 
     #[test]

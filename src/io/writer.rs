@@ -801,7 +801,11 @@ mod tests {
             let mut w = f.writer(Vec::new());
             w.record(fields.iter().copied()).unwrap();
             let bytes = w.into_inner();
-            let mut r = f.reader(Path::new("x"), &bytes[..]).unwrap();
+            let mut r = f
+                .clone()
+                .any_bytes()
+                .reader(Path::new("x"), &bytes[..])
+                .unwrap();
             let mut rec = csv::ByteRecord::new();
             assert!(r.next_row(&mut rec).unwrap());
             let got: Vec<&[u8]> = rec.iter().collect();

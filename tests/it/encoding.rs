@@ -241,6 +241,19 @@ fn genvals_keeps_every_windows_1252_byte() {
         ";",
         "<att index='0' name='g' hierarchy='ascii.csv'/>",
     );
+    // The first such field is `raw`'s on line 2: a column that is not a quasi-identifier is
+    // read as text all the same (it was copied through as bytes).
+    let o = anonbox(d, &["-config", "c.xml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("anonbox: in.csv:2: raw: value ' !#$%&"),
+        "{e}"
+    );
+    assert!(e.contains("is not valid UTF-8"), "{e}");
+    assert!(!d.join("out.csv").exists());
+    // Where only `g` is not UTF-8, the error names it.
+    std::fs::write(d.join("in.csv"), b"g;raw\na;x\n\xe9;y\n").unwrap();
     let o = anonbox(d, &["-config", "c.xml"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
@@ -248,6 +261,7 @@ fn genvals_keeps_every_windows_1252_byte() {
         format!("anonbox: in.csv:3: g: value '\u{FFFD}' is not valid UTF-8 {hint}")
     );
     assert!(!d.join("out.csv").exists());
+    std::fs::write(d.join("in.csv"), &input).unwrap();
     // -encoding on the command line does what the attribute does.
     config(d, "", ";", "<att index='0' name='g' hierarchy='h.csv'/>");
     released_unchanged(

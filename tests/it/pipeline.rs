@@ -191,12 +191,16 @@ fn multi_character_separator_trims_qids_and_keeps_other_fields() {
     );
 }
 
+/// Fields that are not quasi-identifiers are copied byte for byte (quoting aside); a byte
+/// that is not UTF-8 is refused in them too (issue 28, case 9: it was copied through).
 #[test]
 fn skipped_rows_blank_lines_quoting_and_raw_bytes() {
     let d = Dir::new();
     d.write("c.xml", vgh_config(";", true, ""));
     let mut input: Vec<u8> = b"age;sex;id;note\n".to_vec();
-    input.extend_from_slice(b"30;F;1;\"a;b\"\n\n31;F;2;\xff\xfe\n40;?;3;x\n60;M;4;\"q\"\"\"\n");
+    input.extend_from_slice(
+        b"30;F;1;\"a;b\"\n\n31;F;2;\xc3\xbc\xe2\x82\xac\n40;?;3;x\n60;M;4;\"q\"\"\"\n",
+    );
     input.extend_from_slice(b"61;M;5;caf\xc3\xa9\n");
     d.write("in.csv", &input);
     let a = d
@@ -211,7 +215,7 @@ fn skipped_rows_blank_lines_quoting_and_raw_bytes() {
     );
     let out = std::fs::read(d.path("out.csv")).unwrap();
     let mut want: Vec<u8> = b"age;sex;note\n".to_vec();
-    want.extend_from_slice(b"[25:50);[0.0];\"a;b\"\n[25:50);[0.0];\xff\xfe\n");
+    want.extend_from_slice(b"[25:50);[0.0];\"a;b\"\n[25:50);[0.0];\xc3\xbc\xe2\x82\xac\n");
     want.extend_from_slice(b"[50:75);[1.0];q\"\n[50:75);[1.0];caf\xc3\xa9\n");
     assert_eq!(
         String::from_utf8_lossy(&out),
@@ -225,6 +229,21 @@ fn skipped_rows_blank_lines_quoting_and_raw_bytes() {
     assert_eq!(r["blank_lines"], 1);
     assert_eq!(r["records"], 4);
     assert_eq!(r["quasi_identifiers"], serde_json::json!(["age", "sex"]));
+    assert!(d.temp_is_empty());
+
+    let raw = input
+        .windows(6)
+        .position(|w| w == b"\xc3\xbc\xe2\x82\xac\n")
+        .unwrap();
+    input.splice(raw..raw + 5, *b"\xff\xfe");
+    d.write("in.csv", &input);
+    let a = d.cmd(&["-config", "c.xml"]).assert().code(1);
+    let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.starts_with("anonbox: in.csv:4: note: value '\u{FFFD}\u{FFFD}' is not valid UTF-8"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(d.path("out.csv")).unwrap(), want);
     assert!(d.temp_is_empty());
 }
 

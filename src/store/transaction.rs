@@ -1,0 +1,41 @@
+//! A transaction as a value (as `rusqlite::Transaction`, which it wraps): [`Store::begin`]
+//! opens it, [`Transaction::commit`] ends it, and dropping it uncommitted rolls it back, so a
+//! method that returns an error with `?` halfway leaves the tables as they were. It dereferences
+//! to the [`Store`], whose typed functions run inside it.
+
+use std::ops::Deref;
+
+use super::{SqlContext, Store};
+use crate::Result;
+
+/// An open transaction on a [`Store`]; rolled back when dropped without [`Self::commit`].
+pub struct Transaction<'a> {
+    store: &'a Store,
+    tx: rusqlite::Transaction<'a>,
+}
+
+impl Store {
+    /// Opens a transaction (`BEGIN`): the store's writes until [`Transaction::commit`] are one.
+    pub fn begin(&self) -> Result<Transaction<'_>> {
+        // `unchecked_transaction`: the store is shared (`&Store`) while a method writes, and
+        // transactions never nest (nothing inside one opens another).
+        let tx = self.conn.unchecked_transaction().ctx(&self.path)?;
+        Ok(Transaction { store: self, tx })
+    }
+}
+
+impl Transaction<'_> {
+    /// Commits (`COMMIT`).
+    pub fn commit(self) -> Result<()> {
+        let path = &self.store.path;
+        self.tx.commit().ctx(path)
+    }
+}
+
+impl Deref for Transaction<'_> {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        self.store
+    }
+}

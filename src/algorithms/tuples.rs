@@ -5,8 +5,9 @@
 //! values), so they work on `QidTuple` (codes, record count, first record), never on records.
 //! When the tuples fit the memory budget ([`MEMORY_TUPLES`]) they are read once into a
 //! [`Tuples`] and the method runs in memory; otherwise it runs on the store, through the typed
-//! queries of its own module of [`crate::store::queries`]. Both backends produce identical classes (tested), written back the same way:
-//! `EquivalenceTable` rows and `QidTuple.EquivalenceID` (the pipeline checks them).
+//! queries of its module of [`crate::store::queries`]. Both backends produce identical classes
+//! (tested), written back the same way: `EquivalenceTable` rows and `QidTuple.EquivalenceID`
+//! (the pipeline checks them).
 
 use crate::data::load::QidEncoding;
 use crate::store::Store;

@@ -165,7 +165,7 @@ impl SumOrder {
 }
 
 /// Writes genValsDist for `job` to `target` from a store whose classes are assigned, looking
-/// records up with `backend` (see [`RecordClasses`]).
+/// records up with `backend` (see [`record_classes`]).
 pub fn write_from_store(
     job: &Job,
     store: &Store,

@@ -39,3 +39,39 @@ impl Deref for Transaction<'_> {
         self.store
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(store: &Store) -> usize {
+        store.debug_query("SELECT * FROM T").unwrap().len()
+    }
+
+    #[test]
+    fn a_dropped_transaction_rolls_back_and_a_committed_one_stays() {
+        let store = Store::open_in_memory().unwrap();
+        store.exec("CREATE TABLE T (x INTEGER)").unwrap();
+        {
+            let tx = store.begin().unwrap();
+            tx.exec("INSERT INTO T VALUES (1)").unwrap();
+            assert_eq!(rows(&tx), 1);
+        }
+        assert_eq!(rows(&store), 0, "dropped uncommitted: rolled back");
+        let tx = store.begin().unwrap();
+        tx.exec("INSERT INTO T VALUES (2)").unwrap();
+        tx.commit().unwrap();
+        assert_eq!(rows(&store), 1);
+        // An error returned with `?` halfway leaves the table as it was.
+        let failing = || -> Result<()> {
+            let tx = store.begin()?;
+            tx.exec("INSERT INTO T VALUES (3)")?;
+            tx.exec("INSERT INTO Missing VALUES (4)")?;
+            tx.commit()
+        };
+        assert!(failing().is_err());
+        assert_eq!(rows(&store), 1);
+        // The store takes a new transaction after both.
+        store.begin().unwrap().commit().unwrap();
+    }
+}

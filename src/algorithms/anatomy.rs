@@ -34,11 +34,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::tuples::{finish_transaction, Backend};
+use super::tuples::Backend;
 use crate::data::load::Encoding;
 use crate::job::Job;
 use crate::progress::Progress;
-use crate::store::{SqlContext, Store};
+use crate::store::{AnatomyRecords, Store};
 use crate::{Error, Result};
 
 /// Records up to which Anatomy keeps its buckets in memory (about 16 bytes per record); beyond,
@@ -469,7 +469,6 @@ pub fn run(
     }
     let s = &job.sensitive[0];
     let enc = &encoding.sensitive[0];
-    let col = store.layout().sensitive[0].clone();
     // Buckets in ascending sensitive value (the tie order): the mapped integer of a category,
     // the number, or the hierarchy file's order.
     let codes = enc.dictionary.len();
@@ -489,7 +488,6 @@ pub fn run(
 
     let bar = progress.spinner("search");
     bar.set_message("Anatomy");
-    let db = store.path();
     let in_memory = match backend {
         Backend::Auto => records <= MEMORY_RECORDS,
         Backend::Memory => true,
@@ -498,47 +496,27 @@ pub fn run(
     };
     let outcome = if in_memory {
         let mut buckets = Vec::with_capacity(records as usize);
-        {
-            let mut stmt = store
-                .conn()
-                .prepare(&format!(
-                    "SELECT {col} FROM AnonRecordTable ORDER BY RecordID"
-                ))
-                .ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            while let Some(r) = rows.next().ctx(db)? {
-                buckets.push(bucket_of[r.get::<_, i64>(0).ctx(db)? as usize]);
-            }
-        }
+        store.for_each_sensitive_code(0, |code| {
+            buckets.push(bucket_of[code as usize]);
+            Ok(())
+        })?;
         let mut src = MemorySource::new(&buckets, codes);
         let outcome = anatomize(&src.counts(), job.l, job.seed, &mut src, say)?;
-        let groups = src.into_groups();
-        store.exec("BEGIN")?;
-        let result = (|| {
-            let mut stmt = store
-                .conn()
-                .prepare("UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = ?2")
-                .ctx(db)?;
-            for (i, &g) in groups.iter().enumerate() {
-                stmt.execute([g as i64, i as i64 + 1]).ctx(db)?;
-            }
-            Ok(())
-        })();
-        finish_transaction(store, result)?;
+        store.write_record_groups(&src.into_groups())?;
         outcome
     } else {
-        let mut src = SqlSource::new(store, &col, &bucket_of, &order)?;
-        store.exec("BEGIN")?;
+        let mut src = SqlSource::new(store, &bucket_of, &order)?;
+        let tx = store.begin()?;
         let result = src
             .counts()
             .and_then(|counts| anatomize(&counts, job.l, job.seed, &mut src, say));
         let outcome = match result {
             Ok(o) => {
-                store.exec("COMMIT")?;
+                tx.commit()?;
                 o
             }
             Err(e) => {
-                let _ = store.exec("ROLLBACK");
+                drop(tx);
                 let _ = src.drop_tables();
                 return Err(e);
             }
@@ -547,26 +525,11 @@ pub fn run(
         outcome
     };
     let empty: Vec<&str> = vec![""; job.qids.len()];
-    store.exec("BEGIN")?;
-    let result = (|| {
-        let mut stmt = store
-            .conn()
-            .prepare(
-                "SELECT EquivalenceID, COUNT(*) FROM AnonRecordTable GROUP BY EquivalenceID \
-                 ORDER BY EquivalenceID",
-            )
-            .ctx(db)?;
-        let sizes = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .ctx(db)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .ctx(db)?;
-        for (g, n) in sizes {
-            store.insert_class(g, &empty, n as u64, false)?;
-        }
-        Ok(())
-    })();
-    finish_transaction(store, result)?;
+    let tx = store.begin()?;
+    for (g, n) in tx.record_group_sizes()? {
+        tx.insert_class(g, &empty, n, false)?;
+    }
+    tx.commit()?;
     bar.finish();
     let mut extra = serde_json::Map::new();
     extra.insert("l".into(), serde_json::json!(outcome.l));
@@ -584,63 +547,26 @@ pub fn run(
     })
 }
 
-/// Anatomy's picks through SQL: `temp.AnatomyRecord(Bucket, Rank, RecordID)` numbers each
-/// bucket's records in record order; an order statistic per bucket turns "the k-th remaining"
-/// into a rank, and the record's group is written straight to `AnonRecordTable`.
+/// Anatomy's picks through SQL ([`AnatomyRecords`]: each bucket's records numbered in record
+/// order): an order statistic per bucket turns "the k-th remaining" into a rank, and the
+/// record's group is written straight to `AnonRecordTable`.
 struct SqlSource<'a> {
-    store: &'a Store,
-    col: String,
+    records: AnatomyRecords<'a>,
     /// Sensitive code of each bucket.
     code_of: Vec<u32>,
     present: Vec<OrderStatistic>,
 }
 
 impl<'a> SqlSource<'a> {
-    fn new(
-        store: &'a Store,
-        col: &str,
-        bucket_of: &[u32],
-        order: &[usize],
-    ) -> Result<SqlSource<'a>> {
-        let db = store.path();
-        store.exec(
-            "DROP TABLE IF EXISTS temp.AnatomyBucket; DROP TABLE IF EXISTS temp.AnatomyRecord;\n\
-             CREATE TEMP TABLE AnatomyBucket (Code INTEGER PRIMARY KEY, Bucket INTEGER NOT NULL);",
-        )?;
-        store.exec("BEGIN")?;
-        let result = (|| {
-            let mut stmt = store
-                .conn()
-                .prepare("INSERT INTO temp.AnatomyBucket VALUES (?1, ?2)")
-                .ctx(db)?;
-            for (code, &b) in bucket_of.iter().enumerate() {
-                stmt.execute([code as i64, b as i64]).ctx(db)?;
-            }
-            Ok(())
-        })();
-        finish_transaction(store, result)?;
-        store.exec(&format!(
-            "CREATE TEMP TABLE AnatomyRecord (Bucket INTEGER NOT NULL, Rank INTEGER NOT NULL, \
-             RecordID INTEGER NOT NULL, PRIMARY KEY (Bucket, Rank)) WITHOUT ROWID;\n\
-             INSERT INTO temp.AnatomyRecord SELECT b.Bucket, \
-             ROW_NUMBER() OVER (PARTITION BY b.Bucket ORDER BY r.RecordID) - 1, r.RecordID \
-             FROM AnonRecordTable r JOIN temp.AnatomyBucket b ON b.Code = r.{col};\n\
-             CREATE INDEX IF NOT EXISTS AnatomyBySensitive ON AnonRecordTable ({col});"
-        ))?;
-        let mut present = Vec::with_capacity(order.len());
-        {
-            let mut stmt = store
-                .conn()
-                .prepare("SELECT COUNT(*) FROM temp.AnatomyRecord WHERE Bucket = ?1")
-                .ctx(db)?;
-            for b in 0..order.len() {
-                let n: i64 = stmt.query_row([b as i64], |r| r.get(0)).ctx(db)?;
-                present.push(OrderStatistic::full(n as usize));
-            }
-        }
+    fn new(store: &'a Store, bucket_of: &[u32], order: &[usize]) -> Result<SqlSource<'a>> {
+        let records = AnatomyRecords::create(store, 0, bucket_of)?;
+        let present = records
+            .bucket_sizes(order.len())?
+            .into_iter()
+            .map(|n| OrderStatistic::full(n as usize))
+            .collect();
         Ok(SqlSource {
-            store,
-            col: col.to_string(),
+            records,
             code_of: order.iter().map(|&c| c as u32).collect(),
             present,
         })
@@ -651,77 +577,26 @@ impl<'a> SqlSource<'a> {
     }
 
     fn drop_tables(&self) -> Result<()> {
-        self.store.exec(
-            "DROP TABLE IF EXISTS temp.AnatomyRecord; DROP TABLE IF EXISTS temp.AnatomyBucket;\n\
-             DROP INDEX IF EXISTS AnatomyBySensitive;",
-        )
+        self.records.drop_tables()
     }
 }
 
 impl Source for SqlSource<'_> {
     fn take(&mut self, bucket: usize, offset: u64, group: u32) -> Result<()> {
         let rank = self.present[bucket].take(offset);
-        self.store
-            .conn()
-            .prepare_cached(
-                "UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = \
-                 (SELECT RecordID FROM temp.AnatomyRecord WHERE Bucket = ?2 AND Rank = ?3)",
-            )
-            .and_then(|mut s| s.execute([group as i64, bucket as i64, rank as i64]))
-            .ctx(self.store.path())?;
-        Ok(())
+        self.records.take(bucket, rank, group)
     }
 
     fn remaining(&mut self) -> Result<Vec<(u64, usize)>> {
-        let db = self.store.path();
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare(&format!(
-                "SELECT r.RecordID, b.Bucket FROM AnonRecordTable r \
-                 JOIN temp.AnatomyBucket b ON b.Code = r.{} \
-                 WHERE r.EquivalenceID IS NULL ORDER BY r.RecordID",
-                self.col
-            ))
-            .ctx(db)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as usize))
-            })
-            .ctx(db)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .ctx(db)?;
-        Ok(rows)
+        self.records.remaining()
     }
 
     fn groups_with(&mut self, bucket: usize) -> Result<Vec<u32>> {
-        let db = self.store.path();
-        let mut stmt = self
-            .store
-            .conn()
-            .prepare(&format!(
-                "SELECT DISTINCT EquivalenceID FROM AnonRecordTable \
-                 WHERE {} = ?1 AND EquivalenceID IS NOT NULL ORDER BY 1",
-                self.col
-            ))
-            .ctx(db)?;
-        let rows = stmt
-            .query_map([self.code_of[bucket] as i64], |r| {
-                Ok(r.get::<_, i64>(0)? as u32)
-            })
-            .ctx(db)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .ctx(db)?;
-        Ok(rows)
+        self.records.groups_with(self.code_of[bucket])
     }
 
     fn assign(&mut self, record: u64, group: u32) -> Result<()> {
-        self.store
-            .conn()
-            .prepare_cached("UPDATE AnonRecordTable SET EquivalenceID = ?1 WHERE RecordID = ?2")
-            .and_then(|mut s| s.execute([group as i64, record as i64]))
-            .ctx(self.store.path())?;
-        Ok(())
+        self.records.assign(record, group)
     }
 }
 

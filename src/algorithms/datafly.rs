@@ -9,8 +9,9 @@
 //! `floor(f * n)` for a fraction), k tuples by default. Fewer than k records cannot be
 //! anonymized.
 //!
-//! Everything runs in SQL on the store, over the distinct quasi-identifier tuples (`QidTuple`,
-//! with counts), never over rows: a working copy `DataflyTuple` carries each tuple's current
+//! Everything runs over the distinct quasi-identifier tuples (`QidTuple`, with counts), never
+//! over rows: in memory up to [`MEMORY_DATAFLY`] tuples, else in SQL on the store
+//! ([`DataflyTuples`]), where a working copy `DataflyTuple` carries each tuple's current
 //! generalized ids, one column per quasi-identifier; a generalization step rewrites one column
 //! from `HierarchyMap`; classes are `GROUP BY` over those columns. The distinct values "among
 //! the classes" are the distinct values of the column.
@@ -23,13 +24,13 @@
 //! anonbox keeps stdout clean and shows the step on the search progress bar, and lists the
 //! steps in the report (`generalized`, attribute names in order).
 
-use super::tuples::{self, Backend};
+use super::tuples::Backend;
 use super::Outcome;
 use crate::data::load::Encoding;
 use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job};
 use crate::progress::{Bar, Progress};
-use crate::store::{SqlContext, Store};
+use crate::store::{DataflyTuples, Store};
 use crate::{Error, Result};
 
 /// Distinct tuples up to which Datafly runs in memory: 36 bytes a tuple at the most (its packed
@@ -64,7 +65,7 @@ pub fn run(
         )));
     }
     let threshold = job.suppression.map_or(k, |s| s.budget(records));
-    let tuple_count = tuples::count(store)?;
+    let tuple_count = store.tuple_count()?;
     let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
     let memory = match backend {
         Backend::Auto => tuple_count <= MEMORY_DATAFLY && records < u32::MAX as u64,
@@ -79,12 +80,7 @@ pub fn run(
             return result;
         }
     }
-    let db = store.path();
-    let cols = &store.layout().qids;
-    let nq = cols.len();
-    let g: Vec<String> = (0..nq).map(|i| format!("G{i}")).collect();
-    let gs = g.join(", ");
-    let atts = cols.join(", ");
+    let nq = store.layout().qids.len();
     let max: Vec<usize> = encoding
         .qids
         .iter()
@@ -93,95 +89,27 @@ pub fn run(
 
     let bar = progress.spinner("search");
     bar.set_message("Datafly");
-    store.exec(&format!(
-        "DROP TABLE IF EXISTS temp.DataflyTuple; DROP TABLE IF EXISTS temp.DataflyClass;\n\
-         CREATE TEMP TABLE DataflyTuple ({}, {}, Count INTEGER NOT NULL, \
-         FirstRecord INTEGER NOT NULL, PRIMARY KEY ({atts})) WITHOUT ROWID;\n\
-         INSERT INTO temp.DataflyTuple SELECT {atts}, {atts}, Count, FirstRecord FROM QidTuple;",
-        cols.iter()
-            .map(|c| format!("{c} INTEGER NOT NULL"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        g.iter()
-            .map(|c| format!("{c} INTEGER NOT NULL"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    ))?;
-
-    let small_sql = format!(
-        "SELECT COALESCE(SUM(n), 0) FROM \
-         (SELECT SUM(Count) AS n FROM temp.DataflyTuple GROUP BY {gs}) WHERE n < ?1"
-    );
-    let distinct_sql = format!(
-        "SELECT {} FROM temp.DataflyTuple",
-        g.iter()
-            .map(|c| format!("COUNT(DISTINCT {c})"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let working = DataflyTuples::create(store)?;
     let mut levels = vec![0usize; nq];
     let mut steps: Vec<String> = Vec::new();
     loop {
-        let small: i64 = store.value(&small_sql, [k as i64])?;
-        if small as u64 <= threshold {
+        let small = working.small_records(k)?;
+        if small <= threshold {
             break;
         }
-        let distinct: Vec<i64> = store
-            .conn()
-            .query_row(&distinct_sql, [], |r| {
-                (0..nq).map(|i| r.get::<_, i64>(i)).collect()
-            })
-            .ctx(db)?;
-        let q = attribute_to_climb(&levels, &max, &distinct, (k, threshold, small as u64))?;
+        let distinct = working.distinct_values()?;
+        let q = attribute_to_climb(&levels, &max, &distinct, (k, threshold, small))?;
         levels[q] += 1;
         steps.push(job.qids[q].name.clone());
         bar.set_message(format!(
             "Datafly: generalizing {} to level {}",
             job.qids[q].name, levels[q]
         ));
-        store.exec(&format!(
-            "BEGIN; UPDATE temp.DataflyTuple SET G{q} = (SELECT Id FROM HierarchyMap \
-             WHERE AttributeID = {q} AND Level = {} AND Code = {}); COMMIT;",
-            levels[q], cols[q]
-        ))?;
+        working.generalize(q, levels[q])?;
     }
 
     // Final classes, numbered by first record (see the module docs).
-    store.exec(&format!(
-        "CREATE TEMP TABLE DataflyClass AS \
-         SELECT {gs}, SUM(Count) AS Size, \
-         ROW_NUMBER() OVER (ORDER BY MIN(FirstRecord)) AS EquivalenceID \
-         FROM temp.DataflyTuple GROUP BY {gs};\n\
-         CREATE UNIQUE INDEX temp.DataflyClassKey ON DataflyClass ({gs});"
-    ))?;
-    let classes: i64 = store.value("SELECT COUNT(*) FROM temp.DataflyClass", [])?;
-    let suppression_id = classes + 1;
-    let labels = crate::store::level_labels_sql(&levels, "c");
-    let on = (0..nq)
-        .map(|q| format!("c.G{q} = d.G{q}"))
-        .collect::<Vec<_>>()
-        .join(" AND ");
-    let key = cols
-        .iter()
-        .map(|c| format!("d.{c} = QidTuple.{c}"))
-        .collect::<Vec<_>>()
-        .join(" AND ");
-    store.exec(&format!(
-        "BEGIN;\n\
-         INSERT INTO EquivalenceTable (EquivalenceID, {atts}, Size, Suppressed) \
-         SELECT c.EquivalenceID, {labels}, c.Size, 0 FROM temp.DataflyClass c \
-         WHERE c.Size >= {k} ORDER BY c.EquivalenceID;\n\
-         UPDATE QidTuple SET EquivalenceID = \
-         (SELECT CASE WHEN c.Size < {k} THEN {suppression_id} ELSE c.EquivalenceID END \
-         FROM temp.DataflyTuple d JOIN temp.DataflyClass c ON {on} WHERE {key});\n\
-         COMMIT;"
-    ))?;
-    let suppressed: i64 = store.value(
-        "SELECT COALESCE(SUM(Size), 0) FROM temp.DataflyClass WHERE Size < ?1",
-        [k as i64],
-    )?;
-    store.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
-    store.exec("DROP TABLE temp.DataflyClass; DROP TABLE temp.DataflyTuple;")?;
+    working.write_classes(&levels, k, encoding)?;
     bar.finish();
     outcome(store, levels, steps, threshold, "sql")
 }
@@ -309,33 +237,22 @@ fn in_memory(
 ) -> Result<Outcome> {
     let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
     let nq = hierarchies.len();
-    let cols = store.layout().qids.join(", ");
-    let db = store.path();
     let (mut keys, mut counts, mut firsts) = (Vec::new(), Vec::new(), Vec::new());
     let mut present: Vec<Vec<bool>> = hierarchies
         .iter()
         .map(|h| vec![false; h.leaves()])
         .collect();
-    {
-        let mut stmt = store
-            .conn()
-            .prepare(&format!(
-                "SELECT {cols}, Count, FirstRecord FROM QidTuple ORDER BY {cols}"
-            ))
-            .ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
-        while let Some(r) = rows.next().ctx(db)? {
-            let mut key = 0u64;
-            for (q, seen) in present.iter_mut().enumerate() {
-                let code = r.get::<_, i64>(q).ctx(db)? as u32;
-                seen[code as usize] = true;
-                key = fields.set(key, q, code);
-            }
-            keys.push(key);
-            counts.push(u32::try_from(r.get::<_, i64>(nq).ctx(db)?).unwrap_or(u32::MAX));
-            firsts.push(u32::try_from(r.get::<_, i64>(nq + 1).ctx(db)?).unwrap_or(u32::MAX));
+    store.for_each_tuple_in_key_order(|codes, count, first| {
+        let mut key = 0u64;
+        for (q, (seen, &code)) in present.iter_mut().zip(codes).enumerate() {
+            seen[code as usize] = true;
+            key = fields.set(key, q, code);
         }
-    }
+        keys.push(key);
+        counts.push(u32::try_from(count).unwrap_or(u32::MAX));
+        firsts.push(u32::try_from(first).unwrap_or(u32::MAX));
+        Ok(())
+    })?;
     if counts.contains(&u32::MAX) || firsts.contains(&u32::MAX) {
         return Err(Error::Invalid(
             "Datafly in memory: more than 4,294,967,294 records".into(),
@@ -422,18 +339,14 @@ fn in_memory(
     }
     drop(by_key);
     store.write_tuple_classes(&tuple_class)?;
-    store.exec("BEGIN")?;
-    let result = classes
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.size >= k)
-        .try_for_each(|(i, c)| {
-            let labels: Vec<&str> = (0..nq)
-                .map(|q| hierarchies[q].label(levels[q], fields.get(c.key, q)))
-                .collect();
-            store.insert_class(i as i64 + 1, &labels, c.size, false)
-        })
-        .and_then(|()| store.insert_suppression_class(suppression_id as i64, encoding, suppressed));
-    tuples::finish_transaction(store, result)?;
+    let tx = store.begin()?;
+    for (i, c) in classes.iter().enumerate().filter(|(_, c)| c.size >= k) {
+        let labels: Vec<&str> = (0..nq)
+            .map(|q| hierarchies[q].label(levels[q], fields.get(c.key, q)))
+            .collect();
+        tx.insert_class(i as i64 + 1, &labels, c.size, false)?;
+    }
+    tx.insert_suppression_class(suppression_id as i64, encoding, suppressed)?;
+    tx.commit()?;
     outcome(store, levels, steps, threshold, "memory")
 }

@@ -44,8 +44,8 @@
 //! Everything works on the distinct quasi-identifier tuples (the store's `QidTuple`, with record
 //! counts, first record and, for l and t, the sensitive distribution of each tuple), never on
 //! records: a node's classes are the tuples grouped by their generalized ids. [`TupleTable`]
-//! does that in memory; [`SqlTuples`] does it with one `GROUP BY` per node over the store, for
-//! tables whose distinct tuples do not fit in memory. The output classes are numbered in order
+//! does that in memory; the store's [`IncognitoTuples`] does it with one `GROUP BY` per node,
+//! for tables whose distinct tuples do not fit in memory. The output classes are numbered in order
 //! of their first record, as the toolbox's tables are (suppressed classes' numbers unused, the
 //! suppression class next), and written to the store like every other method's.
 
@@ -53,7 +53,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
-use super::tuples::{self, Backend, Tuples};
+use super::tuples::{Backend, Tuples};
 use super::Outcome;
 use crate::data::load::Encoding;
 use crate::hierarchy::Hierarchy;
@@ -65,7 +65,7 @@ use crate::privacy::ldiversity::{
 use crate::privacy::tcloseness::{EqualDistance, OrderedDistance};
 use crate::privacy::Flavor;
 use crate::progress::Progress;
-use crate::store::{SqlContext, Store};
+use crate::store::{IncognitoTuples, Store};
 use crate::{Error, Result};
 
 /// A node's printed name: levels joined by `_`.
@@ -463,15 +463,11 @@ pub fn run(
     let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
     let budget = budget(job.method, job.suppression, job.k, records);
     let attribute = sensitive_attribute(&job.privacy)?;
-    let sens_col =
-        match attribute {
-            Some(a) => {
-                Some(store.layout().sensitive.get(a).cloned().ok_or_else(|| {
-                    Error::Invalid(format!("Incognito: no sensitive attribute {a}"))
-                })?)
-            }
-            None => None,
-        };
+    if let Some(a) = attribute.filter(|&a| a >= store.layout().sensitive.len()) {
+        return Err(Error::Invalid(format!(
+            "Incognito: no sensitive attribute {a}"
+        )));
+    }
     if job.method == Method::IncognitoL
         && job.c <= 0.0
         && job
@@ -481,24 +477,8 @@ pub fn run(
     {
         say("Parameter c was not set, therefore using Entropy l-diversity as the privacy definition.");
     }
-    let db = store.path();
-    let table_dist = match &sens_col {
-        Some(col) => {
-            let mut stmt = store
-                .conn()
-                .prepare(&format!(
-                    "SELECT {col}, COUNT(*) FROM AnonRecordTable GROUP BY {col}"
-                ))
-                .ctx(db)?;
-            let pairs = stmt
-                .query_map([], |r| {
-                    Ok((r.get::<_, i64>(0)? as u32, r.get::<_, i64>(1)? as u32))
-                })
-                .ctx(db)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .ctx(db)?;
-            Some(DistributionBuf::from_pairs(pairs))
-        }
+    let table_dist = match attribute {
+        Some(a) => Some(DistributionBuf::from_pairs(store.sensitive_counts(a)?)),
         None => None,
     };
     let values = attribute.and_then(|a| encoding.sensitive[a].numeric.clone());
@@ -511,10 +491,10 @@ pub fn run(
 
     let bar = progress.spinner("search");
     bar.set_message(job.method.name());
-    let tuple_count = tuples::count(store)?;
+    let tuple_count = store.tuple_count()?;
     let in_memory = backend.in_memory(tuple_count);
     let sens = if criteria.needs_sensitive() {
-        sens_col.as_deref()
+        attribute
     } else {
         None
     };
@@ -634,8 +614,9 @@ fn key_of(hierarchies: &[Hierarchy], node: &[usize], codes: &[u32]) -> Vec<u32> 
         .collect()
 }
 
-/// Reads the tuples (and, with `sens`, each tuple's sensitive distribution) into memory.
-fn memory_table(store: &Store, sens: Option<&str>) -> Result<(TupleTable, Tuples)> {
+/// Reads the tuples (and, with `sens`, each tuple's distribution of that sensitive attribute)
+/// into memory.
+fn memory_table(store: &Store, sens: Option<usize>) -> Result<(TupleTable, Tuples)> {
     let t = Tuples::load(store)?;
     let mut table = TupleTable::new(t.width);
     match sens {
@@ -644,33 +625,19 @@ fn memory_table(store: &Store, sens: Option<&str>) -> Result<(TupleTable, Tuples
                 table.push(t.tuple(i), t.counts[i], None);
             }
         }
-        Some(col) => {
+        Some(a) => {
             let mut index: FxHashMap<&[u32], usize> = FxHashMap::default();
             for i in 0..t.len() {
                 index.insert(t.tuple(i), i);
             }
             let mut dists = vec![DistributionBuf::new(); t.len()];
-            let cols = store.layout().qids.join(", ");
-            let db = store.path();
-            let mut stmt = store
-                .conn()
-                .prepare(&format!(
-                    "SELECT {cols}, {col}, COUNT(*) FROM AnonRecordTable GROUP BY {cols}, {col}"
-                ))
-                .ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            let mut key = vec![0u32; t.width];
-            while let Some(r) = rows.next().ctx(db)? {
-                for (q, k) in key.iter_mut().enumerate() {
-                    *k = r.get::<_, i64>(q).ctx(db)? as u32;
-                }
-                let s = r.get::<_, i64>(t.width).ctx(db)? as u32;
-                let n = r.get::<_, i64>(t.width + 1).ctx(db)? as u32;
-                let i = *index.get(key.as_slice()).ok_or_else(|| {
+            store.for_each_tuple_sensitive_count(a, |key, s, n| {
+                let i = *index.get(key).ok_or_else(|| {
                     Error::Invalid("internal error: a record's tuple is not in QidTuple".into())
                 })?;
                 dists[i].add(s, n);
-            }
+                Ok(())
+            })?;
             for (i, d) in dists.into_iter().enumerate() {
                 table.push(t.tuple(i), t.counts[i], Some(d));
             }
@@ -679,34 +646,18 @@ fn memory_table(store: &Store, sens: Option<&str>) -> Result<(TupleTable, Tuples
     Ok((table, t))
 }
 
-/// Incognito's classes through SQL: one `GROUP BY` over the tuples per node, with the tuples'
-/// codes generalized by `HierarchyMap` lookups (its primary key).
+/// Incognito's classes through SQL ([`IncognitoTuples`]: one `GROUP BY` over the tuples per
+/// node), gathered into classes from their rows (one per class and sensitive value).
 struct SqlSource<'a> {
-    store: &'a Store,
-    /// `temp.IncognitoSens` (tuples split by sensitive value) or `QidTuple`.
-    source: &'static str,
+    tuples: IncognitoTuples<'a>,
     with_sens: bool,
 }
 
 impl<'a> SqlSource<'a> {
-    fn new(store: &'a Store, sens: Option<&str>) -> Result<SqlSource<'a>> {
-        let Some(col) = sens else {
-            return Ok(SqlSource {
-                store,
-                source: "QidTuple",
-                with_sens: false,
-            });
-        };
-        let cols = store.layout().qids.join(", ");
-        store.exec(&format!(
-            "DROP TABLE IF EXISTS temp.IncognitoSens;\n\
-             CREATE TEMP TABLE IncognitoSens AS SELECT {cols}, {col} AS Sens, COUNT(*) AS Count \
-             FROM AnonRecordTable GROUP BY {cols}, {col};"
-        ))?;
+    fn new(store: &'a Store, sens: Option<usize>) -> Result<SqlSource<'a>> {
         Ok(SqlSource {
-            store,
-            source: "temp.IncognitoSens",
-            with_sens: true,
+            tuples: IncognitoTuples::new(store, sens)?,
+            with_sens: sens.is_some(),
         })
     }
 
@@ -716,39 +667,18 @@ impl<'a> SqlSource<'a> {
         node: &[usize],
         visit: &mut dyn FnMut(&[u32], &Class) -> Result<bool>,
     ) -> Result<()> {
-        let cols = &self.store.layout().qids;
-        let ids: Vec<String> = (0..cols.len()).map(|q| format!("h{q}.Id")).collect();
-        let mut group = ids.join(", ");
-        if self.with_sens {
-            group.push_str(", t.Sens");
-        }
-        let sens = if self.with_sens { "t.Sens" } else { "0" };
-        let sql = format!(
-            "SELECT {}, {sens}, SUM(t.Count) FROM {} t {} GROUP BY {group} ORDER BY {group}",
-            ids.join(", "),
-            self.source,
-            crate::store::hierarchy_joins(cols, node, "t"),
-        );
-        let db = self.store.path();
-        let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
-        let width = cols.len();
-        let mut key = vec![0u32; width];
         let mut current: Option<Vec<u32>> = None;
         let mut class = Class::default();
-        while let Some(r) = rows.next().ctx(db)? {
-            for (q, k) in key.iter_mut().enumerate() {
-                *k = r.get::<_, i64>(q).ctx(db)? as u32;
-            }
-            let s = r.get::<_, i64>(width).ctx(db)? as u32;
-            let n = r.get::<_, i64>(width + 1).ctx(db)? as u64;
-            if current.as_deref() != Some(key.as_slice()) {
+        let mut stopped = false;
+        self.tuples.for_each_generalized(node, |key, s, n| {
+            if current.as_deref() != Some(key) {
                 if let Some(k) = current.take() {
                     if !visit(&k, &class)? {
-                        return Ok(());
+                        stopped = true;
+                        return Ok(false);
                     }
                 }
-                current = Some(key.clone());
+                current = Some(key.to_vec());
                 class.size = 0;
                 class.sensitive.clear();
             }
@@ -756,15 +686,16 @@ impl<'a> SqlSource<'a> {
             if self.with_sens {
                 class.sensitive.add(s, n as u32);
             }
-        }
-        if let Some(k) = current {
+            Ok(true)
+        })?;
+        if let (Some(k), false) = (current, stopped) {
             visit(&k, &class)?;
         }
         Ok(())
     }
 
     fn drop_tables(&self) -> Result<()> {
-        self.store.exec("DROP TABLE IF EXISTS temp.IncognitoSens")
+        self.tuples.drop_tables()
     }
 }
 

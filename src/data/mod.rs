@@ -10,10 +10,12 @@
 //! [`load`] reads an input into codes once, for both backends: [`load::load_table`] builds an
 //! `EncodedTable`, the SQLite store's loader inserts the same codes into its tables.
 //! [`subset`] reads the research subset of δ-presence alongside (in-memory engine only).
+//! [`labels`] is what both backends hand the writers: each kept record's generalized labels.
 
 mod column;
 mod dictionary;
 pub mod interner;
+pub mod labels;
 pub mod load;
 pub mod subset;
 mod table;
@@ -21,4 +23,5 @@ mod table;
 pub use column::{Codes, Column};
 pub use dictionary::Dictionary;
 pub use interner::Interner;
+pub use labels::{LabelRow, LabelSource};
 pub use table::{EncodedTable, SensitiveColumn, TupleBuilder, SUBSET_COLUMN};

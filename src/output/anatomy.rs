@@ -30,8 +30,6 @@ use std::path::Path;
 
 use csv::ByteRecord;
 
-use rustc_hash::FxHashMap;
-
 use crate::algorithms::tuples::{qid_points, Backend};
 use crate::config::anatomy_paths;
 use crate::data::load::Encoding;
@@ -39,7 +37,7 @@ use crate::io::{AtomicFile, Format};
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job, Method};
 use crate::progress::Progress;
-use crate::store::{SqlContext, Store};
+use crate::store::{ClassLookup, RecordClasses, Store};
 use crate::{Error, Result};
 
 /// The QIT text of each code of each quasi-identifier.
@@ -57,7 +55,8 @@ pub fn qit_values(job: &Job, encoding: &Encoding) -> Vec<Vec<String>> {
 }
 
 /// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned
-/// (`records`: kept rows the load saw), looking records up with `backend` (see [`RecordClasses`]).
+/// (`records`: kept rows the load saw), looking records up with `backend` (see
+/// [`record_classes`]).
 pub fn write_from_store(
     job: &Job,
     store: &Store,
@@ -68,7 +67,7 @@ pub fn write_from_store(
     backend: Backend,
 ) -> Result<()> {
     let values = qit_values(job, encoding);
-    let classes = RecordClasses::new(store, job.method == Method::Anatomy, backend)?;
+    let classes = record_classes(store, job.method == Method::Anatomy, backend)?;
     let suppressed = Suppressed {
         classes: store.suppressed_classes()?,
         labels: encoding.qids.iter().map(|q| q.suppressed.clone()).collect(),
@@ -92,108 +91,22 @@ pub struct Suppressed {
     pub labels: Vec<String>,
 }
 
-/// Every record's class and quasi-identifier codes, in record order.
-///
-/// Anatomy groups records: its group is `AnonRecordTable.EquivalenceID`. Every other method puts
-/// whole tuples into classes (`QidTuple.EquivalenceID`), and the pipeline fills
-/// `AnonRecordTable.EquivalenceID` only for a kept database, so a record's class is looked up
-/// through its tuple: in a hash map of the tuples when they fit ([`Backend::in_memory`]), else by
-/// a join on `QidTuple`'s primary key.
-pub struct RecordClasses<'a> {
-    store: &'a Store,
-    /// The tuple map, when used.
-    map: Option<FxHashMap<Box<[u32]>, u64>>,
-    /// Rows: the class (or 0 when mapped), then the codes.
-    sql: String,
-}
-
-impl<'a> RecordClasses<'a> {
-    /// A reader for a store after `method` ran (`by_record`: Anatomy).
-    pub fn new(store: &'a Store, by_record: bool, backend: Backend) -> Result<RecordClasses<'a>> {
-        let cols = &store.layout().qids;
-        let db = store.path();
-        let list = cols.join(", ");
-        let sep = if cols.is_empty() { "" } else { ", " };
-        if by_record {
-            return Ok(RecordClasses {
-                store,
-                map: None,
-                sql: format!(
-                    "SELECT EquivalenceID{sep}{list} FROM AnonRecordTable ORDER BY RecordID"
-                ),
-            });
-        }
-        if backend.in_memory(crate::algorithms::tuples::count(store)?) {
-            let mut map: FxHashMap<Box<[u32]>, u64> = FxHashMap::default();
-            let mut stmt = store
-                .conn()
-                .prepare(&format!("SELECT EquivalenceID{sep}{list} FROM QidTuple"))
-                .ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            let mut key = vec![0u32; cols.len()];
-            while let Some(r) = rows.next().ctx(db)? {
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let eid = eid.ok_or_else(|| {
-                    Error::Invalid("internal error: a tuple has no equivalence class".into())
-                })?;
-                for (q, k) in key.iter_mut().enumerate() {
-                    *k = r.get::<_, i64>(q + 1).ctx(db)? as u32;
-                }
-                map.insert(key.as_slice().into(), eid as u64);
-            }
-            return Ok(RecordClasses {
-                store,
-                map: Some(map),
-                sql: format!("SELECT 0{sep}{list} FROM AnonRecordTable ORDER BY RecordID"),
-            });
-        }
-        let on = cols
-            .iter()
-            .map(|c| format!("t.{c} = r.{c}"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        let on = if on.is_empty() { "1".to_string() } else { on };
-        let rcols: String = cols.iter().map(|c| format!(", r.{c}")).collect();
-        // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one primary
-        // key lookup in QidTuple per record.
-        Ok(RecordClasses {
-            store,
-            map: None,
-            sql: format!(
-                "SELECT t.EquivalenceID{rcols} FROM AnonRecordTable r CROSS JOIN QidTuple t \
-                 ON {on} ORDER BY r.RecordID"
-            ),
-        })
-    }
-
-    /// Calls `f(class, codes)` for every record, in record order.
-    pub fn for_each(&self, f: &mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> {
-        let db = self.store.path();
-        let width = self.store.layout().qids.len();
-        let mut stmt = self.store.conn().prepare(&self.sql).ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
-        let mut codes = vec![0u32; width];
-        while let Some(r) = rows.next().ctx(db)? {
-            for (q, c) in codes.iter_mut().enumerate() {
-                *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
-            }
-            let eid = match &self.map {
-                Some(map) => *map.get(codes.as_slice()).ok_or_else(|| {
-                    Error::Invalid(
-                        "internal error: a record's tuple is missing from QidTuple".into(),
-                    )
-                })?,
-                None => {
-                    let eid: Option<i64> = r.get(0).ctx(db)?;
-                    eid.ok_or_else(|| {
-                        Error::Invalid("internal error: a record has no equivalence class".into())
-                    })? as u64
-                }
-            };
-            f(eid, &codes)?;
-        }
-        Ok(())
-    }
+/// Every record's class and codes, in record order ([`RecordClasses`]): after Anatomy
+/// (`by_record`) each record's group, else each record's class through its tuple, in a map of
+/// the tuples when `backend` holds them in memory ([`Backend::in_memory`]), else by a join.
+pub fn record_classes(
+    store: &Store,
+    by_record: bool,
+    backend: Backend,
+) -> Result<RecordClasses<'_>> {
+    let lookup = if by_record {
+        ClassLookup::ByRecord
+    } else if backend.in_memory(store.tuple_count()?) {
+        ClassLookup::TupleMap
+    } else {
+        ClassLookup::TupleJoin
+    };
+    store.record_classes(lookup)
 }
 
 /// A source of records: calls its argument with each kept record's id and quasi-identifier

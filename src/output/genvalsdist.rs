@@ -27,14 +27,14 @@
 
 use std::path::Path;
 
-use super::anatomy::RecordClasses;
+use super::anatomy::record_classes;
 use super::{genvals, LabelRow, LabelSource};
-use crate::algorithms::tuples::{finish_transaction, qid_points, Backend};
+use crate::algorithms::tuples::{qid_points, Backend};
 use crate::data::load::Encoding;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
-use crate::store::{SqlContext, Store};
+use crate::store::{ClassStats, Store};
 use crate::{Error, Result};
 
 /// How one quasi-identifier is summarized.
@@ -165,7 +165,7 @@ impl SumOrder {
 }
 
 /// Writes genValsDist for `job` to `target` from a store whose classes are assigned, looking
-/// records up with `backend` (see [`RecordClasses`]).
+/// records up with `backend` (see [`record_classes`]).
 pub fn write_from_store(
     job: &Job,
     store: &Store,
@@ -176,7 +176,8 @@ pub fn write_from_store(
     backend: Backend,
 ) -> Result<()> {
     let summaries = Summary::for_job(job, encoding)?;
-    fill_stats(store, &summaries, SumOrder::of(job.method), backend)?;
+    let stats = ClassStats::create(store)?;
+    fill_stats(store, &stats, &summaries, SumOrder::of(job.method), backend)?;
     // The suppressed records print their attributes' suppression labels, as in genVals: the
     // toolbox printed their class's statistics, which describe the very records it suppressed
     // (mean age 79, all male, on the census sample).
@@ -185,19 +186,19 @@ pub fn write_from_store(
         .iter()
         .map(|q| q.suppressed.as_str())
         .collect();
-    store.mask_suppressed_stats(&labels)?;
+    stats.mask_suppressed(&labels)?;
     let result = genvals::write(
         job,
         target,
         records,
         &mut StatsLabels {
             store,
-            width: summaries.len(),
+            stats: &stats,
             backend,
         },
         progress,
     );
-    store.exec("DROP TABLE IF EXISTS temp.GenValsDist")?;
+    stats.drop_table()?;
     result
 }
 
@@ -219,37 +220,18 @@ impl Moments {
         backend: Backend,
         mut visit: impl FnMut(u32, usize, &[u32], u64) -> Result<()>,
     ) -> Result<()> {
-        let db = store.path();
-        let width = store.layout().qids.len();
         match order {
             SumOrder::Records => {
-                let classes = RecordClasses::new(store, false, backend)?;
+                let classes = record_classes(store, false, backend)?;
                 for pass in 0..2 {
                     classes.for_each(&mut |eid, codes| visit(pass, eid as usize, codes, 1))?;
                 }
             }
             SumOrder::Tuples => {
-                let cols = store.layout().qids.join(", ");
-                let sql = format!(
-                    "SELECT EquivalenceID, {cols}, Count FROM QidTuple ORDER BY FirstRecord"
-                );
-                let mut codes = vec![0u32; width];
                 for pass in 0..2 {
-                    let mut stmt = store.conn().prepare(&sql).ctx(db)?;
-                    let mut rows = stmt.query([]).ctx(db)?;
-                    while let Some(r) = rows.next().ctx(db)? {
-                        let eid: Option<i64> = r.get(0).ctx(db)?;
-                        let eid = eid.ok_or_else(|| {
-                            Error::Invalid(
-                                "internal error: a tuple has no equivalence class".into(),
-                            )
-                        })?;
-                        for (q, c) in codes.iter_mut().enumerate() {
-                            *c = r.get::<_, i64>(q + 1).ctx(db)? as u32;
-                        }
-                        let repeat = r.get::<_, i64>(width + 1).ctx(db)? as u64;
-                        visit(pass, eid as usize, &codes, repeat)?;
-                    }
+                    store.for_each_classed_tuple_by_first_record(|eid, codes, repeat| {
+                        visit(pass, eid as usize, codes, repeat)
+                    })?;
                 }
             }
         }
@@ -331,172 +313,73 @@ impl Moments {
     }
 }
 
-/// `temp.GenValsDist(EquivalenceID, S0, S1, ...)`: each class's statistics strings.
+/// Each class's statistics strings into `stats` (`temp.GenValsDist`).
 fn fill_stats(
     store: &Store,
+    stats: &ClassStats<'_>,
     summaries: &[Summary],
     order: SumOrder,
     backend: Backend,
 ) -> Result<()> {
-    let cols = &store.layout().qids;
-    let db = store.path();
-    let s_cols: Vec<String> = (0..cols.len()).map(|q| format!("S{q} TEXT")).collect();
-    store.exec(&format!(
-        "DROP TABLE IF EXISTS temp.GenValsDist;\n\
-         CREATE TEMP TABLE GenValsDist (EquivalenceID INTEGER PRIMARY KEY, {});\n\
-         INSERT INTO temp.GenValsDist (EquivalenceID) SELECT EquivalenceID FROM EquivalenceTable;",
-        s_cols.join(", ")
-    ))?;
-    let classes = store
-        .value::<Option<i64>>("SELECT MAX(EquivalenceID) FROM EquivalenceTable", [])?
-        .unwrap_or(0) as usize
-        + 1;
+    let classes = stats.id_bound()?;
     let moments = Moments::compute(store, summaries, order, backend, classes)?;
-    store.exec("BEGIN")?;
-    let result = (|| {
-        for (j, (q, _)) in moments.numeric.iter().enumerate() {
-            let mut update = store
-                .conn()
-                .prepare(&format!(
-                    "UPDATE temp.GenValsDist SET S{q} = ?1 WHERE EquivalenceID = ?2"
-                ))
-                .ctx(db)?;
-            for eid in 0..classes {
-                if moments.n[eid] > 0 {
-                    update
-                        .execute(rusqlite::params![moments.render(eid, j), eid as i64])
-                        .ctx(db)?;
-                }
+    let tx = store.begin()?;
+    for (j, (q, _)) in moments.numeric.iter().enumerate() {
+        let mut column = stats.column(&tx, *q)?;
+        for eid in 0..classes {
+            if moments.n[eid] > 0 {
+                column.set(eid as u64, &moments.render(eid, j))?;
             }
         }
-        for (q, (col, summary)) in cols.iter().zip(summaries).enumerate() {
-            if matches!(summary, Summary::Numeric { .. }) {
-                continue;
-            }
-            let mut update = store
-                .conn()
-                .prepare(&format!(
-                    "UPDATE temp.GenValsDist SET S{q} = ?1 WHERE EquivalenceID = ?2"
-                ))
-                .ctx(db)?;
-            let mut stmt = store
-                .conn()
-                .prepare(&format!(
-                    "SELECT EquivalenceID, {col}, SUM(Count) FROM QidTuple \
-                     GROUP BY EquivalenceID, {col} ORDER BY EquivalenceID, {col}"
-                ))
-                .ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            let mut class: Vec<(u32, u64)> = Vec::new();
-            let mut current: Option<i64> = None;
-            let mut flush = |eid: i64, class: &mut Vec<(u32, u64)>| -> Result<()> {
-                update
-                    .execute(rusqlite::params![summary.render(class), eid])
-                    .ctx(db)?;
+    }
+    for (q, summary) in summaries.iter().enumerate() {
+        if matches!(summary, Summary::Numeric { .. }) {
+            continue;
+        }
+        let mut column = stats.column(&tx, q)?;
+        let mut class: Vec<(u32, u64)> = Vec::new();
+        let mut current: Option<u64> = None;
+        tx.for_each_class_code_count(q, |eid, code, n| {
+            if let Some(c) = current.filter(|&c| c != eid) {
+                column.set(c, &summary.render(&class))?;
                 class.clear();
-                Ok(())
-            };
-            while let Some(r) = rows.next().ctx(db)? {
-                let eid: Option<i64> = r.get(0).ctx(db)?;
-                let eid = eid.ok_or_else(|| {
-                    Error::Invalid("internal error: a tuple has no equivalence class".into())
-                })?;
-                if let Some(c) = current.filter(|&c| c != eid) {
-                    flush(c, &mut class)?;
-                }
-                current = Some(eid);
-                class.push((
-                    r.get::<_, i64>(1).ctx(db)? as u32,
-                    r.get::<_, i64>(2).ctx(db)? as u64,
-                ));
             }
-            if let Some(c) = current {
-                flush(c, &mut class)?;
-            }
+            current = Some(eid);
+            class.push((code, n));
+            Ok(())
+        })?;
+        if let Some(c) = current {
+            column.set(c, &summary.render(&class))?;
         }
-        Ok(())
-    })();
-    finish_transaction(store, result)
+    }
+    tx.commit()
 }
 
 /// The statistics strings of every record's class, in record order: through the record's tuple
-/// (see [`RecordClasses`]), with the classes' strings in memory when the tuples fit, else by a
-/// join of records, tuples and `temp.GenValsDist`.
+/// (see [`crate::store::RecordClasses`]), with the classes' strings in memory when the tuples
+/// fit, else by a join of records, tuples and `temp.GenValsDist`.
 struct StatsLabels<'a> {
     store: &'a Store,
-    width: usize,
+    stats: &'a ClassStats<'a>,
     backend: Backend,
 }
 
 impl LabelSource for StatsLabels<'_> {
     fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
-        let db = self.store.path();
-        let s_cols: Vec<String> = (0..self.width).map(|q| format!("g.S{q}")).collect();
-        let read_row = |r: &rusqlite::Row<'_>, first: usize, row: &mut LabelRow| -> Result<()> {
-            row.clear();
-            for i in 0..self.width {
-                let v = r.get_ref(first + i).ctx(db)?;
-                row.push(v.as_bytes().map_err(|e| Error::sqlite(db, e.into()))?);
-            }
-            Ok(())
-        };
-        if self
-            .backend
-            .in_memory(crate::algorithms::tuples::count(self.store)?)
-        {
-            let mut stats: Vec<Option<LabelRow>> = Vec::new();
-            let mut stmt = self
-                .store
-                .conn()
-                .prepare(&format!(
-                    "SELECT g.EquivalenceID, {} FROM temp.GenValsDist g",
-                    s_cols.join(", ")
-                ))
-                .ctx(db)?;
-            let mut rows = stmt.query([]).ctx(db)?;
-            while let Some(r) = rows.next().ctx(db)? {
-                let eid = r.get::<_, i64>(0).ctx(db)? as usize;
-                let mut row = LabelRow::new();
-                read_row(r, 1, &mut row)?;
-                if stats.len() <= eid {
-                    stats.resize(eid + 1, None);
-                }
-                stats[eid] = Some(row);
-            }
-            let classes = RecordClasses::new(self.store, false, self.backend)?;
-            return classes.for_each(&mut |eid, _| {
-                let row = stats
-                    .get(eid as usize)
-                    .and_then(Option::as_ref)
-                    .ok_or_else(|| {
-                        Error::Invalid(format!("internal error: class {eid} has no statistics"))
-                    })?;
-                f(row)
-            });
+        if !self.backend.in_memory(self.store.tuple_count()?) {
+            return self.stats.for_each_record(f);
         }
-        let on = self
-            .store
-            .layout()
-            .qids
-            .iter()
-            .map(|c| format!("t.{c} = r.{c}"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        // Records outside in rowid order, primary key lookups inside.
-        let sql = format!(
-            "SELECT {} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \
-             CROSS JOIN temp.GenValsDist g ON g.EquivalenceID = t.EquivalenceID \
-             ORDER BY r.RecordID",
-            s_cols.join(", ")
-        );
-        let mut stmt = self.store.conn().prepare(&sql).ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
-        let mut row = LabelRow::new();
-        while let Some(r) = rows.next().ctx(db)? {
-            read_row(r, 0, &mut row)?;
-            f(&row)?;
-        }
-        Ok(())
+        let stats = self.stats.by_class()?;
+        let classes = record_classes(self.store, false, self.backend)?;
+        classes.for_each(&mut |eid, _| {
+            let row = stats
+                .get(eid as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| {
+                    Error::Invalid(format!("internal error: class {eid} has no statistics"))
+                })?;
+            f(row)
+        })
     }
 }
 

@@ -15,7 +15,7 @@ use crate::Result;
 
 /// `JOIN HierarchyMap h<q> ON ...` for every quasi-identifier column `cols[q]` of table alias
 /// `t` at `levels[q]`: `h<q>.Id` is then the generalized id of the row's value.
-pub fn hierarchy_joins(cols: &[String], levels: &[usize], t: &str) -> String {
+pub(super) fn hierarchy_joins(cols: &[String], levels: &[usize], t: &str) -> String {
     cols.iter()
         .zip(levels)
         .enumerate()
@@ -29,21 +29,6 @@ pub fn hierarchy_joins(cols: &[String], levels: &[usize], t: &str) -> String {
 }
 
 impl Store {
-    /// Commits the open transaction if `result` is Ok, else rolls it back and returns the
-    /// error.
-    pub fn end_transaction<T>(&self, result: Result<T>) -> Result<T> {
-        match result {
-            Ok(v) => {
-                self.exec("COMMIT")?;
-                Ok(v)
-            }
-            Err(e) => {
-                let _ = self.exec("ROLLBACK");
-                Err(e)
-            }
-        }
-    }
-
     /// Writes the classes of the transformation `levels` (see the module docs): `bad` lists
     /// the suppressed classes by their generalized ids (one id per quasi-identifier, as in
     /// `HierarchyMap.Id`). Fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
@@ -74,9 +59,9 @@ impl Store {
                 .join(", "),
         ))?;
         let db = self.path();
-        self.exec("BEGIN")?;
-        let result = (|| {
-            let mut stmt = self
+        let tx = self.begin()?;
+        {
+            let mut stmt = tx
                 .conn()
                 .prepare(&format!(
                     "UPDATE temp.FullDomainClass SET Ok = 0 WHERE {}",
@@ -90,7 +75,7 @@ impl Store {
                 stmt.execute(rusqlite::params_from_iter(key.iter().map(|&k| k as i64)))
                     .ctx(db)?;
             }
-            let classes: i64 = self.value("SELECT COUNT(*) FROM temp.FullDomainClass", [])?;
+            let classes: i64 = tx.value("SELECT COUNT(*) FROM temp.FullDomainClass", [])?;
             let suppression_id = classes + 1;
             let labels = super::level_labels_sql(levels, "c");
             let on = cols
@@ -105,7 +90,7 @@ impl Store {
                 })
                 .collect::<Vec<_>>()
                 .join(" AND ");
-            self.exec(&format!(
+            tx.exec(&format!(
                 "INSERT INTO EquivalenceTable (EquivalenceID, {atts}, Size, Suppressed) \
                  SELECT c.EquivalenceID, {labels}, c.Size, 0 FROM temp.FullDomainClass c \
                  WHERE c.Ok ORDER BY c.EquivalenceID;\n\
@@ -113,13 +98,13 @@ impl Store {
                  ELSE {suppression_id} END FROM temp.FullDomainClass c WHERE {on});",
                 atts = cols.join(", "),
             ))?;
-            let suppressed: i64 = self.value(
+            let suppressed: i64 = tx.value(
                 "SELECT COALESCE(SUM(Size), 0) FROM temp.FullDomainClass WHERE NOT Ok",
                 [],
             )?;
-            self.insert_suppression_class(suppression_id, encoding, suppressed as u64)
-        })();
-        self.end_transaction(result)?;
+            tx.insert_suppression_class(suppression_id, encoding, suppressed as u64)?;
+        }
+        tx.commit()?;
         self.exec("DROP TABLE temp.FullDomainClass")
     }
 }

@@ -366,25 +366,21 @@ fn in_memory_loader_agrees_with_the_store() {
     let loaded = store.load(&job, &progress).unwrap();
     assert_eq!(loaded.tuples, 19502);
     let cols = store.layout().qids.join(", ");
-    let mut stmt = store
-        .conn()
-        .prepare(&format!(
+    let rows = store
+        .debug_query(&format!(
             "SELECT {cols} FROM AnonRecordTable ORDER BY RecordID"
         ))
         .unwrap();
-    let mut rows = stmt.query([]).unwrap();
-    let mut r = 0;
-    while let Some(row) = rows.next().unwrap() {
+    for (r, row) in rows.iter().enumerate() {
         for (q, code) in table.row(r).enumerate() {
             assert_eq!(
-                row.get::<_, i64>(q).unwrap(),
-                code as i64,
+                row[q],
+                rusqlite::types::Value::Integer(code as i64),
                 "row {r} qid {q}"
             );
         }
-        r += 1;
     }
-    assert_eq!(r, table.rows());
+    assert_eq!(rows.len(), table.rows());
     for (a, b) in encoding.qids.iter().zip(&loaded.encoding.qids) {
         assert_eq!(a.dictionary.values(), b.dictionary.values());
         assert_eq!(a.hierarchy, b.hierarchy);
@@ -482,18 +478,13 @@ fn tuple_counts_spill_in_bounded_memory() {
         }
         store.record_run(&job).unwrap();
         store.load(&job, &progress).unwrap();
-        let cols = store.layout().qids.join(", ");
-        let mut stmt = store
-            .conn()
-            .prepare(&format!(
-                "SELECT {cols}, Count, FirstRecord FROM QidTuple ORDER BY {cols}"
-            ))
-            .unwrap();
-        let n = store.layout().qids.len() + 2;
-        let rows = stmt
-            .query_map([], |r| (0..n).map(|i| r.get::<_, i64>(i)).collect())
-            .unwrap()
-            .collect::<rusqlite::Result<Vec<Vec<i64>>>>()
+        let mut rows = Vec::new();
+        store
+            .for_each_tuple_in_key_order(|codes, count, first| {
+                let row = codes.iter().map(|&c| c as i64);
+                rows.push(row.chain([count as i64, first as i64]).collect());
+                Ok(())
+            })
             .unwrap();
         rows
     };
@@ -700,8 +691,7 @@ fn check_classes_finds_a_tuple_without_its_class() {
     assert_eq!(suppressed, outcome.suppressed_records);
     assert!(suppressed > 0);
     store
-        .conn()
-        .execute_batch(
+        .debug_exec(
             "UPDATE QidTuple SET EquivalenceID = 999999 WHERE EquivalenceID = \
              (SELECT MIN(EquivalenceID) FROM QidTuple)",
         )

@@ -1022,10 +1022,11 @@ mod backends {
                 l.qids.join(", ")
             ),
         ] {
-            let mut stmt = store.conn().prepare(&sql).unwrap();
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
-            for r in rows {
-                out.push_str(&r.unwrap());
+            for r in store.debug_query(&sql).unwrap() {
+                let rusqlite::types::Value::Text(line) = &r[0] else {
+                    panic!("{r:?}")
+                };
+                out.push_str(line);
                 out.push('\n');
             }
         }

@@ -41,7 +41,7 @@ use super::{
 };
 use crate::algorithms::tuples::{Backend, MEMORY_TUPLES};
 use crate::progress::Bar;
-use crate::store::{SqlContext, Store};
+use crate::store::Store;
 use crate::{Error, Result};
 
 /// The largest class (in distinct tuples) finished in memory for a backend.
@@ -127,9 +127,8 @@ pub fn partition(
     bar: &Bar,
 ) -> Result<Classes> {
     let d = dims.len();
-    let records: i64 = store.value("SELECT COALESCE(SUM(Count), 0) FROM QidTuple", [])?;
-    let records = records as u64;
-    let tuples = crate::algorithms::tuples::count(store)?;
+    let records = store.tuple_records()?;
+    let tuples = store.tuple_count()?;
     let mut source = Source::new(store, rank_of_code, tuples > memory)?;
     let mut tree: Vec<Node> = Vec::new();
     let mut store_parts: Vec<Part> = Vec::new();
@@ -412,32 +411,23 @@ impl<'a> Source<'a> {
         } else {
             None
         };
-        let store = self.store;
-        let cols = store.layout().qids.join(", ");
-        let db = store.path();
-        let mut stmt = store
-            .conn()
-            .prepare(&format!(
-                "SELECT {cols}, Count FROM QidTuple ORDER BY {cols}"
-            ))
-            .ctx(db)?;
-        let mut rows = stmt.query([]).ctx(db)?;
         let mut ranks = vec![0u32; d];
         let mut t = 0usize;
-        while let Some(row) = rows.next().ctx(db)? {
-            for (q, rank) in ranks.iter_mut().enumerate() {
-                *rank = self.rank_of_code[q][row.get::<_, i64>(q).ctx(db)? as usize];
-            }
-            let count = row.get::<_, i64>(d).ctx(db)? as u64;
-            if let Some(w) = &mut out {
-                for r in &ranks {
-                    w.write_all(&r.to_le_bytes()).map_err(io_err)?;
+        self.store
+            .for_each_tuple_count_in_key_order(|codes, count| {
+                for ((rank, &code), of_code) in ranks.iter_mut().zip(codes).zip(self.rank_of_code) {
+                    *rank = of_code[code as usize];
                 }
-                w.write_all(&count.to_le_bytes()).map_err(io_err)?;
-            }
-            f(t, &ranks, count);
-            t += 1;
-        }
+                if let Some(w) = &mut out {
+                    for r in &ranks {
+                        w.write_all(&r.to_le_bytes()).map_err(io_err)?;
+                    }
+                    w.write_all(&count.to_le_bytes()).map_err(io_err)?;
+                }
+                f(t, &ranks, count);
+                t += 1;
+                Ok(())
+            })?;
         if let Some(w) = out {
             self.file = Some(w.into_inner().map_err(|e| io_err(e.into_error()))?);
         }

@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 
 pub mod hybrid;
 
-use super::tuples::{finish_transaction, qid_points, Backend};
+use super::tuples::{qid_points, Backend};
 use super::Outcome;
 use crate::data::load::Encoding;
 use crate::javafmt::double_to_string;
@@ -602,18 +602,18 @@ pub fn run(
     let classes = hybrid::partition(store, &dims, &rank_of_code, job.k, memory, &bar)?;
     bar.set_message("Mondrian: writing classes");
     store.write_tuple_classes(&classes.tuple_class)?;
-    store.exec("BEGIN")?;
+    let tx = store.begin()?;
     let d = dims.len();
-    let result = classes.sizes.iter().enumerate().try_for_each(|(i, &size)| {
+    for (i, &size) in classes.sizes.iter().enumerate() {
         let labels: Vec<String> = classes.bounds[i * d..(i + 1) * d]
             .iter()
             .zip(&dims)
             .map(|(b, dim)| b.label(dim))
             .collect();
         let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-        store.insert_class(i as i64 + 1, &refs, size, false)
-    });
-    finish_transaction(store, result)?;
+        tx.insert_class(i as i64 + 1, &refs, size, false)?;
+    }
+    tx.commit()?;
     bar.finish();
     let mut extra = serde_json::Map::new();
     let name = match (memory, classes.store_passes) {

@@ -384,3 +384,37 @@ fn concurrent_runs_on_one_destination_never_lose_it() {
         assert_eq!(report["k"], 2);
     }
 }
+
+/// Case 1, the way out of owner-only: `-mode OCTAL` (`--mode` for `init` and `hierarchy`) sets
+/// the bits of every file written, new or replaced; the kept database stays 0600.
+#[test]
+fn the_mode_flag_sets_the_bits_of_every_file_but_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("in.csv"), SMALL_INPUT).unwrap();
+    std::fs::write(d.join("c.xml"), small_config("", SMALL_QID)).unwrap();
+    std::fs::write(d.join("old.csv"), "old\n").unwrap();
+    std::fs::set_permissions(d.join("old.csv"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mode = |f: &str| state(&d.join(f)).1;
+    let o = run(
+        d,
+        &[
+            "-output", "old.csv", "-report", "r.json", "-db", "w.db", "-mode", "640",
+        ],
+    );
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        [mode("old.csv"), mode("r.json"), mode("w.db")],
+        [0o640, 0o640, 0o600]
+    );
+    let o = bin()
+        .current_dir(d)
+        .args(["hierarchy", "mask", "--column", "2", "--input", "in.csv"])
+        .args(["--output", "h.csv", "--mode", "0644"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(mode("h.csv"), 0o644);
+    let o = run(d, &["-output", "x.csv", "-mode", "1777"]);
+    refused(&o, "-mode");
+}

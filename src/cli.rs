@@ -128,6 +128,11 @@ pub struct RawArgs {
     /// [default: none]
     #[arg(long, value_name = "FILE")]
     pub report: Option<String>,
+    /// Permission bits (octal) of the outputs and the report, new or replaced; a kept database
+    /// is 600 in every case [default: 600 for a new file; a replaced file of the user's keeps
+    /// its own]
+    #[arg(long, value_name = "OCTAL")]
+    pub mode: Option<String>,
     /// Prosecutor risk (1 / class size) above which a record counts as at risk in the report's
     /// risk figures, 0..1 [default: 0.2]
     #[arg(long = "riskThreshold", value_name = "RISK")]
@@ -204,6 +209,7 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
+    pub mode: Option<u32>,
     pub risk_threshold: Option<f64>,
     pub seed: Option<u64>,
     /// `-maxLineLength` in bytes.
@@ -549,6 +555,12 @@ impl RunArgs {
             threads,
             db: path(&raw.db, "-db")?,
             report: path(&raw.report, "-report")?,
+            mode: raw
+                .mode
+                .as_deref()
+                .map(crate::io::parse_file_mode)
+                .transpose()
+                .map_err(|m| Error::Usage(format!("-mode: {m}")))?,
             risk_threshold,
             seed,
             max_line: raw

@@ -7,7 +7,8 @@
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
 //! column: exit 1), builds the rows and writes the file through the staged output path
 //! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is
-//! owner-only (0600): it lists every distinct value of the column, raw.
+//! owner-only (0600) unless `--mode` says otherwise: it lists every distinct value of the
+//! column, raw.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,10 @@ pub struct HierarchyArgs {
     /// The hierarchy file to write
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Permission bits (octal) of the file written, new or replaced [default: 600 for a new
+    /// file; a replaced file of the user's keeps its own]
+    #[arg(long, value_name = "OCTAL", value_parser = crate::io::parse_file_mode)]
+    pub mode: Option<u32>,
     /// intervals: nested widths, each a multiple of the one before
     #[arg(long, value_name = "W1,W2,...", help_heading = "intervals")]
     pub widths: Option<String>,
@@ -208,6 +213,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         }
     };
     let usage = |m: String| Error::Usage(format!("hierarchy {}: {m}", a.kind));
+    crate::io::set_file_mode(a.mode);
     let builder = Builder::from_params(&a.kind, &a.params()).map_err(|m| {
         // Parameters are flags here: name them as flags.
         let m = m.replace("takes no parameter '", "takes no flag '--");

@@ -440,6 +440,9 @@ pub struct Job {
     pub db: Option<PathBuf>,
     /// Write a JSON report here.
     pub report: Option<PathBuf>,
+    /// `-mode`: the permission bits of the outputs and the report, new or replaced (`None`:
+    /// 0600 for a new file, a replaced file of the user's keeps its own).
+    pub file_mode: Option<u32>,
     /// No progress bars.
     pub quiet: bool,
     /// The toolbox's console lines (Incognito, Anatomy) on stdout (`-verbose`; not with `-quiet`).

@@ -3,12 +3,16 @@
 //! anonbox never writes over anything it reads (the config, the input, a hierarchy file, a
 //! research subset file), compared as files (device and inode, so symbolic and hard links are
 //! seen through), and never replaces what is not a regular file: an existing FIFO or character
-//! device (`/dev/null`, a terminal) is written into as a stream, `-` is standard output, and a
-//! folder, socket or block device is refused. Every destination's folder must exist and take a
-//! new file. All of these are flag or config errors (exit 2), found before a row is read.
+//! device (`/dev/null`, a terminal) is written into as a stream, `-` and the names of inherited
+//! descriptors (`/dev/stdout`) are written into as well, and a folder, socket or block device is
+//! refused. In a folder other users can write, a symbolic link or another user's file is refused
+//! (see [`crate::io::dest`]). Every destination's folder must exist and take a new file. All of
+//! these are flag or config errors (exit 2), found before a row is read; the writer checks them
+//! again when it creates and publishes each file (a link or a rename during the run).
 
 use std::path::{Path, PathBuf};
 
+use crate::io::Dest;
 use crate::job::{Generalization, Job, Method, OutputFormat, PrivacyModel, SubsetSpec};
 use crate::{Error, Result};
 
@@ -67,15 +71,9 @@ pub fn writes(job: &Job) -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The identity of an existing file (device, inode), following links.
-#[cfg(unix)]
 fn identity(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn identity(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok()
 }
 
 /// Checks the job's destinations (see the module docs). Errors are [`Error::Usage`].
@@ -83,15 +81,24 @@ pub fn check_destinations(job: &Job) -> Result<()> {
     check(&reads(job), &writes(job))
 }
 
+/// What makes two destinations the same: a descriptor, or a name in a folder.
+#[derive(PartialEq, Eq)]
+enum Key {
+    Fd(i32),
+    Name((u64, u64), std::ffi::OsString),
+}
+
 /// Checks destinations `writes` against the files a command `reads` (see the module docs):
-/// the same rules for a run, `anonbox hierarchy` and `anonbox init`. Errors are
-/// [`Error::Usage`].
+/// the same rules for a run, `anonbox hierarchy` and `anonbox init`. The reads are also
+/// recorded for the writer, which checks them again as it creates and publishes each file
+/// ([`crate::io::never_replace`]). Errors are [`Error::Usage`].
 pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf)]) -> Result<()> {
+    crate::io::never_replace(reads);
     let read_ids: Vec<_> = reads
         .iter()
         .filter_map(|(what, p)| identity(p).map(|id| (id, *what, p)))
         .collect();
-    let mut seen: Vec<(PathBuf, &'static str, &Path)> = Vec::new();
+    let mut seen: Vec<(Key, &'static str, &Path)> = Vec::new();
     for (what, path) in writes {
         if crate::io::is_stdout(path) {
             if *what != "output" || writes.iter().filter(|(w, _)| *w == "output").count() > 1 {
@@ -101,7 +108,9 @@ pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf
             }
             continue;
         }
-        if let Some(id) = identity(path) {
+        let dest =
+            Dest::resolve(path).map_err(|m| usage(format!("the {what} {} {m}", path.display())))?;
+        if let Some(id) = dest.identity() {
             if let Some((_, read_what, read_path)) = read_ids.iter().find(|(r, _, _)| *r == id) {
                 return Err(usage(format!(
                     "the {what} {} is the {read_what} {}: anonbox never writes over what it reads",
@@ -110,62 +119,26 @@ pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf
                 )));
             }
         }
-        let meta = std::fs::metadata(path).ok();
-        if let Some(m) = &meta {
-            if m.is_dir() {
-                return Err(usage(format!("the {what} {} is a folder", path.display())));
-            }
-            if !m.is_file() {
-                if crate::io::is_stream(path) && *what != "database" {
-                    continue; // written in place, as a stream
-                }
+        let key = match &dest {
+            Dest::Fd(_) | Dest::Stream(_) if *what == "database" => {
                 return Err(usage(format!(
                     "the {what} {} exists and is not a regular file: anonbox does not replace it",
                     path.display()
-                )));
+                )))
             }
-        }
-        // A name ending in a separator names a folder, existing or not.
-        if path
-            .as_os_str()
-            .to_string_lossy()
-            .ends_with(std::path::MAIN_SEPARATOR)
-        {
-            return Err(usage(format!(
-                "the {what} {} names a folder: give a file name",
-                path.display()
-            )));
-        }
-        // A link that leads nowhere but to links (a loop, or deeper than the system follows)
-        // would be replaced by a file; a dangling link is fine (its target is created).
-        if let Err(e) = std::fs::metadata(path) {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                return Err(usage(format!("the {what} {}: {e}", path.display())));
+            Dest::Fd(fd) => Key::Fd(*fd),
+            Dest::Stream(_) => continue, // written in place (`/dev/null` may take several)
+            Dest::File(place) => {
+                if let Err(e) = crate::io::check_writable(place) {
+                    return Err(usage(format!(
+                        "the {what} {}: cannot write into folder {}: {e}",
+                        path.display(),
+                        place.dir.path().display()
+                    )));
+                }
+                Key::Name(place.dir.id(), place.name.clone())
             }
-        }
-        // The file that will really be replaced (a link's target) and its folder.
-        let real = crate::io::resolve_link(path);
-        let dir = match real.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
         };
-        if !dir.is_dir() {
-            return Err(usage(format!(
-                "the {what} {}: folder {} does not exist",
-                path.display(),
-                dir.display()
-            )));
-        }
-        if let Err(e) = tempfile::tempfile_in(&dir) {
-            return Err(usage(format!(
-                "the {what} {}: cannot write into folder {}: {e}",
-                path.display(),
-                dir.display()
-            )));
-        }
-        let key = std::fs::canonicalize(&dir)
-            .unwrap_or(dir)
-            .join(real.file_name().unwrap_or_default());
         if let Some((_, other, other_path)) = seen.iter().find(|(k, _, _)| *k == key) {
             return Err(usage(format!(
                 "the {what} {} and the {other} {} are the same file",

@@ -55,6 +55,7 @@ pub fn run(job: &Job) -> Result<()> {
 /// run has succeeded; on an error none is (see [`crate::io::AtomicFile`]).
 pub fn run_job(job: &Job) -> Result<RunResult> {
     crate::io::set_quiet(job.quiet);
+    crate::io::set_file_mode(job.file_mode);
     let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
     match &result {
         // The summary says what was released: only once it is; so does the toolbox's warning

@@ -174,8 +174,8 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
 /// Writes `rows` (`value;level1;...`) as an ARX hierarchy file at `path`: `;`-separated,
 /// quoted where a field would not read back ([`crate::io::needs_quotes`]). The file is staged
 /// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. A new file is
-/// owner-only (0600): it lists every distinct value of the column, raw; a replaced one keeps its
-/// permission bits. Written in the data's text `encoding`, as it is read ([`load`]). Returns the
+/// owner-only (0600), as every file anonbox writes: it lists every distinct value of the column,
+/// raw. Written in the data's text `encoding`, as it is read ([`load`]). Returns the
 /// rows written.
 pub fn write<R: AsRef<[String]>>(
     path: &Path,
@@ -183,7 +183,7 @@ pub fn write<R: AsRef<[String]>>(
     encoding: &'static Encoding,
 ) -> Result<u64> {
     use std::io::Write;
-    let file = crate::io::AtomicFile::create_owner_only(path)?;
+    let file = crate::io::AtomicFile::create(path)?;
     let mut w = crate::io::Format::new(";", false)?
         .encoded(encoding)
         .writer(file);

@@ -404,6 +404,7 @@ impl<'a> Builder<'a> {
             db: args.db.clone(),
             report: args.report.clone(),
             quiet: args.quiet,
+            file_mode: args.mode,
             verbose: args.verbose,
             time_limit: args
                 .time_limit

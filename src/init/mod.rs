@@ -90,6 +90,10 @@ pub struct InitArgs {
     /// longer one is an error [default: 64M]
     #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
     pub max_line_length: Option<usize>,
+    /// Permission bits (octal) of the files written, new or replaced [default: 600 for a new
+    /// file; a replaced file of the user's keeps its own]
+    #[arg(long, value_name = "OCTAL", value_parser = crate::io::parse_file_mode)]
+    pub mode: Option<u32>,
 }
 
 /// What `anonbox init` asks for.
@@ -117,6 +121,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         ));
     };
     let usage = |m: String| Error::Usage(format!("init: {m}"));
+    crate::io::set_file_mode(a.mode);
     let separator = crate::io::separator_arg(&a.separator);
     // A user's own file: `?` is a value like any other (the config says `unknown="keep"`, so
     // the run reads the rows the profile read).
@@ -177,7 +182,8 @@ fn written_by_init(name: &str) -> bool {
 /// so every file of those names already there is checked now. Such a file may be a hierarchy
 /// built or edited by hand (README, step 3): without `--force` init replaces none of them.
 /// Whatever the flags, it refuses a link (its target is outside what init was asked to
-/// write), anything that is not a regular file, and the data file itself.
+/// write), anything that is not a regular file, the data file itself, and another user's file
+/// in a folder other users can write (see [`crate::io::dest`]).
 fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
     if !a.dir.is_dir() {
         return Err(format!("--dir: {} is not a folder", a.dir.display()));
@@ -213,6 +219,8 @@ fn check_dir(a: &InitArgs) -> std::result::Result<(), String> {
                 path.display()
             ));
         }
+        // Another user's file in a folder others can write (their own folder, say).
+        crate::io::Dest::resolve(&path).map_err(|m| format!("{} {m}", path.display()))?;
     }
     if !a.force && !names.is_empty() {
         let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();

@@ -26,8 +26,12 @@
 //! Writing: [`DelimitedWriter`] joins fields with the separator string and quotes only the
 //! fields that would not read back (see [`needs_quotes`]); [`AtomicFile`] writes to a temporary
 //! file in the target's folder and renames it over the target only when complete, so a failed run
-//! never leaves a partial output behind.
+//! never leaves a partial output behind. A destination is resolved once ([`Dest`]): through the
+//! handle of its folder, refusing what another user planted in a shared folder, and writing into
+//! inherited descriptors (`/dev/stdout`) rather than over the file behind them.
 
+mod atomic;
+pub mod dest;
 pub mod encoding;
 mod reader;
 pub mod source;
@@ -38,11 +42,13 @@ use std::path::Path;
 
 use encoding::Encoding;
 
-pub use reader::{DelimitedReader, ReadStats};
-pub use writer::{
-    create_dir, discard, hold_for_exit, interrupt, is_stdout, is_stream, needs_quotes, publish,
-    remove_on_publish, resolve_link, set_quiet, write_atomic, AtomicFile, DelimitedWriter,
+pub use atomic::{
+    check_writable, create_dir, discard, hold_for_exit, interrupt, is_stdout, is_stream,
+    never_replace, parse_file_mode, publish, set_file_mode, set_quiet, write_atomic, AtomicFile,
 };
+pub use dest::Dest;
+pub use reader::{DelimitedReader, ReadStats};
+pub use writer::{needs_quotes, DelimitedWriter};
 
 use crate::job::InputSpec;
 use crate::{Error, Result};

@@ -147,10 +147,7 @@ impl Store {
                 // existing one as it was. Nobody else opens the file before that, so it runs
                 // as the throwaway one does (no journal, no syncing until the commit).
                 let file = crate::io::AtomicFile::create_private(path)?;
-                let temp = file
-                    .temp_path()
-                    .expect("a database is a file")
-                    .to_path_buf();
+                let temp = file.temp_path().expect("a database is a file");
                 let conn = Connection::open(&temp).ctx(path)?;
                 conn.execute_batch(
                     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
@@ -272,16 +269,9 @@ impl Store {
         conn.close().map_err(|(_, e)| e).ctx(&path)?;
         match file {
             Some(f) => {
-                // The replaced database's journal files (an older anonbox kept it in WAL).
-                let mut side = Vec::new();
-                for db in [path.clone(), crate::io::resolve_link(&path)] {
-                    for suffix in ["-wal", "-shm", "-journal"] {
-                        let mut name = db.clone().into_os_string();
-                        name.push(suffix);
-                        side.push(PathBuf::from(name));
-                    }
-                }
-                crate::io::remove_on_publish(&side);
+                // The replaced database's journal files (an older anonbox kept it in WAL),
+                // beside the file replaced (SQLite puts them beside a link's target).
+                f.remove_beside_on_publish(&["-wal", "-shm", "-journal"]);
                 f.commit()
             }
             None => Ok(()),

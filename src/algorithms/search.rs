@@ -6,7 +6,7 @@
 //! property queries; they never see rows.
 //!
 //! `Search` is generic over the store: [`Dense`] (one byte per transformation, the default) for
-//! spaces that fit in memory, [`crate::lattice::Antichain`] for any size. Whether a
+//! spaces up to [`super::DENSE_LIMIT`], [`crate::lattice::Antichain`] for any size. Whether a
 //! transformation was checked, and single-node verdicts when nothing may be tagged
 //! ([`Classification::None`]), come from the result cache, not the store.
 //!
@@ -33,6 +33,16 @@
 //! - metrics with a bound from a checked transformation's classes, valid for all its
 //!   generalizations (DM, AECS) are visited bottom-up, each transformation inheriting the largest
 //!   bound of its direct specializations.
+//!
+//! Above [`super::DENSE_LIMIT`] transformations neither list fits: the candidates are walked
+//! best-first from the bottom instead ([`Search::best_first_remaining`]).
+//!
+//! Limits ([`Limit`], `-timeLimit`). Strategies ask [`Search::out_of_time`] before each check
+//! and [`Search::tick`] at each step of a walk that checks nothing (a level of resolved
+//! transformations, the final phase's listing), so no phase runs past the deadline by more than
+//! a few steps; what a stopped search computes afterwards is bounded too (its lower bound,
+//! [`Search::unexplored_bound`]; the top, when nothing valid was found,
+//! [`Search::fall_back_to_top`]).
 //!
 //! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
 //! threads only evaluate ahead what it will check next, or share the work of each check, and a

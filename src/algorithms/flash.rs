@@ -1,7 +1,9 @@
 //! Flash (Kohlmayer, Prasser et al., "Flash: Efficient, Stable and Optimal K-Anonymity", 2012).
 //!
 //! Bottom-up over the lattice levels; on each level the untagged transformations are enumerated
-//! in the stable order ([`crate::lattice::OrderKey`]) and, from each one still untagged,
+//! in the stable order ([`crate::lattice::OrderKey`]; a level of more than
+//! [`super::LEVEL_CHUNK`] untagged ones in chunks of that many, walked in id order and each
+//! sorted, so that memory does not grow with the lattice) and, from each one still untagged,
 //! FINDPATH walks greedily up to the top (first untagged successor in the stable order) and
 //! CHECKPATH binary-searches the path: an anonymous node tags its generalizations and sends the
 //! search down, a non-anonymous one tags its specializations, goes into a min-heap (same order)
@@ -25,7 +27,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::search::Search;
-use crate::lattice::{NodeId, OrderKey, PropertyStore};
+use super::LEVEL_CHUNK;
+use crate::lattice::{LevelNodes, NodeId, OrderKey, PropertyStore};
 
 /// Runs Flash's classification on `search` (tagging must be allowed; otherwise it does nothing
 /// and the caller's [`Search::optimize_remaining`] checks every candidate).
@@ -45,36 +48,74 @@ fn walk<S: PropertyStore>(search: &mut Search<'_, S>) {
         search.enable_pruning();
     }
     let mut heap: BinaryHeap<Reverse<OrderKey>> = BinaryHeap::new();
+    let (bottom, top) = (search.space().bottom(), search.space().top());
     for level in 0..=search.space().height() {
-        let mut nodes: Vec<NodeId> = search
-            .space()
-            .nodes_on_level(level)
-            .into_iter()
-            .filter(|&id| !search.resolved(id))
-            .collect();
-        search.space().sort(&mut nodes);
-        for (i, &node) in nodes.iter().enumerate() {
-            if search.out_of_time() {
+        let mut walk = search.space().level_nodes(bottom, top, level);
+        loop {
+            let Some(nodes) = next_chunk(search, &mut walk) else {
+                return; // the deadline passed while walking the level
+            };
+            if nodes.is_empty() {
+                break;
+            }
+            if !walk_chunk(search, &nodes, &mut heap) {
                 return;
             }
-            if search.resolved(node) {
-                continue;
+        }
+    }
+}
+
+/// The next at most [`LEVEL_CHUNK`] unresolved nodes of the level, in Flash's order; `None`
+/// if the deadline passed meanwhile (a level of resolved nodes can be long to walk).
+fn next_chunk<S: PropertyStore>(
+    search: &mut Search<'_, S>,
+    walk: &mut LevelNodes,
+) -> Option<Vec<NodeId>> {
+    let mut nodes = Vec::new();
+    for id in walk.by_ref() {
+        if search.tick() {
+            return None;
+        }
+        if !search.resolved(id) {
+            nodes.push(id);
+            if nodes.len() == LEVEL_CHUNK {
+                break;
             }
-            let path = find_path(search, node);
-            let next = upcoming(search, &nodes[i + 1..], None);
-            check_path(search, &path, &mut heap, &next);
-            while let Some(Reverse(head)) = heap.pop() {
-                let ups = sorted_successors(search, head.id);
-                for (j, &up) in ups.iter().enumerate() {
-                    if !search.resolved(up) && !search.out_of_time() {
-                        let path = find_path(search, up);
-                        let next = upcoming(search, &ups[j + 1..], heap.peek());
-                        check_path(search, &path, &mut heap, &next);
-                    }
+        }
+    }
+    search.space().sort(&mut nodes);
+    Some(nodes)
+}
+
+/// Flash's walk from each node of `nodes` (sorted, of one level) still unresolved; false if
+/// the search reached its limit.
+fn walk_chunk<S: PropertyStore>(
+    search: &mut Search<'_, S>,
+    nodes: &[NodeId],
+    heap: &mut BinaryHeap<Reverse<OrderKey>>,
+) -> bool {
+    for (i, &node) in nodes.iter().enumerate() {
+        if search.out_of_time() {
+            return false;
+        }
+        if search.resolved(node) {
+            continue;
+        }
+        let path = find_path(search, node);
+        let next = upcoming(search, &nodes[i + 1..], None);
+        check_path(search, &path, heap, &next);
+        while let Some(Reverse(head)) = heap.pop() {
+            let ups = sorted_successors(search, head.id);
+            for (j, &up) in ups.iter().enumerate() {
+                if !search.resolved(up) && !search.out_of_time() {
+                    let path = find_path(search, up);
+                    let next = upcoming(search, &ups[j + 1..], heap.peek());
+                    check_path(search, &path, heap, &next);
                 }
             }
         }
     }
+    true
 }
 
 /// Paths the walk will likely start next, as the tags are now (for the lookahead, see the

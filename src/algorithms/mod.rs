@@ -83,6 +83,20 @@ pub enum LatticeAlgorithm {
 /// l-diversity and 1.4x with t-closeness; at 2.8 million 4.5x with Loss.
 pub const OPTIMAL_FLASH_LIMIT: u64 = 1 << 17;
 
+/// Up to this many transformations (2^22, 4,194,304) Flash and OLA keep one property byte per
+/// transformation (4 MiB) and their final phase lists its candidates (at most 40 bytes each);
+/// above, they keep antichains and the final phase walks best-first
+/// ([`LatticeAlgorithm::store_for`], [`Search::optimize_remaining`]). The census benchmark's
+/// lattices for Flash (up to 2.8 million transformations) stay below it.
+pub const DENSE_LIMIT: u64 = 1 << 22;
+
+/// Flash and OLA take the nodes of a lattice level (Flash: those still unresolved; OLA: a
+/// sub-lattice's middle level) in chunks of at most this many, each sorted in Flash's order
+/// (a level of up to this many is sorted whole, as it always was): the middle level of 30
+/// two-level quasi-identifiers, 155 million transformations, took 7 GB to list and sort.
+/// 2^18 ids and their sort keys are about 12 MB, sorted in a few tens of milliseconds.
+pub const LEVEL_CHUNK: usize = 1 << 18;
+
 impl LatticeAlgorithm {
     /// The strategy of a lattice method for a space of `size` transformations (`None` for the
     /// other methods).
@@ -98,8 +112,30 @@ impl LatticeAlgorithm {
         })
     }
 
-    /// The property store the strategy runs on: BFS on antichains (it never enumerates the
-    /// space), the others on the dense store.
+    /// The property store the strategy runs on, for hierarchies of these numbers of `levels`:
+    /// BFS on antichains (it never enumerates the space); the others on the dense store up to
+    /// [`DENSE_LIMIT`] transformations and on antichains above, so that what they keep grows
+    /// with what they learnt, not with the lattice (the dense store of 2^30 transformations
+    /// took a gigabyte, and tagging one down-set walked 2^25 of them at once). A lattice the
+    /// antichains cannot hold (a hierarchy of more than 256 levels, more than 64
+    /// quasi-identifiers) keeps the dense store.
+    pub fn store_for(self, levels: &[usize]) -> StoreKind {
+        if self.store() == StoreKind::Antichain {
+            return StoreKind::Antichain;
+        }
+        let size = levels
+            .iter()
+            .try_fold(1u64, |size, &l| size.checked_mul(l as u64));
+        let max: Vec<usize> = levels.iter().map(|l| l.saturating_sub(1)).collect();
+        match size {
+            Some(size) if size <= DENSE_LIMIT => StoreKind::Dense,
+            _ if crate::lattice::Antichain::fits(&max) => StoreKind::Antichain,
+            _ => StoreKind::Dense,
+        }
+    }
+
+    /// The property store of the strategy on a lattice of at most [`DENSE_LIMIT`]
+    /// transformations: antichains for BFS, the dense store for the others.
     pub fn store(self) -> StoreKind {
         match self {
             LatticeAlgorithm::Bfs => StoreKind::Antichain,
@@ -251,9 +287,12 @@ fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAl
         LatticeAlgorithm::Ola => ola::classify(search),
         LatticeAlgorithm::Exhaustive => exhaustive::classify(search),
         // Exact by itself: it never needs the final phase's enumeration.
-        LatticeAlgorithm::Bfs => return bfs::search(search),
+        LatticeAlgorithm::Bfs => bfs::search(search),
     }
-    search.optimize_remaining();
+    if algorithm != LatticeAlgorithm::Bfs {
+        search.optimize_remaining();
+    }
+    search.fall_back_to_top();
 }
 
 /// Runs a lattice method (Flash, OLA, BFS, Optimal) for the pipeline: the report's outcome and
@@ -279,9 +318,10 @@ pub fn run_lattice<'a>(
         .map(|h| (h.name.as_str(), h.levels()))
         .collect();
     let algorithm = lattice_limits(job.method, &heights)?;
+    let levels: Vec<usize> = heights.iter().map(|&(_, l)| l).collect();
     let plan = Plan {
         algorithm,
-        store: algorithm.store(),
+        store: algorithm.store_for(&levels),
         config: CheckerConfig::default(),
         limit: Limit {
             // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
@@ -414,7 +454,7 @@ pub fn lattice_limits(method: Method, heights: &[(&str, usize)]) -> Result<Latti
     let size = search::lattice_size(&levels)?;
     let algorithm =
         LatticeAlgorithm::for_method(method, size).expect("lattice_limits of a lattice method");
-    if algorithm.store() == StoreKind::Dense {
+    if algorithm != LatticeAlgorithm::Bfs {
         if size > Dense::MAX_SIZE {
             return Err(crate::Error::Invalid(format!(
                 "the generalization lattice has {size} transformations, more than {} can search \

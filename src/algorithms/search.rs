@@ -6,7 +6,7 @@
 //! property queries; they never see rows.
 //!
 //! `Search` is generic over the store: [`Dense`] (one byte per transformation, the default) for
-//! spaces that fit in memory, [`crate::lattice::Antichain`] for any size. Whether a
+//! spaces up to [`super::DENSE_LIMIT`], [`crate::lattice::Antichain`] for any size. Whether a
 //! transformation was checked, and single-node verdicts when nothing may be tagged
 //! ([`Classification::None`]), come from the result cache, not the store.
 //!
@@ -33,6 +33,16 @@
 //! - metrics with a bound from a checked transformation's classes, valid for all its
 //!   generalizations (DM, AECS) are visited bottom-up, each transformation inheriting the largest
 //!   bound of its direct specializations.
+//!
+//! Above [`super::DENSE_LIMIT`] transformations neither list fits: the candidates are walked
+//! best-first from the bottom instead ([`Search::best_first_remaining`]).
+//!
+//! Limits ([`Limit`], `-timeLimit`). Strategies ask [`Search::out_of_time`] before each check
+//! and [`Search::tick`] at each step of a walk that checks nothing (a level of resolved
+//! transformations, the final phase's listing), so no phase runs past the deadline by more than
+//! a few steps; what a stopped search computes afterwards is bounded too (its lower bound,
+//! [`Search::unexplored_bound`]; the top, when nothing valid was found,
+//! [`Search::fall_back_to_top`]).
 //!
 //! Threads ([`Search::set_threads`], `-threads`). Every strategy decides sequentially; other
 //! threads only evaluate ahead what it will check next, or share the work of each check, and a
@@ -255,6 +265,11 @@ pub struct Search<'a, S: PropertyStore = Dense> {
     pending: Vec<(NodeId, f64)>,
     slack: f64,
     limit: Limit,
+    /// Steps of walks that check nothing, since the clock was last read ([`Search::tick`]).
+    ticks: u32,
+    /// Up to this many transformations the final phase lists its candidates; above, it walks
+    /// them best-first ([`super::DENSE_LIMIT`]; tests lower it).
+    list_limit: u64,
     /// Set when the search stopped at its limit; the bound of what it left unexplored, if known
     /// (see [`Search::stop_with_bound`]).
     stopped: Option<Option<f64>>,
@@ -311,6 +326,16 @@ const LOOKAHEAD_MIN_CHECK: std::time::Duration = std::time::Duration::from_micro
 /// the bound it has reached (a second or so).
 const UNEXPLORED_STEPS: u64 = 1 << 20;
 
+/// Steps between two readings of the clock in [`Search::tick`] (a reading costs about 25 ns;
+/// a step at least as much).
+const TICKS: u32 = 256;
+
+/// Queued transformations [`Search::unexplored_bound`] holds at most (16 bytes each).
+const UNEXPLORED_QUEUE: usize = 1 << 20;
+
+/// With a deadline, the time [`Search::unexplored_bound`] takes at most past it.
+const UNEXPLORED_TIME: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Checks measured before the lookahead may guess.
 const LOOKAHEAD_AFTER_CHECKS: u64 = 16;
 
@@ -366,6 +391,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             pending: Vec::new(),
             slack,
             limit: Limit::default(),
+            ticks: 0,
+            list_limit: super::DENSE_LIMIT,
             stopped: None,
             started: std::time::Instant::now(),
             first_valid: None,
@@ -565,6 +592,49 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         over
     }
 
+    /// For walks over transformations that check nothing (a lattice level, the final phase's
+    /// candidates), called once per step: true once the deadline has passed, which stops the
+    /// search as [`Search::out_of_time`] does. The clock is read every [`TICKS`] steps; the
+    /// limit on checks is left to `out_of_time`, asked before each check.
+    pub fn tick(&mut self) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        self.ticks += 1;
+        if self.ticks < TICKS {
+            return false;
+        }
+        self.ticks = 0;
+        let over = self
+            .limit
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d);
+        if over {
+            self.stopped = Some(None);
+        }
+        over
+    }
+
+    /// After the strategy: if it stopped at its limit before any valid transformation was
+    /// found, checks the top (every quasi-identifier at its hierarchy's top), the release that
+    /// generalizes most, valid whenever anything is with monotonic models. One check past the
+    /// limit, a pass over the distinct tuples (not past a limit on checks). If the top is not
+    /// valid and the classification is exact, nothing is: the search is then proven (nothing
+    /// to release).
+    pub fn fall_back_to_top(&mut self) {
+        // A limit on checks (tests) is kept to the letter.
+        let counted = self.limit.max_checks.is_some_and(|m| self.checks() >= m);
+        if !self.stopped() || self.best.is_some() || counted {
+            return;
+        }
+        let top = self.space.top();
+        self.set_purpose(Purpose::Seed);
+        let r = self.check(top);
+        if !r.anonymous && self.classification == Classification::Exact {
+            self.stopped = None;
+        }
+    }
+
     /// True if the search has a deadline and has used at least `share` of the time to it (a
     /// strategy can leave the rest of the time to another phase).
     pub fn past_share(&self, share: f64) -> bool {
@@ -591,7 +661,8 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// Best-first from the bottom in ascending level bound, generating each transformation once
     /// from its canonical generator as BFS does (bounds only grow along generalization): the
     /// first transformation taken that is neither checked nor excluded has the smallest bound.
-    /// After [`UNEXPLORED_STEPS`] excluded ones, the bound reached bounds everything not yet
+    /// After [`UNEXPLORED_STEPS`] excluded ones, with [`UNEXPLORED_QUEUE`] queued or, with a
+    /// deadline, after [`UNEXPLORED_TIME`], the bound reached bounds everything not yet
     /// taken, and is returned (a weaker, still true bound). Enumerating the space instead took
     /// minutes on a lattice of 10^9 transformations (Flash with `-timeLimit 2`, 20
     /// quasi-identifiers), and hours on BFS's larger ones.
@@ -620,10 +691,18 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let mut queue = std::collections::BinaryHeap::new();
         queue.push(Queued(bound(bottom), bottom));
         let mut steps = 0;
+        let until = self
+            .limit
+            .deadline
+            .map(|_| std::time::Instant::now() + UNEXPLORED_TIME);
         while let Some(Queued(low, id)) = queue.pop() {
             let excluded =
                 self.results.contains_key(&id) || self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED);
-            if !excluded || steps >= UNEXPLORED_STEPS {
+            let enough = steps >= UNEXPLORED_STEPS
+                || queue.len() >= UNEXPLORED_QUEUE
+                || (steps % u64::from(TICKS) == 0
+                    && until.is_some_and(|u| std::time::Instant::now() >= u));
+            if !excluded || enough {
                 return low;
             }
             steps += 1;
@@ -1021,10 +1100,70 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             bits: prop::NOT_ANONYMOUS | prop::PRUNED,
             checked: true,
         };
-        if self.checker.metric().has_class_bound() {
+        if self.space.size() > self.list_limit {
+            self.best_first_remaining();
+        } else if self.checker.metric().has_class_bound() {
             self.bottom_up_with_class_bounds();
         } else {
             self.by_level_bound();
+        }
+    }
+
+    /// The final phase on a lattice too large to list (above [`super::DENSE_LIMIT`]): the
+    /// candidates in ascending bound from the bottom, as [`Search::unexplored_bound`] walks
+    /// them (each generated once by its canonical generator, [`Space::children`]), so that
+    /// memory grows with the walk, not with the lattice. A transformation's bound is its level
+    /// bound raised by what it inherits from its generator: the generator's bound and the class
+    /// bound of its check (valid for every generalization). Bounds only grow from a generator
+    /// to what it generates, so the first bound the best loss beats ends the phase; a pruned
+    /// transformation is dropped with its canonical subtree (its up-set), one known invalid is
+    /// only expanded. Candidates are checked on the search's thread.
+    fn best_first_remaining(&mut self) {
+        #[derive(PartialEq)]
+        struct Queued(f64, crate::lattice::OrderKey);
+        impl Eq for Queued {}
+        impl PartialOrd for Queued {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for Queued {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                // Reversed: the binary heap pops the smallest bound first.
+                other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+            }
+        }
+        let mut levels = vec![0; self.space.dims()];
+        let bottom = self.space.bottom();
+        self.space.levels_into(bottom, &mut levels);
+        let mut queue = std::collections::BinaryHeap::new();
+        let bound = self.checker.metric().level_bound(&levels);
+        queue.push(Queued(bound, self.space.order_key(bottom)));
+        while let Some(Queued(bound, key)) = queue.pop() {
+            if self.tick() || self.beaten(bound) {
+                return;
+            }
+            let id = key.id;
+            if self.has(id, prop::PRUNED) {
+                continue;
+            }
+            self.report_frontier(bound, Some(queue.len() as u64));
+            let result = match self.results.get(&id).copied() {
+                Some(r) => Some(r),
+                None if self.has(id, prop::NOT_ANONYMOUS) => None,
+                None if self.out_of_time() => return,
+                None => Some(self.check(id)),
+            };
+            let inherited = result
+                .and_then(|r| r.class_bound)
+                .map_or(bound, |cb| bound.max(cb));
+            for up in self.space.children(id) {
+                self.space.levels_into(up, &mut levels);
+                let b = self.checker.metric().level_bound(&levels).max(inherited);
+                if !self.beaten(b) {
+                    queue.push(Queued(b, self.space.order_key(up)));
+                }
+            }
         }
     }
 
@@ -1110,6 +1249,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let mut levels = vec![0; self.space.dims()];
         let mut cand: Vec<(f64, crate::lattice::OrderKey)> = Vec::new();
         for id in 0..self.space.size() {
+            if self.tick() {
+                return;
+            }
             if self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED) {
                 continue;
             }
@@ -1162,6 +1304,9 @@ impl<'a, S: PropertyStore> Search<'a, S> {
                 .fold(f64::NEG_INFINITY, f64::max)
         };
         for (i, &id) in order.iter().enumerate() {
+            if self.tick() {
+                return;
+            }
             self.report_work(i as u64, order.len() as u64);
             if self.threads > 1 && i >= upto {
                 // A batch within one level: its bounds come from lower levels, all final.
@@ -1378,4 +1523,61 @@ fn known<S: PropertyStore>(
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{MetricKind, SuppressionLimit};
+    use crate::lattice::Antichain;
+
+    fn adult() -> EncodedTable {
+        let config = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
+        let args = crate::cli::RunArgs {
+            config: Some(config),
+            quiet: true,
+            ..Default::default()
+        };
+        let job = crate::config::build_job(&args).unwrap();
+        let progress = crate::progress::Progress::new(true);
+        crate::data::load::load_table(&job, &progress).unwrap().0
+    }
+
+    /// The final phase's best-first walk (lattices above [`super::super::DENSE_LIMIT`]) finds
+    /// the loss the listing finds, on ADULT with suppression, for a metric with level bounds
+    /// only and for ones with class bounds, on the antichain store it runs on.
+    #[test]
+    fn best_first_final_phase_finds_the_listed_optimum() {
+        let table = adult();
+        let metrics = [
+            MetricKind::Loss,
+            MetricKind::Entropy,
+            MetricKind::Dm,
+            MetricKind::Aecs,
+        ];
+        for metric in metrics {
+            for (k, s) in [(5, 0.02), (50, 0.1)] {
+                let budget = SuppressionLimit::Fraction(s).budget(table.rows() as u64);
+                let run = |list_limit: u64| {
+                    let criteria: Vec<Box<dyn PrivacyCriterion>> =
+                        vec![Box::new(crate::privacy::KAnonymity { k })];
+                    let metric = crate::metrics::build(metric, &table);
+                    let mut search: Search<'_, Antichain> =
+                        Search::new(&table, criteria, metric, budget, CheckerConfig::default())
+                            .unwrap();
+                    search.list_limit = list_limit;
+                    super::super::flash::classify(&mut search);
+                    search.optimize_remaining();
+                    search.outcome()
+                };
+                let (listed, walked) = (run(u64::MAX), run(0));
+                let (a, b) = (listed.optimum.unwrap(), walked.optimum.unwrap());
+                assert!(
+                    (a.loss - b.loss).abs() <= 1e-9 * a.loss.abs().max(1.0),
+                    "{metric:?} k={k} s={s}: listed {a:?}, walked {b:?}"
+                );
+                assert!(walked.proven_optimal && listed.proven_optimal);
+            }
+        }
+    }
 }

@@ -240,10 +240,7 @@ impl<'a> Builder<'a> {
                     path: path.clone(),
                 },
                 (None, Some(root)) => {
-                    let vgh = Vgh {
-                        root: root.clone(),
-                        map: att.map.clone(),
-                    };
+                    let vgh = Vgh::new(root.clone(), att.map.clone());
                     if method.is_full_domain() {
                         if let Some((leaf, got, want)) = vgh.first_unequal_leaf() {
                             return Err(self.at(

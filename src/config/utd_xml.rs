@@ -679,7 +679,7 @@ impl Parser<'_> {
     fn vgh(&self, el: &Element, label: &str) -> Result<VghNode> {
         let root = self.vgh_node(el, None, label)?;
         // Labels key the toolbox's parent lookup; a repeated one would merge distinct nodes.
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![(&root, el)];
         while let Some((node, element)) = stack.pop() {
             if !seen.insert(node.label.as_str()) {
@@ -872,17 +872,11 @@ impl Parser<'_> {
 /// Every mapped int must lie in some leaf (`Malformed VGH, <int> cannot be generalized to any
 /// value!!!`).
 fn check_map_in_leaves(map: &CategoryMap, root: &VghNode) -> std::result::Result<(), String> {
-    let mut leaves = Vec::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        if n.children.is_empty() {
-            leaves.push(n);
-        }
-        stack.extend(&n.children);
-    }
-    for (cat, int) in &map.entries {
+    // Indexed: every entry against every leaf took minutes on large maps and VGHs.
+    let leaves = crate::vgh::LeafIndex::new(root);
+    for (cat, int) in map.entries() {
         let x = *int as f64;
-        if !leaves.iter().any(|l| l.interval.contains_point(x)) {
+        if leaves.leaf(x).is_none() {
             return Err(format!(
                 "Malformed VGH, {int} (category '{cat}') cannot be generalized to any value"
             ));

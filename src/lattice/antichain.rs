@@ -276,6 +276,14 @@ impl Antichain {
         }
     }
 
+    /// True if the store can hold a space of these highest levels (see
+    /// [`PropertyStore::for_space`]).
+    pub fn fits(max_levels: &[usize]) -> bool {
+        max_levels.len() <= MAX_DIMS
+            && max_levels.iter().all(|&m| m <= MAX_LEVEL)
+            && max_levels.iter().sum::<usize>() <= 65535
+    }
+
     /// Bytes held by the three prefix trees.
     pub fn bytes(&self) -> usize {
         self.anonymous.bytes() + self.pruned.bytes() + self.not_anonymous.bytes()
@@ -288,10 +296,7 @@ impl PropertyStore for Antichain {
     /// a height above 65,535 (the trees store levels in bytes and sums in 16 bits).
     fn for_space(space: &Space) -> Option<Antichain> {
         let dims = space.dims();
-        if dims > MAX_DIMS
-            || space.max_levels().iter().any(|&m| m > MAX_LEVEL)
-            || space.height() > 65535
-        {
+        if !Antichain::fits(space.max_levels()) {
             return None;
         }
         Some(Antichain {

@@ -31,7 +31,7 @@ mod space;
 
 pub use antichain::{Antichain, MinimalSet, MAX_DIMS};
 pub use dense::Dense;
-pub use space::{NodeId, OrderKey, Space};
+pub use space::{LevelNodes, NodeId, OrderKey, Space};
 
 /// The highest level a hierarchy may have (levels 0 to 255, a value's row at most 256 columns):
 /// the antichain store keeps levels in bytes, so a space with a taller hierarchy has no store

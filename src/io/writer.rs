@@ -102,7 +102,7 @@ impl<W: Write> DelimitedWriter<W> {
 
 /// Writes `field` to `out`, after the separator unless it is the record's `first`, quoted if it
 /// would not read back as itself ([`needs_quotes`]).
-#[inline]
+#[inline(always)]
 fn put_field<W: Write>(out: &mut W, sep: &[u8], first: bool, field: &[u8]) -> io::Result<()> {
     if !first {
         out.write_all(sep)?;

@@ -676,10 +676,20 @@ impl Plan {
         )?;
         writeln!(
             out,
-            "  anonbox -config {} {} -k 5",
+            "  anonbox -config {} {} -k 5{}",
             config.display(),
-            search.flags()
+            search.flags(),
+            line_flag(a.max_line_length)
         )
+    }
+}
+
+/// The run's `-maxLineLength` for a limit init was given above the default: the file init read
+/// in full has lines the run would otherwise refuse, and the printed command must run as printed.
+fn line_flag(max_line_length: Option<usize>) -> String {
+    match max_line_length {
+        Some(n) if n > crate::io::source::DEFAULT_MAX_LINE => format!(" -maxLineLength {n}"),
+        _ => String::new(),
     }
 }
 
@@ -803,6 +813,18 @@ fn real(p: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_raised_line_limit_goes_into_the_printed_command() {
+        let default = crate::io::source::DEFAULT_MAX_LINE;
+        assert_eq!(line_flag(None), "");
+        assert_eq!(line_flag(Some(1 << 20)), "");
+        assert_eq!(line_flag(Some(default)), "");
+        assert_eq!(
+            line_flag(Some(default + 1)),
+            format!(" -maxLineLength {}", default + 1)
+        );
+    }
 
     #[test]
     fn relative_paths_and_names() {

@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
+use crate::hierarchy::build::Builder;
+use crate::hierarchy::vgh::{CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::hierarchy_build::Builder;
-use crate::vgh::{CategoryMap, Vgh};
 
 /// Anonymization method (`-method`, case-insensitive on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -8,16 +8,13 @@
 //! and the JSON report.
 
 pub mod algorithms;
-pub mod audit;
 pub mod check;
 pub mod cli;
+pub mod cmd;
 pub mod config;
 pub mod data;
 pub mod error;
 pub mod hierarchy;
-pub mod hierarchy_build;
-pub mod hierarchy_cmd;
-pub mod init;
 pub mod io;
 pub mod javafmt;
 pub mod job;
@@ -25,14 +22,11 @@ pub mod lattice;
 pub mod metrics;
 pub mod output;
 pub mod paths;
-pub mod plan;
 pub mod privacy;
 pub mod progress;
 pub mod release;
 pub mod risk;
-pub mod run;
 pub mod store;
 pub mod sync;
-pub mod vgh;
 
 pub use error::{Error, Result};

@@ -2,7 +2,7 @@
 //!
 //! Exit status (also in `--help`):
 //! - 0: success, or stdout was closed by its reader (a broken pipe is not an error);
-//! - 1: the run failed (input data, I/O, database): [`anonbox::run::run`] returned an error;
+//! - 1: the run failed (input data, I/O, database): [`anonbox::cmd::run::run`] returned an error;
 //! - 2: bad flags or configuration: the command line or the job could not be built, so nothing
 //!   was read or written.
 //!
@@ -29,11 +29,13 @@ fn main() -> ExitCode {
     match command {
         Command::Help(text) | Command::Version(text) => print(&text),
         // Audit: 0 every threshold holds, 1 one fails, 2 bad input.
-        Command::Audit(args) => match anonbox::audit::run(&args, &mut std::io::stdout().lock()) {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::from(1),
-            Err(e) => fail(&e, 2),
-        },
+        Command::Audit(args) => {
+            match anonbox::cmd::audit::run(&args, &mut std::io::stdout().lock()) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => fail(&e, 2),
+            }
+        }
         // Plan: 0 printed, 1 the input's first rows cannot be read, 2 bad flags or config.
         Command::Plan(args) => {
             let (job, warnings) = match anonbox::config::build_job_with_warnings(&args) {
@@ -43,19 +45,19 @@ fn main() -> ExitCode {
                 ) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
-            match anonbox::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
+            match anonbox::cmd::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e @ Error::Usage(_)) => fail(&e, 2),
                 Err(e) => fail(&e, 1),
             }
         }
         // Subcommands that write files: 2 for flags found before the data is read, 1 after.
-        Command::Hierarchy(args) => match anonbox::hierarchy_cmd::plan(&args) {
+        Command::Hierarchy(args) => match anonbox::cmd::hierarchy::plan(&args) {
             // The header is read by the plan: an input in an encoding it cannot read is data.
             Err(e @ (Error::Encoding { .. } | Error::LineTooLong { .. })) => fail(&e, 1),
             Err(e) => fail(&e, 2),
-            Ok(anonbox::hierarchy_cmd::Request::Help(text)) => print(&text),
-            Ok(anonbox::hierarchy_cmd::Request::Build(plan)) => {
+            Ok(anonbox::cmd::hierarchy::Request::Help(text)) => print(&text),
+            Ok(anonbox::cmd::hierarchy::Request::Build(plan)) => {
                 if let Err(e) = watch_signals() {
                     return fail(&e, 1);
                 }
@@ -69,10 +71,10 @@ fn main() -> ExitCode {
                 }
             }
         },
-        Command::Init(args) => match anonbox::init::plan(&args) {
+        Command::Init(args) => match anonbox::cmd::init::plan(&args) {
             Err(e) => fail(&e, 2),
-            Ok(anonbox::init::Request::Help(text)) => print(&text),
-            Ok(anonbox::init::Request::Init(plan)) => {
+            Ok(anonbox::cmd::init::Request::Help(text)) => print(&text),
+            Ok(anonbox::cmd::init::Request::Init(plan)) => {
                 if let Err(e) = watch_signals() {
                     return fail(&e, 1);
                 }
@@ -96,7 +98,7 @@ fn main() -> ExitCode {
             if let Err(e) = watch_signals() {
                 return fail(&e, 1);
             }
-            match anonbox::run::run(&job) {
+            match anonbox::cmd::run::run(&job) {
                 Ok(()) => ExitCode::SUCCESS,
                 // A flag or config error the run found (a destination, a method's limits).
                 Err(e @ Error::Usage(_)) => fail(&e, 2),

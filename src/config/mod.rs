@@ -20,7 +20,6 @@
 //! (entropy l-diversity when c <= 0); t-closeness for Incognito_T (equal distance for a mapped
 //! sensitive attribute, ordered for a numeric one); distinct l-diversity for Anatomy.
 
-pub mod hierarchy_file;
 pub mod utd_xml;
 mod xml;
 
@@ -28,12 +27,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::RunArgs;
+use crate::hierarchy::vgh::Vgh;
 use crate::io::Format;
 use crate::job::{
     Generalization, InputSpec, Job, Method, MetricKind, OutputFormat, OutputSpec, PrivacyModel,
     QuasiIdentifier, SensitiveAttribute, SubsetSpec, SuppressionLimit, TDistance,
 };
-use crate::vgh::Vgh;
 use crate::{Error, Result};
 use utd_xml::{AttributeElement, PrivacyKind, Site, Subset, UtdConfig};
 
@@ -660,7 +659,7 @@ impl<'a> Builder<'a> {
             .args
             .max_line
             .unwrap_or(crate::io::source::DEFAULT_MAX_LINE);
-        let h = hierarchy_file::load(path, name, self.encoding, max_line)?;
+        let h = crate::hierarchy::file::load(path, name, self.encoding, max_line)?;
         if h.lines() > h.leaves() as u64 {
             self.warnings.push(format!(
                 "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \

@@ -31,12 +31,12 @@ use rustc_hash::FxHashMap;
 
 use super::subset::SubsetReader;
 use super::{Dictionary, EncodedTable, SensitiveColumn, TupleBuilder};
+use crate::hierarchy::build::Builder;
+use crate::hierarchy::vgh::{point_label, CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::hierarchy_build::Builder;
 use crate::io::{self, Format, ReadStats};
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
-use crate::vgh::{point_label, CategoryMap, Vgh};
 use crate::{Error, Result};
 
 /// What a load read, besides the codes.

@@ -120,9 +120,9 @@ fn build_and_validate(
     .map(|s| s.to_string())
     .collect();
     args.extend(options.iter().map(|s| s.to_string()));
-    let plan = match anonbox::hierarchy_cmd::plan(&args).map_err(|e| e.to_string())? {
-        anonbox::hierarchy_cmd::Request::Build(p) => p,
-        anonbox::hierarchy_cmd::Request::Help(_) => return Err("help".into()),
+    let plan = match anonbox::cmd::hierarchy::plan(&args).map_err(|e| e.to_string())? {
+        anonbox::cmd::hierarchy::Request::Build(p) => p,
+        anonbox::cmd::hierarchy::Request::Help(_) => return Err("help".into()),
     };
     plan.run().map_err(|e| format!("run: {e}"))?;
     let distinct: BTreeSet<String> = values.iter().map(|v| trim(v).to_string()).collect();

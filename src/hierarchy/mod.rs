@@ -7,13 +7,17 @@
 //! Per-level ids keep metrics simple (a count or a domain share per id and level).
 //!
 //! Both sources of hierarchies end up here:
-//! - ARX hierarchy files (`value;level1;level2;...`, see `config::hierarchy_file`): the domain is
+//! - ARX hierarchy files (`value;level1;level2;...`, see `hierarchy::file`): the domain is
 //!   the file's rows, in file order, whether or not the data contains them.
 //! - UT Dallas VGHs (interval trees in the XML, see `config::utd_xml`): the domain is the distinct
 //!   raw values of the data, labelled as the toolbox prints them (`[73.0]`), each mapped to the
 //!   first breadth-first leaf interval containing it, then up the tree.
 //!
 //! Nothing after loading looks at labels except the output writers.
+
+pub mod build;
+pub mod file;
+pub mod vgh;
 
 use crate::data::Interner;
 

@@ -325,13 +325,16 @@ mod tests {
             "",
             "1700000000",
         ];
-        let formats = crate::init::profile::DATE_FORMATS.iter().copied().chain([
-            "%F",
-            "%Y-%m-%dT%H:%M:%S%.f",
-            "%d %B %Y",
-            "%j/%Y",
-            "%Y-%m-%d%%",
-        ]);
+        let formats = crate::cmd::init::profile::DATE_FORMATS
+            .iter()
+            .copied()
+            .chain([
+                "%F",
+                "%Y-%m-%dT%H:%M:%S%.f",
+                "%d %B %Y",
+                "%j/%Y",
+                "%Y-%m-%d%%",
+            ]);
         let mut parsed = 0;
         for f in formats {
             let format = DateFormat::new(f).unwrap();

@@ -1,7 +1,7 @@
 //! `anonbox hierarchy KIND`: an ARX hierarchy file for one column of a delimited file.
 //!
 //! Two phases, so that `main` can tell the exit codes apart: [`plan`] parses the flags, checks
-//! the builder's description ([`crate::hierarchy_build::Builder::from_params`]), the input and
+//! the builder's description ([`crate::hierarchy::build::Builder::from_params`]), the input and
 //! the output path, and reads the header; any error there is a flag error (exit 2), and nothing
 //! was written. [`Plan::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::config::hierarchy_file;
-use crate::hierarchy_build::distinct::Distinct;
-use crate::hierarchy_build::{Builder, Params};
+use crate::hierarchy::build::distinct::Distinct;
+use crate::hierarchy::build::{Builder, Params};
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 
@@ -218,7 +217,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         // Parameters are flags here: name them as flags.
         let m = m.replace("takes no parameter '", "takes no flag '--");
         let m = match m.split_once(':') {
-            Some((name, _)) if crate::hierarchy_build::is_param(name) => format!("--{m}"),
+            Some((name, _)) if crate::hierarchy::build::is_param(name) => format!("--{m}"),
             _ => m,
         };
         usage(m)
@@ -281,7 +280,8 @@ impl Plan {
             self.builder.sort(&mut values);
             let mut width = 0;
             let rows = self.builder.rows(&values).inspect(|r| width = r.len());
-            let written = hierarchy_file::write(&self.output, rows, self.format.encoding())?;
+            let written =
+                crate::hierarchy::file::write(&self.output, rows, self.format.encoding())?;
             crate::io::publish()?;
             Ok(format!(
                 "wrote {}: {written} distinct values of '{}', {width} columns ({})",

@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rustc_hash::FxHashMap;
 
-use crate::config::hierarchy_file;
 use crate::data::{Dictionary, Interner};
 use crate::hierarchy::Hierarchy;
 use crate::io::{trim, Format};
@@ -284,7 +283,12 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         .transpose()?;
     let name = |i: usize| header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
     let hierarchy = match (&a.hierarchy, sensitive) {
-        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s), encoding, max_line)?),
+        (Some(path), Some(s)) => Some(crate::hierarchy::file::load(
+            path,
+            &name(s),
+            encoding,
+            max_line,
+        )?),
         _ => None,
     };
     let hier_codes: Option<FxHashMap<&str, u32>> = hierarchy.as_ref().map(|h| {

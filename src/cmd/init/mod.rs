@@ -3,7 +3,7 @@
 //! 1. [`profile`] reads the file once, streaming: per column the kind of values, the distinct
 //!    values with their counts and the missing share (memory grows with distinct values).
 //! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
-//!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small or,
+//!    quasi-identifier a builder of [`crate::hierarchy::build`], keeping the lattice small or,
 //!    with many quasi-identifiers, the search limited in time; past what a search takes (2^64
 //!    transformations), the least identifying are left out and removed from the release.
 //! 3. The config's method and the lattice init prints come from the levels of the hierarchies
@@ -40,8 +40,7 @@ use std::time::Instant;
 
 use clap::Parser;
 
-use crate::config::hierarchy_file;
-use crate::hierarchy_build::Builder;
+use crate::hierarchy::build::Builder;
 use crate::io::Format;
 use crate::{Error, Result};
 use profile::Profile;
@@ -370,7 +369,7 @@ impl Plan {
             let column = &profile.columns[b.column];
             let mut values: Vec<(&str, u64)> = column.values_and_missing().collect();
             b.builder.sort(&mut values);
-            hierarchy_file::write(
+            crate::hierarchy::file::write(
                 &a.dir.join(&b.file),
                 b.builder.rows(&values),
                 format.encoding(),

@@ -4,7 +4,7 @@
 //! near-unique column of a huge file stays bounded: memory grows with distinct values, never
 //! with rows), the missing (empty) values, and, once the file is read, the [`Kind`] of the
 //! values, decided over the distinct values only. A column of numbers or dates that also holds
-//! missing-value markers ([`MARKERS`](crate::hierarchy_build::MARKERS): `NA`, `NULL`, ... as R, SQL and spreadsheets write
+//! missing-value markers ([`MARKERS`](crate::hierarchy::build::MARKERS): `NA`, `NULL`, ... as R, SQL and spreadsheets write
 //! them) is a column of numbers or dates with missing values: the markers leave its
 //! values for its missing ones, so that its hierarchy is intervals or calendar levels with
 //! each marker kept apart (`missing-values`), not a mask over codes. Elsewhere a marker is a
@@ -16,10 +16,10 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::hierarchy_build::dates::DateFormat;
-use crate::hierarchy_build::distinct::Distinct;
-use crate::hierarchy_build::is_marker;
-use crate::hierarchy_build::number::Decimal;
+use crate::hierarchy::build::dates::DateFormat;
+use crate::hierarchy::build::distinct::Distinct;
+use crate::hierarchy::build::is_marker;
+use crate::hierarchy::build::number::Decimal;
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 

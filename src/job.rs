@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use crate::hierarchy::build::Builder;
 use crate::hierarchy::vgh::{CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
+use crate::io::Format;
 
 /// Anonymization method (`-method`, case-insensitive on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -399,6 +400,17 @@ pub struct InputSpec {
     /// The longest line (or record) of the input and its hierarchy and subset files, in
     /// bytes (flag `-maxLineLength`).
     pub max_line: usize,
+}
+
+impl InputSpec {
+    /// The format of the input: every reader of it (the load, the output, the research
+    /// subset) skips the same rows.
+    pub fn format(&self) -> crate::Result<Format> {
+        Ok(Format::new(&self.separator, self.header)?
+            .unknown_kept(self.keep_unknown)
+            .encoded(self.encoding)
+            .max_line(self.max_line))
+    }
 }
 
 /// Where the output goes.

@@ -538,7 +538,7 @@ impl<'a> Builder<'a> {
         }
         let written = match format {
             OutputFormat::Anatomy => {
-                let (qit, st) = anatomy_paths(&path);
+                let (qit, st) = crate::paths::anatomy_paths(&path);
                 vec![qit, st]
             }
             _ => vec![path.clone()],
@@ -1074,23 +1074,6 @@ fn check_t(t: f64) -> std::result::Result<(), String> {
     }
 }
 
-/// The two files of the anatomy format for `-output dir/name.ext`: the name is split at the last
-/// `.` of the whole path, as the toolbox does (`dir/name_QIT.ext`, `dir/name_ST.ext`); without a
-/// dot, `NAME_QIT` and `NAME_ST`.
-pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
-    let s = output.to_string_lossy();
-    match s.rfind('.') {
-        Some(dot) => (
-            PathBuf::from(format!("{}_QIT{}", &s[..dot], &s[dot..])),
-            PathBuf::from(format!("{}_ST{}", &s[..dot], &s[dot..])),
-        ),
-        None => (
-            PathBuf::from(format!("{s}_QIT")),
-            PathBuf::from(format!("{s}_ST")),
-        ),
-    }
-}
-
 /// The input's first record, its fields trimmed; `None` for an input without one. Read by the
 /// shared reader, so that quoting, a byte order mark and blank lines are read exactly as the
 /// load pass reads them (a quoted header name may hold the separator).
@@ -1110,22 +1093,6 @@ fn peek_first_line(input: &InputSpec) -> Result<Option<FirstLine>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn anatomy_paths_split_at_the_last_dot() {
-        assert_eq!(
-            anatomy_paths(Path::new("out/x.data")),
-            ("out/x_QIT.data".into(), "out/x_ST.data".into())
-        );
-        assert_eq!(
-            anatomy_paths(Path::new("out.d/x")),
-            ("out_QIT.d/x".into(), "out_ST.d/x".into())
-        );
-        assert_eq!(
-            anatomy_paths(Path::new("x")),
-            ("x_QIT".into(), "x_ST".into())
-        );
-    }
 
     #[test]
     fn ranges() {

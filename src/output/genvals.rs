@@ -15,7 +15,7 @@ use std::path::Path;
 use csv::ByteRecord;
 
 use super::{LabelRow, LabelSource};
-use crate::io::{AtomicFile, Format};
+use crate::io::AtomicFile;
 use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
@@ -29,7 +29,7 @@ pub fn write(
     progress: &Progress,
 ) -> Result<()> {
     let input = &job.input.path;
-    let format = Format::from_spec(&job.input)?;
+    let format = job.input.format()?;
     let mut reader = format.open(input)?;
     let mut file = AtomicFile::create(target)?;
     let io_err = |e| Error::io(target, e);

@@ -1,4 +1,4 @@
-//! The validated plan of a run.
+//! A run's validated job.
 //!
 //! Flags (`cli`) and the XML config (`config::utd_xml`) are raw inputs; they are merged and
 //! validated into one [`Job`], which is all that loading, algorithms and writers ever see.
@@ -420,7 +420,8 @@ pub struct OutputSpec {
     pub format: OutputFormat,
 }
 
-/// The validated plan of one run.
+/// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and
+/// `anonbox plan` describes.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub method: Method,

@@ -1,10 +1,10 @@
 //! `anonbox hierarchy KIND`: an ARX hierarchy file for one column of a delimited file.
 //!
 //! Two stages, so that `main` can tell the exit codes apart ([`crate::cmd::Stage`]): [`prepare`]
-//! parses the flags, checks
-//! the builder's description ([`crate::hierarchy::build::Builder::from_params`]), the input and
-//! the output path, and reads the header; any error there is a flag error (exit 2), and nothing
-//! was written. [`HierarchyJob::run`] streams the rows, keeps each distinct value of the column once
+//! parses the flags, checks the builder's description
+//! ([`crate::hierarchy::build::Builder::from_params`]), the input and the output path, and reads
+//! the header; any error there is a flag error (exit 2), and nothing was written.
+//! [`HierarchyJob::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
 //! column: exit 1), builds the rows and writes the file through the staged output path
 //! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is

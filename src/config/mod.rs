@@ -2,10 +2,10 @@
 //!
 //! [`build_job`] reads the toolbox XML (`utd_xml`), merges the command line over it (a flag
 //! beats the config, the config beats the default), resolves attribute names against the input's
-//! header, loads hierarchy files (`hierarchy_file`), derives the privacy models, and checks
-//! everything that can be checked before touching the data. Each check stops with one message
+//! header, loads hierarchy files ([`crate::hierarchy::file`]), derives the privacy models, and
+//! checks everything that can be checked before touching the data. Each check stops with one message
 //! that names the file and the element (or the flag) at fault, so a bad configuration never
-//! reaches `run::run` and never leaves an output file behind.
+//! reaches the run ([`crate::cmd::run`]) and never leaves an output file behind.
 //!
 //! Defaults (neither flag nor config): method Mondrian (the toolbox's fallback), k 10, l 10,
 //! c 0.2, t 0.2, separator `,`, format genVals, metric Loss (ARX's default), seed 3345 (the

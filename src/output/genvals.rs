@@ -5,10 +5,10 @@
 //! configured separator string, lines ending in `\n`; a header, if the input has one, comes
 //! first (without identifier columns).
 //!
-//! The writer re-reads the input with the same [`Format`] as the load, so it skips the same
-//! rows, and pairs each kept row with the next record of the [`LabelSource`]. If the input no
-//! longer has the rows that were loaded, it stops with an error. The file appears only when
-//! complete ([`AtomicFile`]).
+//! The writer re-reads the input with the same [`Format`](crate::io::Format) as the load, so it
+//! skips the same rows, and pairs each kept row with the next record of the [`LabelSource`]. If
+//! the input no longer has the rows that were loaded, it stops with an error. The file appears
+//! only when complete ([`AtomicFile`]).
 
 use std::path::Path;
 

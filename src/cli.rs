@@ -178,9 +178,9 @@ pub enum Command {
     Plan(Box<RunArgs>),
     /// `anonbox audit ...`: the arguments after `audit`, for the audit parser.
     Audit(Vec<String>),
-    /// `anonbox hierarchy ...`: the arguments after `hierarchy` ([`crate::hierarchy_cmd`]).
+    /// `anonbox hierarchy ...`: the arguments after `hierarchy` ([`crate::cmd::hierarchy`]).
     Hierarchy(Vec<String>),
-    /// `anonbox init ...`: the arguments after `init` ([`crate::init`]).
+    /// `anonbox init ...`: the arguments after `init` ([`crate::cmd::init`]).
     Init(Vec<String>),
     /// `--help`: the text to print on stdout.
     Help(String),

@@ -1,4 +1,4 @@
-//! The validated plan of a run.
+//! A run's validated job.
 //!
 //! Flags (`cli`) and the XML config (`config::utd_xml`) are raw inputs; they are merged and
 //! validated into one [`Job`], which is all that loading, algorithms and writers ever see.
@@ -7,9 +7,10 @@
 
 use std::path::PathBuf;
 
+use crate::hierarchy::build::Builder;
+use crate::hierarchy::vgh::{CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::hierarchy_build::Builder;
-use crate::vgh::{CategoryMap, Vgh};
+use crate::io::Format;
 
 /// Anonymization method (`-method`, case-insensitive on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -401,6 +402,17 @@ pub struct InputSpec {
     pub max_line: usize,
 }
 
+impl InputSpec {
+    /// The format of the input: every reader of it (the load, the output, the research
+    /// subset) skips the same rows.
+    pub fn format(&self) -> crate::Result<Format> {
+        Ok(Format::new(&self.separator, self.header)?
+            .unknown_kept(self.keep_unknown)
+            .encoded(self.encoding)
+            .max_line(self.max_line))
+    }
+}
+
 /// Where the output goes.
 #[derive(Debug, Clone)]
 pub struct OutputSpec {
@@ -408,7 +420,8 @@ pub struct OutputSpec {
     pub format: OutputFormat,
 }
 
-/// The validated plan of one run.
+/// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and
+/// `anonbox plan` describes.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub method: Method,

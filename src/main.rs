@@ -1,10 +1,14 @@
-//! The `anonbox` binary: parse, build the job, run, exit code. All logic lives in the library.
+//! The `anonbox` binary: parse, dispatch to the command ([`anonbox::cmd`]), exit code. All logic
+//! lives in the library.
 //!
-//! Exit status (also in `--help`):
+//! Exit status (also in `--help`), chosen in one place from the stage an error stopped
+//! ([`anonbox::cmd::Stage::exit_code`]):
 //! - 0: success, or stdout was closed by its reader (a broken pipe is not an error);
-//! - 1: the run failed (input data, I/O, database): [`anonbox::run::run`] returned an error;
+//! - 1: the run failed (input data, I/O, database): the command's work returned an error;
 //! - 2: bad flags or configuration: the command line or the job could not be built, so nothing
 //!   was read or written.
+//!
+//! `anonbox audit` has its own: 0 every threshold holds, 1 one fails, 2 bad input.
 //!
 //! - 129 / 130 / 143: interrupted by SIGHUP / SIGINT / SIGTERM: the temporary outputs were
 //!   removed (the temporary database never has a name on disk) and nothing was written.
@@ -15,6 +19,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anonbox::cli::{self, Command};
+use anonbox::cmd::{self, audit::Verdict, Stage};
 use anonbox::Error;
 
 fn main() -> ExitCode {
@@ -22,98 +27,64 @@ fn main() -> ExitCode {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let command = match cli::parse_args(args) {
-        Ok(c) => c,
-        Err(e) => return fail(&e, 2),
-    };
-    match command {
-        Command::Help(text) | Command::Version(text) => print(&text),
-        // Audit: 0 every threshold holds, 1 one fails, 2 bad input.
-        Command::Audit(args) => match anonbox::audit::run(&args, &mut std::io::stdout().lock()) {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::from(1),
-            Err(e) => fail(&e, 2),
-        },
-        // Plan: 0 printed, 1 the input's first rows cannot be read, 2 bad flags or config.
-        Command::Plan(args) => {
-            let (job, warnings) = match anonbox::config::build_job_with_warnings(&args) {
-                Ok(built) => built,
-                Err(
-                    e @ (Error::NoRecords(_) | Error::Encoding { .. } | Error::LineTooLong { .. }),
-                ) => return fail(&e, 1),
-                Err(e) => return fail(&e, 2),
-            };
-            match anonbox::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e @ Error::Usage(_)) => fail(&e, 2),
-                Err(e) => fail(&e, 1),
-            }
-        }
-        // Subcommands that write files: 2 for flags found before the data is read, 1 after.
-        Command::Hierarchy(args) => match anonbox::hierarchy_cmd::plan(&args) {
-            // The header is read by the plan: an input in an encoding it cannot read is data.
-            Err(e @ (Error::Encoding { .. } | Error::LineTooLong { .. })) => fail(&e, 1),
-            Err(e) => fail(&e, 2),
-            Ok(anonbox::hierarchy_cmd::Request::Help(text)) => print(&text),
-            Ok(anonbox::hierarchy_cmd::Request::Build(plan)) => {
-                if let Err(e) = watch_signals() {
-                    return fail(&e, 1);
-                }
-                match plan.run() {
-                    Ok(summary) => {
-                        // One line, names cut, as errors are: it quotes the column's name.
-                        eprintln!("anonbox: {}", anonbox::error::one_line(&summary));
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e, 1),
-                }
-            }
-        },
-        Command::Init(args) => match anonbox::init::plan(&args) {
-            Err(e) => fail(&e, 2),
-            Ok(anonbox::init::Request::Help(text)) => print(&text),
-            Ok(anonbox::init::Request::Init(plan)) => {
-                if let Err(e) = watch_signals() {
-                    return fail(&e, 1);
-                }
-                match plan.run(&mut std::io::stdout().lock()) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    // A destination refused once the file names are known (after the profile).
-                    Err(e @ Error::Usage(_)) => fail(&e, 2),
-                    Err(e) => fail(&e, 1),
-                }
-            }
-        },
-        Command::Run(args) => {
-            let job = match anonbox::config::build_job(&args) {
-                Ok(job) => job,
-                // The data errors found while the job is built.
-                Err(
-                    e @ (Error::NoRecords(_) | Error::Encoding { .. } | Error::LineTooLong { .. }),
-                ) => return fail(&e, 1),
-                Err(e) => return fail(&e, 2),
-            };
-            if let Err(e) = watch_signals() {
-                return fail(&e, 1);
-            }
-            match anonbox::run::run(&job) {
-                Ok(()) => ExitCode::SUCCESS,
-                // A flag or config error the run found (a destination, a method's limits).
-                Err(e @ Error::Usage(_)) => fail(&e, 2),
-                Err(e) => fail(&e, 1),
-            }
-        }
+    let result = cli::parse_args(args)
+        .map_err(|e| (Stage::Setup, e))
+        .and_then(dispatch);
+    match result {
+        Ok(code) => code,
+        Err((stage, e)) => fail(&e, stage.exit_code(&e)),
     }
 }
 
-/// Prints `text` on stdout; a closed stdout is not an error.
-fn print(text: &str) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(&Error::io("<stdout>", e), 1),
+/// Runs `command` (see [`anonbox::cmd`]); an error comes with the stage it stopped.
+fn dispatch(command: Command) -> Result<ExitCode, (Stage, Error)> {
+    let setup = |e: Error| (Stage::Setup, e);
+    let work = |e: Error| (Stage::Work, e);
+    match command {
+        Command::Help(text) | Command::Version(text) => print(&text).map_err(work)?,
+        Command::Audit(args) => {
+            let verdict = cmd::audit::run(&args, &mut std::io::stdout().lock())
+                .map_err(|e| (Stage::Audit, e))?;
+            return Ok(match verdict {
+                Verdict::Holds => ExitCode::SUCCESS,
+                Verdict::Fails => ExitCode::from(1),
+            });
+        }
+        Command::Plan(args) => {
+            let (job, warnings) = anonbox::config::build_job_with_warnings(&args).map_err(setup)?;
+            cmd::plan::run(&args, &job, &warnings, &mut std::io::stdout().lock()).map_err(work)?;
+        }
+        Command::Hierarchy(args) => match cmd::hierarchy::prepare(&args).map_err(setup)? {
+            cmd::hierarchy::Request::Help(text) => print(&text).map_err(work)?,
+            cmd::hierarchy::Request::Build(job) => {
+                watch_signals().map_err(work)?;
+                let summary = job.run().map_err(work)?;
+                // One line, names cut, as errors are: it quotes the column's name.
+                eprintln!("anonbox: {}", anonbox::error::one_line(&summary));
+            }
+        },
+        Command::Init(args) => match cmd::init::prepare(&args).map_err(setup)? {
+            cmd::init::Request::Help(text) => print(&text).map_err(work)?,
+            cmd::init::Request::Init(job) => {
+                watch_signals().map_err(work)?;
+                job.run(&mut std::io::stdout().lock()).map_err(work)?;
+            }
+        },
+        Command::Run(args) => {
+            let job = anonbox::config::build_job(&args).map_err(setup)?;
+            watch_signals().map_err(work)?;
+            cmd::run::run(&job).map_err(work)?;
+        }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `text` on stdout (a closed stdout is not an error, see [`fail`]).
+fn print(text: &str) -> anonbox::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("<stdout>", e))
 }
 
 /// On SIGHUP, SIGINT or SIGTERM: removes the run's temporary output files, says so in one line

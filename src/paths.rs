@@ -54,7 +54,7 @@ pub fn writes(job: &Job) -> Vec<(&'static str, PathBuf)> {
     let mut out = Vec::new();
     if let Some(o) = &job.output {
         if o.format == OutputFormat::Anatomy || job.method == Method::Anatomy {
-            let (qit, st) = crate::config::anatomy_paths(&o.path);
+            let (qit, st) = anatomy_paths(&o.path);
             out.push(("output", qit));
             out.push(("output", st));
         } else {
@@ -68,6 +68,23 @@ pub fn writes(job: &Job) -> Vec<(&'static str, PathBuf)> {
         out.push(("database", d.clone()));
     }
     out
+}
+
+/// The two files of the anatomy format for `-output dir/name.ext`: the name is split at the last
+/// `.` of the whole path, as the toolbox does (`dir/name_QIT.ext`, `dir/name_ST.ext`); without a
+/// dot, `NAME_QIT` and `NAME_ST`.
+pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
+    let s = output.to_string_lossy();
+    match s.rfind('.') {
+        Some(dot) => (
+            PathBuf::from(format!("{}_QIT{}", &s[..dot], &s[dot..])),
+            PathBuf::from(format!("{}_ST{}", &s[..dot], &s[dot..])),
+        ),
+        None => (
+            PathBuf::from(format!("{s}_QIT")),
+            PathBuf::from(format!("{s}_ST")),
+        ),
+    }
 }
 
 /// The identity of an existing file (device, inode), following links.
@@ -153,4 +170,25 @@ pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf
 
 fn usage(message: String) -> Error {
     Error::Usage(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anatomy_paths_split_at_the_last_dot() {
+        assert_eq!(
+            anatomy_paths(Path::new("out/x.data")),
+            ("out/x_QIT.data".into(), "out/x_ST.data".into())
+        );
+        assert_eq!(
+            anatomy_paths(Path::new("out.d/x")),
+            ("out_QIT.d/x".into(), "out_ST.d/x".into())
+        );
+        assert_eq!(
+            anatomy_paths(Path::new("x")),
+            ("x_QIT".into(), "x_ST".into())
+        );
+    }
 }

@@ -14,13 +14,13 @@ use serde::Serialize;
 
 use crate::data::load::Encoding;
 use crate::data::EncodedTable;
+use crate::hierarchy::vgh::Interval;
 use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job, Method};
 use crate::metrics::utility::interval_ncp;
 use crate::metrics::{FullDomainClasses, Utility};
 use crate::risk::{Risk, SizeCounts};
 use crate::store::Store;
-use crate::vgh::Interval;
 use crate::Result;
 
 /// Example values kept per attribute and side (the most frequent).

@@ -2,10 +2,10 @@
 //!
 //! [`build_job`] reads the toolbox XML (`utd_xml`), merges the command line over it (a flag
 //! beats the config, the config beats the default), resolves attribute names against the input's
-//! header, loads hierarchy files (`hierarchy_file`), derives the privacy models, and checks
-//! everything that can be checked before touching the data. Each check stops with one message
+//! header, loads hierarchy files ([`crate::hierarchy::file`]), derives the privacy models, and
+//! checks everything that can be checked before touching the data. Each check stops with one message
 //! that names the file and the element (or the flag) at fault, so a bad configuration never
-//! reaches `run::run` and never leaves an output file behind.
+//! reaches the run ([`crate::cmd::run`]) and never leaves an output file behind.
 //!
 //! Defaults (neither flag nor config): method Mondrian (the toolbox's fallback), k 10, l 10,
 //! c 0.2, t 0.2, separator `,`, format genVals, metric Loss (ARX's default), seed 3345 (the
@@ -20,7 +20,6 @@
 //! (entropy l-diversity when c <= 0); t-closeness for Incognito_T (equal distance for a mapped
 //! sensitive attribute, ordered for a numeric one); distinct l-diversity for Anatomy.
 
-pub mod hierarchy_file;
 pub mod utd_xml;
 mod xml;
 
@@ -28,12 +27,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::RunArgs;
+use crate::hierarchy::vgh::Vgh;
 use crate::io::Format;
 use crate::job::{
     Generalization, InputSpec, Job, Method, MetricKind, OutputFormat, OutputSpec, PrivacyModel,
     QuasiIdentifier, SensitiveAttribute, SubsetSpec, SuppressionLimit, TDistance,
 };
-use crate::vgh::Vgh;
 use crate::{Error, Result};
 use utd_xml::{AttributeElement, PrivacyKind, Site, Subset, UtdConfig};
 
@@ -539,7 +538,7 @@ impl<'a> Builder<'a> {
         }
         let written = match format {
             OutputFormat::Anatomy => {
-                let (qit, st) = anatomy_paths(&path);
+                let (qit, st) = crate::paths::anatomy_paths(&path);
                 vec![qit, st]
             }
             _ => vec![path.clone()],
@@ -660,7 +659,7 @@ impl<'a> Builder<'a> {
             .args
             .max_line
             .unwrap_or(crate::io::source::DEFAULT_MAX_LINE);
-        let h = hierarchy_file::load(path, name, self.encoding, max_line)?;
+        let h = crate::hierarchy::file::load(path, name, self.encoding, max_line)?;
         if h.lines() > h.leaves() as u64 {
             self.warnings.push(format!(
                 "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \
@@ -1075,23 +1074,6 @@ fn check_t(t: f64) -> std::result::Result<(), String> {
     }
 }
 
-/// The two files of the anatomy format for `-output dir/name.ext`: the name is split at the last
-/// `.` of the whole path, as the toolbox does (`dir/name_QIT.ext`, `dir/name_ST.ext`); without a
-/// dot, `NAME_QIT` and `NAME_ST`.
-pub fn anatomy_paths(output: &Path) -> (PathBuf, PathBuf) {
-    let s = output.to_string_lossy();
-    match s.rfind('.') {
-        Some(dot) => (
-            PathBuf::from(format!("{}_QIT{}", &s[..dot], &s[dot..])),
-            PathBuf::from(format!("{}_ST{}", &s[..dot], &s[dot..])),
-        ),
-        None => (
-            PathBuf::from(format!("{s}_QIT")),
-            PathBuf::from(format!("{s}_ST")),
-        ),
-    }
-}
-
 /// The input's first record, its fields trimmed; `None` for an input without one. Read by the
 /// shared reader, so that quoting, a byte order mark and blank lines are read exactly as the
 /// load pass reads them (a quoted header name may hold the separator).
@@ -1111,22 +1093,6 @@ fn peek_first_line(input: &InputSpec) -> Result<Option<FirstLine>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn anatomy_paths_split_at_the_last_dot() {
-        assert_eq!(
-            anatomy_paths(Path::new("out/x.data")),
-            ("out/x_QIT.data".into(), "out/x_ST.data".into())
-        );
-        assert_eq!(
-            anatomy_paths(Path::new("out.d/x")),
-            ("out_QIT.d/x".into(), "out_ST.d/x".into())
-        );
-        assert_eq!(
-            anatomy_paths(Path::new("x")),
-            ("x_QIT".into(), "x_ST".into())
-        );
-    }
 
     #[test]
     fn ranges() {

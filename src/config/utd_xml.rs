@@ -20,7 +20,7 @@
 //! - a hierarchy builder as the child of a `<qid>` attribute element instead of `<map>` +
 //!   `<vgh>` or a file: `<intervals widths='5,10,20' start='0'/>`, `<mask step='2'/>`,
 //!   `<dates format='%Y-%m-%d' levels='month,year'/>`, `<categories frequency='10'/>` (the
-//!   attributes are the builder's parameters, see [`crate::hierarchy_build`]). The description
+//!   attributes are the builder's parameters, see [`crate::hierarchy::build`]). The description
 //!   is checked here, so a bad one is a config error (exit 2) before the data is read; the
 //!   builder runs while the data is loaded.
 //! - root attributes `suppression` (a fraction of records, ARX style) and `metric`.
@@ -33,10 +33,10 @@
 use std::path::{Path, PathBuf};
 
 use super::xml::{self, Element};
-use crate::hierarchy_build::{Builder, Params};
+use crate::hierarchy::build::{Builder, Params};
+use crate::hierarchy::vgh::{CategoryMap, Interval, VghNode};
 use crate::javafmt::{parse_double, parse_int};
 use crate::job::{Method, MetricKind, OutputFormat, TDistance};
-use crate::vgh::{CategoryMap, Interval, VghNode};
 use crate::{Error, Result};
 
 /// Where an element was written: its line and its start tag (with the identifying attributes).
@@ -873,7 +873,7 @@ impl Parser<'_> {
 /// value!!!`).
 fn check_map_in_leaves(map: &CategoryMap, root: &VghNode) -> std::result::Result<(), String> {
     // Indexed: every entry against every leaf took minutes on large maps and VGHs.
-    let leaves = crate::vgh::LeafIndex::new(root);
+    let leaves = crate::hierarchy::vgh::LeafIndex::new(root);
     for (cat, int) in map.entries() {
         let x = *int as f64;
         if leaves.leaf(x).is_none() {

@@ -31,12 +31,12 @@ use rustc_hash::FxHashMap;
 
 use super::subset::SubsetReader;
 use super::{Dictionary, EncodedTable, SensitiveColumn, TupleBuilder};
+use crate::hierarchy::build::Builder;
+use crate::hierarchy::vgh::{point_label, CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::hierarchy_build::Builder;
-use crate::io::{self, Format, ReadStats};
+use crate::io::{self, ReadStats};
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
-use crate::vgh::{point_label, CategoryMap, Vgh};
 use crate::{Error, Result};
 
 /// What a load read, besides the codes.
@@ -487,7 +487,7 @@ pub fn read_prefix(
     mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
     let path = &job.input.path;
-    let format = Format::from_spec(&job.input)?;
+    let format = job.input.format()?;
     let mut reader = format.open(path)?;
     let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut bar = progress.bytes("load", total);

@@ -84,7 +84,7 @@ impl SubsetReader {
         let Some(spec) = spec(job)? else {
             return Ok(None);
         };
-        let format = Format::from_spec(&job.input)?;
+        let format = job.input.format()?;
         let input = job.input.path.clone();
         let header = format.open(&input)?.header().cloned();
         let kind = match spec {

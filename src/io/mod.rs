@@ -50,7 +50,6 @@ pub use dest::Dest;
 pub use reader::{DelimitedReader, ReadStats};
 pub use writer::{needs_quotes, DelimitedWriter};
 
-use crate::job::InputSpec;
 use crate::{Error, Result};
 
 /// Input buffer size: large reads keep the line loop in memory.
@@ -95,15 +94,6 @@ impl Format {
             max_line: source::DEFAULT_MAX_LINE,
             check_utf8: true,
         })
-    }
-
-    /// The format of a job's input: every reader of it (the load, the output, the research
-    /// subset) skips the same rows.
-    pub fn from_spec(spec: &InputSpec) -> Result<Format> {
-        Ok(Format::new(&spec.separator, spec.header)?
-            .unknown_kept(spec.keep_unknown)
-            .encoded(spec.encoding)
-            .max_line(spec.max_line))
     }
 
     /// The format with the file's text encoding: readers decode it to UTF-8, writers encode

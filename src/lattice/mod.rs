@@ -36,7 +36,7 @@ pub use space::{LevelNodes, NodeId, OrderKey, Space};
 /// The highest level a hierarchy may have (levels 0 to 255, a value's row at most 256 columns):
 /// the antichain store keeps levels in bytes, so a space with a taller hierarchy has no store
 /// for the searches that need one. The hierarchy builders refuse to build taller ones
-/// (`hierarchy_build::mask`), so a built hierarchy always fits.
+/// (`hierarchy::build::mask`), so a built hierarchy always fits.
 pub const MAX_LEVEL: usize = 255;
 
 /// Property bits (combine with `|` in queries).

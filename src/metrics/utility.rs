@@ -23,10 +23,10 @@ use serde::Serialize;
 
 use super::{build_from_counts, ClassStats};
 use crate::data::EncodedTable;
+use crate::hierarchy::vgh::Interval;
 use crate::hierarchy::Hierarchy;
 use crate::job::MetricKind;
 use crate::risk::SizeCounts;
-use crate::vgh::Interval;
 
 /// The utility figures of a release (JSON: `utility`). Metrics that do not apply are `None`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -2,7 +2,7 @@
 //!
 //! With `-output dir/name.ext` they are `dir/name_QIT.ext` and `dir/name_ST.ext` (split at the
 //! last `.` of the whole path, as the toolbox does; without a dot, `NAME_QIT` and `NAME_ST`:
-//! [`crate::config::anatomy_paths`]). One line per kept input record, in input order, fields
+//! [`crate::paths::anatomy_paths`]). One line per kept input record, in input order, fields
 //! joined by the configured separator:
 //! - **QIT**: the raw quasi-identifier values as the toolbox stores them (Java's
 //!   `Double.toString` of the number, a category as its mapped integer: `1.0,58.0`), in `<qid>`
@@ -31,11 +31,11 @@ use std::path::Path;
 use csv::ByteRecord;
 
 use crate::algorithms::tuples::{qid_points, Backend};
-use crate::config::anatomy_paths;
 use crate::data::load::Encoding;
-use crate::io::{AtomicFile, Format};
+use crate::io::AtomicFile;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job, Method};
+use crate::paths::anatomy_paths;
 use crate::progress::Progress;
 use crate::store::{ClassLookup, RecordClasses, Store};
 use crate::{Error, Result};
@@ -125,7 +125,7 @@ pub fn write(
 ) -> Result<()> {
     let (qit_path, st_path) = anatomy_paths(target);
     let input = &job.input.path;
-    let format = Format::from_spec(&job.input)?;
+    let format = job.input.format()?;
     let mut reader = format.open(input)?;
     let mut qit = AtomicFile::create(&qit_path)?;
     let mut st = AtomicFile::create(&st_path)?;

@@ -5,17 +5,17 @@
 //! configured separator string, lines ending in `\n`; a header, if the input has one, comes
 //! first (without identifier columns).
 //!
-//! The writer re-reads the input with the same [`Format`] as the load, so it skips the same
-//! rows, and pairs each kept row with the next record of the [`LabelSource`]. If the input no
-//! longer has the rows that were loaded, it stops with an error. The file appears only when
-//! complete ([`AtomicFile`]).
+//! The writer re-reads the input with the same [`Format`](crate::io::Format) as the load, so it
+//! skips the same rows, and pairs each kept row with the next record of the [`LabelSource`]. If
+//! the input no longer has the rows that were loaded, it stops with an error. The file appears
+//! only when complete ([`AtomicFile`]).
 
 use std::path::Path;
 
 use csv::ByteRecord;
 
 use super::{LabelRow, LabelSource};
-use crate::io::{AtomicFile, Format};
+use crate::io::AtomicFile;
 use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
@@ -29,7 +29,7 @@ pub fn write(
     progress: &Progress,
 ) -> Result<()> {
     let input = &job.input.path;
-    let format = Format::from_spec(&job.input)?;
+    let format = job.input.format()?;
     let mut reader = format.open(input)?;
     let mut file = AtomicFile::create(target)?;
     let io_err = |e| Error::io(target, e);

@@ -110,7 +110,7 @@ impl Report {
                 .as_ref()
                 .map_or_else(Vec::new, |o| match o.format {
                     crate::job::OutputFormat::Anatomy => {
-                        let (qit, st) = crate::config::anatomy_paths(&o.path);
+                        let (qit, st) = crate::paths::anatomy_paths(&o.path);
                         vec![qit.display().to_string(), st.display().to_string()]
                     }
                     _ => vec![o.path.display().to_string()],

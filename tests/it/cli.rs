@@ -1,6 +1,6 @@
 //! The `anonbox` binary on bad flags and bad configs: one line `anonbox: <message>` on stderr
 //! naming the file and element (or the flag), exit status 2, and no output file afterwards.
-//! (These runs stop before `run::run`; the happy path is tested with the pipeline.)
+//! (These runs stop before `cmd::run::run`; the happy path is tested with the pipeline.)
 
 use std::path::Path;
 

@@ -120,11 +120,11 @@ fn build_and_validate(
     .map(|s| s.to_string())
     .collect();
     args.extend(options.iter().map(|s| s.to_string()));
-    let plan = match anonbox::hierarchy_cmd::plan(&args).map_err(|e| e.to_string())? {
-        anonbox::hierarchy_cmd::Request::Build(p) => p,
-        anonbox::hierarchy_cmd::Request::Help(_) => return Err("help".into()),
+    let job = match anonbox::cmd::hierarchy::prepare(&args).map_err(|e| e.to_string())? {
+        anonbox::cmd::hierarchy::Request::Build(p) => p,
+        anonbox::cmd::hierarchy::Request::Help(_) => return Err("help".into()),
     };
-    plan.run().map_err(|e| format!("run: {e}"))?;
+    job.run().map_err(|e| format!("run: {e}"))?;
     let distinct: BTreeSet<String> = values.iter().map(|v| trim(v).to_string()).collect();
     let rows = read_rows(&output);
     validate(&rows, &distinct)?;

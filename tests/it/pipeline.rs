@@ -593,7 +593,7 @@ fn label_paths_write_identical_output() {
 #[test]
 fn in_memory_runner_writes_full_domain_results() {
     use anonbox::algorithms::FullDomainResult;
-    use anonbox::run::run_in_memory;
+    use anonbox::cmd::run::run_in_memory;
     let census = common::data("census-income-1k");
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("mem.data");

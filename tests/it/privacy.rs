@@ -153,7 +153,8 @@ fn audit(args: &[String]) -> (bool, Value) {
     let mut all = args.to_vec();
     all.push("--json".into());
     let mut out = Vec::new();
-    let holds = anonbox::audit::run(&all, &mut out).unwrap();
+    let holds =
+        anonbox::cmd::audit::run(&all, &mut out).unwrap() == anonbox::cmd::audit::Verdict::Holds;
     (holds, serde_json::from_slice(&out).unwrap())
 }
 

@@ -1066,7 +1066,7 @@ mod fuzz {
     }
 
     fn hierarchy(bytes: &[u8]) -> Result<(), TestCaseError> {
-        match anonbox::config::hierarchy_file::parse(Path::new("h.csv"), bytes, "att") {
+        match anonbox::hierarchy::file::parse(Path::new("h.csv"), bytes, "att") {
             Err(e) => one_line_ok(&e),
             Ok(h) => {
                 prop_assert!(h.check_monotonic().is_ok());

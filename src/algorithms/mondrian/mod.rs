@@ -39,11 +39,11 @@ pub mod hybrid;
 use super::tuples::{qid_points, Backend};
 use super::Outcome;
 use crate::data::load::Encoding;
+use crate::hierarchy::vgh::Interval;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
 use crate::store::Store;
-use crate::vgh::Interval;
 use crate::{Error, Result};
 
 /// A quasi-identifier as Mondrian sees it: its root interval and its distinct points, ranked.

@@ -1,9 +1,10 @@
 //! `anonbox hierarchy KIND`: an ARX hierarchy file for one column of a delimited file.
 //!
-//! Two phases, so that `main` can tell the exit codes apart: [`plan`] parses the flags, checks
-//! the builder's description ([`crate::hierarchy_build::Builder::from_params`]), the input and
-//! the output path, and reads the header; any error there is a flag error (exit 2), and nothing
-//! was written. [`Plan::run`] streams the rows, keeps each distinct value of the column once
+//! Two stages, so that `main` can tell the exit codes apart ([`crate::cmd::Stage`]): [`prepare`]
+//! parses the flags, checks the builder's description
+//! ([`crate::hierarchy::build::Builder::from_params`]), the input and the output path, and reads
+//! the header; any error there is a flag error (exit 2), and nothing was written.
+//! [`HierarchyJob::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
 //! column: exit 1), builds the rows and writes the file through the staged output path
 //! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is
@@ -14,9 +15,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::config::hierarchy_file;
-use crate::hierarchy_build::distinct::Distinct;
-use crate::hierarchy_build::{Builder, Params};
+use crate::hierarchy::build::distinct::Distinct;
+use crate::hierarchy::build::{Builder, Params};
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 
@@ -186,12 +186,13 @@ impl HierarchyArgs {
 pub enum Request {
     /// `--help`: the text to print.
     Help(String),
-    /// A checked plan.
-    Build(Box<Plan>),
+    /// The checked command.
+    Build(Box<HierarchyJob>),
 }
 
-/// A checked `anonbox hierarchy` command, ready to read the data.
-pub struct Plan {
+/// The validated job of `anonbox hierarchy`: the builder, the input's column and the output,
+/// checked and ready to read the data.
+pub struct HierarchyJob {
     builder: Builder,
     format: Format,
     input: PathBuf,
@@ -200,8 +201,10 @@ pub struct Plan {
     output: PathBuf,
 }
 
-/// Parses and checks the arguments after `hierarchy` (errors are flag errors: exit 2).
-pub fn plan(args: &[String]) -> Result<Request> {
+/// Parses and checks the arguments after `hierarchy`: the setup stage ([`crate::cmd::Stage`]),
+/// whose errors are flag errors (exit 2) but for a header the input's encoding cannot read (a
+/// data error, exit 1).
+pub fn prepare(args: &[String]) -> Result<Request> {
     let a = match crate::cli::parse_subcommand::<HierarchyArgs>("hierarchy", args)? {
         Some(a) => a,
         None => {
@@ -218,7 +221,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         // Parameters are flags here: name them as flags.
         let m = m.replace("takes no parameter '", "takes no flag '--");
         let m = match m.split_once(':') {
-            Some((name, _)) if crate::hierarchy_build::is_param(name) => format!("--{m}"),
+            Some((name, _)) if crate::hierarchy::build::is_param(name) => format!("--{m}"),
             _ => m,
         };
         usage(m)
@@ -262,7 +265,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
     let column = crate::io::column_index(&a.column, header.as_deref(), width, &a.input)
         .map_err(|m| usage(format!("--column: {m}")))?;
     let name = header.map_or(format!("att{column}"), |h| h[column].clone());
-    Ok(Request::Build(Box::new(Plan {
+    Ok(Request::Build(Box::new(HierarchyJob {
         builder,
         format,
         input: a.input,
@@ -272,8 +275,9 @@ pub fn plan(args: &[String]) -> Result<Request> {
     })))
 }
 
-impl Plan {
-    /// Reads the column, builds the hierarchy and writes it (errors: data or I/O, exit 1).
+impl HierarchyJob {
+    /// Reads the column, builds the hierarchy and writes it (the work stage: errors are data or
+    /// I/O errors, exit 1).
     /// Returns a one-line summary of what was written.
     pub fn run(&self) -> Result<String> {
         let result = self.values().and_then(|distinct| {
@@ -281,7 +285,8 @@ impl Plan {
             self.builder.sort(&mut values);
             let mut width = 0;
             let rows = self.builder.rows(&values).inspect(|r| width = r.len());
-            let written = hierarchy_file::write(&self.output, rows, self.format.encoding())?;
+            let written =
+                crate::hierarchy::file::write(&self.output, rows, self.format.encoding())?;
             crate::io::publish()?;
             Ok(format!(
                 "wrote {}: {written} distinct values of '{}', {width} columns ({})",

@@ -51,9 +51,9 @@
 use std::collections::BinaryHeap;
 
 use super::profile::{ColumnProfile, Kind, Profile};
-use crate::hierarchy_build::dates::DateFormat;
-use crate::hierarchy_build::number::Decimal;
-use crate::hierarchy_build::{Builder, Params};
+use crate::hierarchy::build::dates::DateFormat;
+use crate::hierarchy::build::number::Decimal;
+use crate::hierarchy::build::{Builder, Params};
 use crate::job::Method;
 
 /// Most transformations a proposed lattice should have: Flash checks such a lattice in
@@ -669,7 +669,7 @@ mod tests {
 
     /// A column of `values` (each with its count) as profiled.
     fn profiled(index: usize, values: &[(&str, u64)]) -> ColumnProfile {
-        let mut distinct = crate::hierarchy_build::distinct::Distinct::new();
+        let mut distinct = crate::hierarchy::build::distinct::Distinct::new();
         for &(v, n) in values {
             for _ in 0..n {
                 distinct.add(v.as_bytes()).unwrap();

@@ -419,7 +419,7 @@ fn destination_lines(job: &Job) -> Vec<(&'static str, String)> {
     match &job.output {
         None => lines.push(("output", "none".to_string())),
         Some(out) if out.format == OutputFormat::Anatomy => {
-            let (qit, st) = crate::config::anatomy_paths(&out.path);
+            let (qit, st) = crate::paths::anatomy_paths(&out.path);
             lines.push((
                 "output",
                 format!("{} (anatomy QIT), {}", qit.display(), state(&qit)),

@@ -296,53 +296,6 @@ mod tests {
         );
     }
 
-    /// The pattern read once parses as chrono's `parse_from_str` with the pattern each time.
-    #[test]
-    fn a_format_read_once_parses_as_chrono_does() {
-        let plain = |v: &str, f: &str| {
-            NaiveDate::parse_from_str(v, f).ok().or_else(|| {
-                chrono::NaiveDateTime::parse_from_str(v, f)
-                    .ok()
-                    .map(|t| t.date())
-            })
-        };
-        let values = [
-            "2024-03-15",
-            "2024/03/15",
-            "15.03.2024",
-            "15/03/2024",
-            "03/15/2024",
-            "31/02/2024",
-            "2024-03-15T10:11:12",
-            "2024-03-15 10:11:12",
-            "2024-03-15 10:11",
-            "2024-03-15 25:11",
-            "15 Mar 2024",
-            "Mar 15, 2024",
-            " 2024-03-15",
-            "2024-03-15x",
-            "2024-3-5",
-            "",
-            "1700000000",
-        ];
-        let formats = crate::init::profile::DATE_FORMATS.iter().copied().chain([
-            "%F",
-            "%Y-%m-%dT%H:%M:%S%.f",
-            "%d %B %Y",
-            "%j/%Y",
-            "%Y-%m-%d%%",
-        ]);
-        let mut parsed = 0;
-        for f in formats {
-            let format = DateFormat::new(f).unwrap();
-            for v in values {
-                assert_eq!(format.parse(v), plain(v, f), "'{v}' as {f}");
-                parsed += usize::from(format.parse(v).is_some());
-            }
-        }
-        assert!(parsed >= 12, "{parsed}");
-    }
-
     #[test]
     fn bad_descriptions() {
         assert!(build(&[]).unwrap_err().contains("need a format"));

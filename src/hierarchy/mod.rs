@@ -1,4 +1,15 @@
-//! Generalization hierarchies, encoded as integers.
+//! Generalization hierarchies: where they come from, and the one form the engines see.
+//!
+//! Three sources, a module each, all ending here as a [`Hierarchy`]:
+//! - [`file`]: ARX hierarchy files (`value;level1;level2;...`), read and written: the domain is
+//!   the file's rows, in file order, whether or not the data contains them.
+//! - [`vgh`]: UT Dallas VGHs (interval trees in the XML, parsed by `config::utd_xml`): the
+//!   domain is the distinct raw values of the data, labelled as the toolbox prints them
+//!   (`[73.0]`), each mapped to the first breadth-first leaf interval containing it, then up the
+//!   tree.
+//! - [`build`]: the builders (intervals, mask, dates, categories), ARX rows from a column's
+//!   distinct values: written to a file by `anonbox hierarchy` and `anonbox init`, or run while
+//!   the data is loaded for a config's builder element (the domain: the data's values).
 //!
 //! A [`Hierarchy`] is the ARX representation: a 2-D array `map[code][level]` of integer ids, where
 //! `code` is the dictionary code of an original (level-0) value, `0..leaves()`, and the result is
@@ -6,14 +17,11 @@
 //! `labels[l].len()` distinct values with ids `0..`, and level 0's ids are the codes themselves.
 //! Per-level ids keep metrics simple (a count or a domain share per id and level).
 //!
-//! Both sources of hierarchies end up here:
-//! - ARX hierarchy files (`value;level1;level2;...`, see `config::hierarchy_file`): the domain is
-//!   the file's rows, in file order, whether or not the data contains them.
-//! - UT Dallas VGHs (interval trees in the XML, see `config::utd_xml`): the domain is the distinct
-//!   raw values of the data, labelled as the toolbox prints them (`[73.0]`), each mapped to the
-//!   first breadth-first leaf interval containing it, then up the tree.
-//!
 //! Nothing after loading looks at labels except the output writers.
+
+pub mod build;
+pub mod file;
+pub mod vgh;
 
 use crate::data::Interner;
 

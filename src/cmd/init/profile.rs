@@ -4,7 +4,7 @@
 //! near-unique column of a huge file stays bounded: memory grows with distinct values, never
 //! with rows), the missing (empty) values, and, once the file is read, the [`Kind`] of the
 //! values, decided over the distinct values only. A column of numbers or dates that also holds
-//! missing-value markers ([`MARKERS`](crate::hierarchy_build::MARKERS): `NA`, `NULL`, ... as R, SQL and spreadsheets write
+//! missing-value markers ([`MARKERS`](crate::hierarchy::build::MARKERS): `NA`, `NULL`, ... as R, SQL and spreadsheets write
 //! them) is a column of numbers or dates with missing values: the markers leave its
 //! values for its missing ones, so that its hierarchy is intervals or calendar levels with
 //! each marker kept apart (`missing-values`), not a mask over codes. Elsewhere a marker is a
@@ -16,10 +16,10 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::hierarchy_build::dates::DateFormat;
-use crate::hierarchy_build::distinct::Distinct;
-use crate::hierarchy_build::is_marker;
-use crate::hierarchy_build::number::Decimal;
+use crate::hierarchy::build::dates::DateFormat;
+use crate::hierarchy::build::distinct::Distinct;
+use crate::hierarchy::build::is_marker;
+use crate::hierarchy::build::number::Decimal;
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 
@@ -594,5 +594,53 @@ mod tests {
         // A code needs no list: it stays capped (and is proposed as an identifier).
         assert!(code.overflowed);
         assert_eq!(code.distinct(), 3);
+    }
+
+    /// A pattern read once ([`DateFormat`]) parses as chrono's `parse_from_str` with the
+    /// pattern each time, for every format init tries and a few more.
+    #[test]
+    fn a_format_read_once_parses_as_chrono_does() {
+        let plain = |v: &str, f: &str| {
+            chrono::NaiveDate::parse_from_str(v, f).ok().or_else(|| {
+                chrono::NaiveDateTime::parse_from_str(v, f)
+                    .ok()
+                    .map(|t| t.date())
+            })
+        };
+        let values = [
+            "2024-03-15",
+            "2024/03/15",
+            "15.03.2024",
+            "15/03/2024",
+            "03/15/2024",
+            "31/02/2024",
+            "2024-03-15T10:11:12",
+            "2024-03-15 10:11:12",
+            "2024-03-15 10:11",
+            "2024-03-15 25:11",
+            "15 Mar 2024",
+            "Mar 15, 2024",
+            " 2024-03-15",
+            "2024-03-15x",
+            "2024-3-5",
+            "",
+            "1700000000",
+        ];
+        let formats = DATE_FORMATS.iter().copied().chain([
+            "%F",
+            "%Y-%m-%dT%H:%M:%S%.f",
+            "%d %B %Y",
+            "%j/%Y",
+            "%Y-%m-%d%%",
+        ]);
+        let mut parsed = 0;
+        for f in formats {
+            let format = DateFormat::new(f).unwrap();
+            for v in values {
+                assert_eq!(format.parse(v), plain(v, f), "'{v}' as {f}");
+                parsed += usize::from(format.parse(v).is_some());
+            }
+        }
+        assert!(parsed >= 12, "{parsed}");
     }
 }

@@ -5,8 +5,8 @@
 //! attacker faces: k (the smallest class), the classes and the smallest ones, the records at risk,
 //! and with a sensitive column its distinct, entropy and recursive (c,l) l, its t for each ground
 //! distance, and with a research subset the δ bounds. Thresholds given as flags are checked class
-//! by class; the exit status says whether they all hold (0), one fails (1), or the input was bad
-//! (2, decided by `main` from the error).
+//! by class; the exit status says whether they all hold (0), one fails (1) (the [`Verdict`]), or
+//! the input was bad (2, decided by `main` from the error).
 //!
 //! Layout: this file parses the flags ([`AuditArgs`]), reads the file with [`crate::io`] into
 //! [`figures::Classes`], and prints; [`figures`] computes with the shared models of
@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use rustc_hash::FxHashMap;
 
-use crate::config::hierarchy_file;
 use crate::data::{Dictionary, Interner};
 use crate::hierarchy::Hierarchy;
 use crate::io::{trim, Format};
@@ -149,15 +148,28 @@ impl From<DistanceArg> for TDistance {
     }
 }
 
-/// Runs `anonbox audit` with the arguments after `audit`, printing on `out`. Returns whether
-/// every threshold holds (`--help` counts as holding). Errors are bad input (exit status 2).
-pub fn run(args: &[String], out: &mut dyn Write) -> Result<bool> {
+/// What an audit found of the thresholds given: exit status 0 or 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every threshold holds (or none was given, or `--help` was asked for).
+    Holds,
+    /// At least one threshold fails.
+    Fails,
+}
+
+/// Runs `anonbox audit` with the arguments after `audit`, printing on `out`. Errors are bad
+/// input (exit status 2, see [`crate::cmd::Stage::Audit`]).
+pub fn run(args: &[String], out: &mut dyn Write) -> Result<Verdict> {
     let Some(a) = crate::cli::parse_subcommand::<AuditArgs>("audit", args)? else {
         let help = <AuditArgs as clap::CommandFactory>::command().render_long_help();
         write!(out, "{help}").map_err(|e| Error::io("<stdout>", e))?;
-        return Ok(true);
+        return Ok(Verdict::Holds);
     };
-    audit(&a, out)
+    Ok(if audit(&a, out)? {
+        Verdict::Holds
+    } else {
+        Verdict::Fails
+    })
 }
 
 /// Validates the numbers of the flags.
@@ -284,7 +296,12 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
         .transpose()?;
     let name = |i: usize| header.as_ref().map_or(format!("att{i}"), |h| h[i].clone());
     let hierarchy = match (&a.hierarchy, sensitive) {
-        (Some(path), Some(s)) => Some(hierarchy_file::load(path, &name(s), encoding, max_line)?),
+        (Some(path), Some(s)) => Some(crate::hierarchy::file::load(
+            path,
+            &name(s),
+            encoding,
+            max_line,
+        )?),
         _ => None,
     };
     let hier_codes: Option<FxHashMap<&str, u32>> = hierarchy.as_ref().map(|h| {

@@ -51,7 +51,7 @@ impl Categories {
                 if p.get("other").is_some() {
                     return Err("other is the label of frequency grouping".to_string());
                 }
-                let h = crate::config::hierarchy_file::load(
+                let h = crate::hierarchy::file::load(
                     &path,
                     "mapping",
                     encoding_rs::UTF_8,

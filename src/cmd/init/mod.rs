@@ -3,7 +3,7 @@
 //! 1. [`profile`] reads the file once, streaming: per column the kind of values, the distinct
 //!    values with their counts and the missing share (memory grows with distinct values).
 //! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
-//!    quasi-identifier a builder of [`crate::hierarchy_build`], keeping the lattice small or,
+//!    quasi-identifier a builder of [`crate::hierarchy::build`], keeping the lattice small or,
 //!    with many quasi-identifiers, the search limited in time; past what a search takes (2^64
 //!    transformations), the least identifying are left out and removed from the release.
 //! 3. The config's method and the lattice init prints come from the levels of the hierarchies
@@ -26,8 +26,8 @@
 //! messages do ([`crate::error::shown`]). The data file's path in the config is relative to the
 //! real folder of the config, links resolved, so it names the data wherever `--dir` points.
 //!
-//! As for the other subcommands, [`plan`] does everything that can fail on flags before the
-//! data is read (exit 2), and [`Plan::run`] the rest (exit 1).
+//! As for the other subcommands, [`prepare`] does everything that can fail on flags before the
+//! data is read (exit 2), and [`InitJob::run`] the rest (exit 1); see [`crate::cmd::Stage`].
 
 pub mod encoding;
 pub mod profile;
@@ -40,8 +40,7 @@ use std::time::Instant;
 
 use clap::Parser;
 
-use crate::config::hierarchy_file;
-use crate::hierarchy_build::Builder;
+use crate::hierarchy::build::Builder;
 use crate::io::Format;
 use crate::{Error, Result};
 use profile::Profile;
@@ -100,19 +99,21 @@ pub struct InitArgs {
 pub enum Request {
     /// `--help`: the text to print.
     Help(String),
-    /// A checked plan.
-    Init(Box<Plan>),
+    /// The checked command.
+    Init(Box<InitJob>),
 }
 
-/// A checked `anonbox init`, ready to read the data.
-pub struct Plan {
+/// The validated job of `anonbox init`: its flags and the input's format, checked and ready to
+/// read the data.
+pub struct InitJob {
     args: InitArgs,
     separator: String,
     format: Format,
 }
 
-/// Parses and checks the arguments after `init` (errors are flag errors: exit 2).
-pub fn plan(args: &[String]) -> Result<Request> {
+/// Parses and checks the arguments after `init`: the setup stage ([`crate::cmd::Stage`]), whose
+/// errors are flag errors (exit 2).
+pub fn prepare(args: &[String]) -> Result<Request> {
     let Some(a) = crate::cli::parse_subcommand::<InitArgs>("init", args)? else {
         return Ok(Request::Help(
             <InitArgs as clap::CommandFactory>::command()
@@ -165,7 +166,7 @@ pub fn plan(args: &[String]) -> Result<Request> {
         }
         writable(parent)?;
     }
-    Ok(Request::Init(Box::new(Plan {
+    Ok(Request::Init(Box::new(InitJob {
         args: a,
         separator,
         format,
@@ -306,7 +307,7 @@ impl Search {
     }
 }
 
-impl Plan {
+impl InitJob {
     /// Profiles, proposes, builds and writes; prints what it decided on `out`.
     pub fn run(&self, out: &mut dyn Write) -> Result<()> {
         let result = self.write_all(out);
@@ -370,7 +371,7 @@ impl Plan {
             let column = &profile.columns[b.column];
             let mut values: Vec<(&str, u64)> = column.values_and_missing().collect();
             b.builder.sort(&mut values);
-            hierarchy_file::write(
+            crate::hierarchy::file::write(
                 &a.dir.join(&b.file),
                 b.builder.rows(&values),
                 format.encoding(),

@@ -15,6 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anonbox::cli::{self, Command};
+use anonbox::io::Cleanup;
 use anonbox::Error;
 
 fn main() -> ExitCode {
@@ -56,10 +57,11 @@ fn main() -> ExitCode {
             Err(e) => fail(&e, 2),
             Ok(anonbox::hierarchy_cmd::Request::Help(text)) => print(&text),
             Ok(anonbox::hierarchy_cmd::Request::Build(plan)) => {
-                if let Err(e) = watch_signals() {
-                    return fail(&e, 1);
-                }
-                match plan.run() {
+                let cleanup = match watch_signals() {
+                    Ok(c) => c,
+                    Err(e) => return fail(&e, 1),
+                };
+                match settled(&cleanup, plan.run_with(&cleanup)) {
                     Ok(summary) => {
                         // One line, names cut, as errors are: it quotes the column's name.
                         eprintln!("anonbox: {}", anonbox::error::one_line(&summary));
@@ -73,10 +75,11 @@ fn main() -> ExitCode {
             Err(e) => fail(&e, 2),
             Ok(anonbox::init::Request::Help(text)) => print(&text),
             Ok(anonbox::init::Request::Init(plan)) => {
-                if let Err(e) = watch_signals() {
-                    return fail(&e, 1);
-                }
-                match plan.run(&mut std::io::stdout().lock()) {
+                let cleanup = match watch_signals() {
+                    Ok(c) => c,
+                    Err(e) => return fail(&e, 1),
+                };
+                match settled(&cleanup, plan.run(&mut std::io::stdout().lock(), &cleanup)) {
                     Ok(()) => ExitCode::SUCCESS,
                     // A destination refused once the file names are known (after the profile).
                     Err(e @ Error::Usage(_)) => fail(&e, 2),
@@ -93,10 +96,11 @@ fn main() -> ExitCode {
                 ) => return fail(&e, 1),
                 Err(e) => return fail(&e, 2),
             };
-            if let Err(e) = watch_signals() {
-                return fail(&e, 1);
-            }
-            match anonbox::run::run(&job) {
+            let cleanup = match watch_signals() {
+                Ok(c) => c,
+                Err(e) => return fail(&e, 1),
+            };
+            match settled(&cleanup, anonbox::run::run(&job, &cleanup)) {
                 Ok(()) => ExitCode::SUCCESS,
                 // A flag or config error the run found (a destination, a method's limits).
                 Err(e @ Error::Usage(_)) => fail(&e, 2),
@@ -119,18 +123,21 @@ fn print(text: &str) -> ExitCode {
 /// On SIGHUP, SIGINT or SIGTERM: removes the run's temporary output files, says so in one line
 /// and exits 129, 130 or 143. (SIGHUP: the terminal of a long run closed, an SSH session
 /// dropped; by default it killed the process and left the temporary outputs.) A thread waits
-/// for the signals (signal-hook), so the cleanup runs as ordinary code, not in a signal handler.
-/// The outputs are published by renames at the very end of a run; a signal during those renames
-/// waits for them, and a signal after them is ignored (the run has succeeded and is ending). An
-/// error report waits for a cleanup under way ([`anonbox::io::hold_for_exit`]), so a failure the
+/// for the signals (signal-hook), so the cleanup runs as ordinary code, not in a signal handler;
+/// it holds the returned [`Cleanup`], which the command's publication lists its temporary files
+/// in. The outputs are published by renames at the very end of a run; a signal during those
+/// renames waits for them, and a signal after them is ignored (the run has succeeded and is
+/// ending). An error report waits for a cleanup under way ([`settled`]), so a failure the
 /// cleanup caused is never reported instead.
-fn watch_signals() -> anonbox::Result<()> {
+fn watch_signals() -> anonbox::Result<Cleanup> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGHUP, SIGINT, SIGTERM])
         .map_err(|e| Error::io("<signal handler>", e))?;
+    let cleanup = Cleanup::default();
+    let watched = cleanup.clone();
     std::thread::spawn(move || {
         for signal in signals.forever() {
-            if !anonbox::io::interrupt() {
+            if !watched.interrupt() {
                 continue;
             }
             let name = match signal {
@@ -145,12 +152,22 @@ fn watch_signals() -> anonbox::Result<()> {
             std::process::exit(128 + signal);
         }
     });
-    Ok(())
+    Ok(cleanup)
+}
+
+/// The result of a command [`watch_signals`] watches, once it may be reported: an error waits
+/// while a signal's cleanup runs (that cleanup exits the process itself, so an error it caused
+/// is never reported in place of the signal) and keeps later signals from starting one
+/// ([`Cleanup::hold_for_exit`]).
+fn settled<T>(cleanup: &Cleanup, result: anonbox::Result<T>) -> anonbox::Result<T> {
+    if result.is_err() {
+        cleanup.hold_for_exit();
+    }
+    result
 }
 
 /// Reports `e` as one line on stderr and returns `code`; a broken pipe exits 0.
 fn fail(e: &Error, code: u8) -> ExitCode {
-    anonbox::io::hold_for_exit();
     if is_broken_pipe(e) {
         return ExitCode::SUCCESS;
     }

@@ -60,13 +60,13 @@ pub(super) struct Temp {
     /// The path as given (for messages).
     pub(super) shown: PathBuf,
     pub(super) mode: Mode,
-    pub(super) published: bool,
+    published: bool,
     cleanup: Cleanup,
 }
 
 impl Temp {
     /// Renamed into place: no longer removed nor listed.
-    pub(super) fn published(&mut self) {
+    pub(super) fn mark_published(&mut self) {
         self.published = true;
         self.cleanup.unregister(&self.dir, &self.name);
     }

@@ -29,10 +29,10 @@
 //! the target's folder, and the publication renames them all over their targets only when the
 //! command has succeeded, so a failed run never leaves a partial output behind; a signal's
 //! cleanup removes what its [`Cleanup`] lists, and the next run sweeps what a killed one left.
-//! A destination is resolved once ([`Dest`]): through the handle of
-//! its folder, refusing what another user planted in a shared folder, and writing into
-//! inherited descriptors (`/dev/stdout`) rather than over the file behind them. Nothing here is
-//! process-wide: what a command has created, staged and replaced is in its publication.
+//! A destination is resolved once ([`Dest`]): through the handle of its folder, refusing what
+//! another user planted in a shared folder, and writing into inherited descriptors
+//! (`/dev/stdout`) rather than over the file behind them. Nothing here is process-wide: what a
+//! command has created, staged and replaced is in its publication.
 
 mod atomic;
 mod cleanup;

@@ -155,7 +155,7 @@ impl Publication {
         })
     }
 
-    /// Starts writing `target` (see [`super::atomic`]). The folder must exist.
+    /// Starts writing `target` (see [`AtomicFile`]). The folder must exist.
     pub fn create(&self, target: &Path) -> Result<AtomicFile> {
         AtomicFile::create_in(self, target, Mode::Release)
     }
@@ -323,7 +323,7 @@ impl Publication {
             }
             return Err(failed(e.into()));
         }
-        temp.published();
+        temp.mark_published();
         Ok(Done {
             dir,
             target: temp.target.clone(),

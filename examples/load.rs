@@ -16,7 +16,9 @@ fn main() -> anyhow::Result<()> {
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args)?;
     let started = Instant::now();
-    let mut store = Store::open(job.db.as_deref())?;
+    // A kept database (`-db`) is staged in a publication that is never published.
+    let publication = anonbox::io::Publication::default();
+    let mut store = Store::open(job.db.as_deref(), &publication)?;
     store.record_run(&job)?;
     let loaded = store.load(&job, &Progress::new(job.quiet))?;
     let secs = started.elapsed().as_secs_f64();

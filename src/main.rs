@@ -20,6 +20,7 @@ use std::process::ExitCode;
 
 use anonbox::cli::{self, Command};
 use anonbox::cmd::{self, audit::Verdict, Stage};
+use anonbox::io::Cleanup;
 use anonbox::Error;
 
 fn main() -> ExitCode {
@@ -57,8 +58,8 @@ fn dispatch(command: Command) -> Result<ExitCode, (Stage, Error)> {
         Command::Hierarchy(args) => match cmd::hierarchy::prepare(&args).map_err(setup)? {
             cmd::hierarchy::Request::Help(text) => print(&text).map_err(work)?,
             cmd::hierarchy::Request::Build(job) => {
-                watch_signals().map_err(work)?;
-                let summary = job.run().map_err(work)?;
+                let cleanup = watch_signals().map_err(work)?;
+                let summary = settled(&cleanup, job.run_with(&cleanup)).map_err(work)?;
                 // One line, names cut, as errors are: it quotes the column's name.
                 eprintln!("anonbox: {}", anonbox::error::one_line(&summary));
             }
@@ -66,14 +67,15 @@ fn dispatch(command: Command) -> Result<ExitCode, (Stage, Error)> {
         Command::Init(args) => match cmd::init::prepare(&args).map_err(setup)? {
             cmd::init::Request::Help(text) => print(&text).map_err(work)?,
             cmd::init::Request::Init(job) => {
-                watch_signals().map_err(work)?;
-                job.run(&mut std::io::stdout().lock()).map_err(work)?;
+                let cleanup = watch_signals().map_err(work)?;
+                settled(&cleanup, job.run(&mut std::io::stdout().lock(), &cleanup))
+                    .map_err(work)?;
             }
         },
         Command::Run(args) => {
             let job = anonbox::config::build_job(&args).map_err(setup)?;
-            watch_signals().map_err(work)?;
-            cmd::run::run(&job).map_err(work)?;
+            let cleanup = watch_signals().map_err(work)?;
+            settled(&cleanup, cmd::run::run(&job, &cleanup)).map_err(work)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -90,18 +92,21 @@ fn print(text: &str) -> anonbox::Result<()> {
 /// On SIGHUP, SIGINT or SIGTERM: removes the run's temporary output files, says so in one line
 /// and exits 129, 130 or 143. (SIGHUP: the terminal of a long run closed, an SSH session
 /// dropped; by default it killed the process and left the temporary outputs.) A thread waits
-/// for the signals (signal-hook), so the cleanup runs as ordinary code, not in a signal handler.
-/// The outputs are published by renames at the very end of a run; a signal during those renames
-/// waits for them, and a signal after them is ignored (the run has succeeded and is ending). An
-/// error report waits for a cleanup under way ([`anonbox::io::hold_for_exit`]), so a failure the
+/// for the signals (signal-hook), so the cleanup runs as ordinary code, not in a signal handler;
+/// it holds the returned [`Cleanup`], which the command's publication lists its temporary files
+/// in. The outputs are published by renames at the very end of a run; a signal during those
+/// renames waits for them, and a signal after them is ignored (the run has succeeded and is
+/// ending). An error report waits for a cleanup under way ([`settled`]), so a failure the
 /// cleanup caused is never reported instead.
-fn watch_signals() -> anonbox::Result<()> {
+fn watch_signals() -> anonbox::Result<Cleanup> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGHUP, SIGINT, SIGTERM])
         .map_err(|e| Error::io("<signal handler>", e))?;
+    let cleanup = Cleanup::default();
+    let watched = cleanup.clone();
     std::thread::spawn(move || {
         for signal in signals.forever() {
-            if !anonbox::io::interrupt() {
+            if !watched.interrupt() {
                 continue;
             }
             let name = match signal {
@@ -116,12 +121,22 @@ fn watch_signals() -> anonbox::Result<()> {
             std::process::exit(128 + signal);
         }
     });
-    Ok(())
+    Ok(cleanup)
+}
+
+/// The result of a command [`watch_signals`] watches, once it may be reported: an error waits
+/// while a signal's cleanup runs (that cleanup exits the process itself, so an error it caused
+/// is never reported in place of the signal) and keeps later signals from starting one
+/// ([`Cleanup::hold_for_exit`]).
+fn settled<T>(cleanup: &Cleanup, result: anonbox::Result<T>) -> anonbox::Result<T> {
+    if result.is_err() {
+        cleanup.hold_for_exit();
+    }
+    result
 }
 
 /// Reports `e` as one line on stderr and returns `code`; a broken pipe exits 0.
 fn fail(e: &Error, code: u8) -> ExitCode {
-    anonbox::io::hold_for_exit();
     if is_broken_pipe(e) {
         return ExitCode::SUCCESS;
     }

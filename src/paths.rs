@@ -106,11 +106,10 @@ enum Key {
 }
 
 /// Checks destinations `writes` against the files a command `reads` (see the module docs):
-/// the same rules for a run, `anonbox hierarchy` and `anonbox init`. The reads are also
-/// recorded for the writer, which checks them again as it creates and publishes each file
-/// ([`crate::io::never_replace`]). Errors are [`Error::Usage`].
+/// the same rules for a run, `anonbox hierarchy` and `anonbox init`. The command gives the
+/// reads to its publication too, which checks them again as it creates and publishes each file
+/// ([`crate::io::Publication::never_replace`]). Errors are [`Error::Usage`].
 pub fn check(reads: &[(&'static str, PathBuf)], writes: &[(&'static str, PathBuf)]) -> Result<()> {
-    crate::io::never_replace(reads);
     let read_ids: Vec<_> = reads
         .iter()
         .filter_map(|(what, p)| identity(p).map(|id| (id, *what, p)))

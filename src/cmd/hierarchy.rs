@@ -6,8 +6,8 @@
 //! the header; any error there is a flag error (exit 2), and nothing was written.
 //! [`HierarchyJob::run`] streams the rows, keeps each distinct value of the column once
 //! ([`Distinct`]), checks it where it first appears (a data error names the file, line and
-//! column: exit 1), builds the rows and writes the file through the staged output path
-//! ([`crate::io::AtomicFile`]), published only when complete. A new hierarchy file is
+//! column: exit 1), builds the rows and writes the file through the command's [`Publication`],
+//! published only when complete. A new hierarchy file is
 //! owner-only (0600) unless `--mode` says otherwise: it lists every distinct value of the
 //! column, raw.
 
@@ -17,7 +17,7 @@ use clap::Parser;
 
 use crate::hierarchy::build::distinct::Distinct;
 use crate::hierarchy::build::{Builder, Params};
-use crate::io::{trim, Format};
+use crate::io::{trim, Cleanup, Format, Publication};
 use crate::{Error, Result};
 
 /// The flags of `anonbox hierarchy`.
@@ -199,6 +199,10 @@ pub struct HierarchyJob {
     column: usize,
     name: String,
     output: PathBuf,
+    /// The files read, never replaced ([`Publication::never_replace`]).
+    reads: Vec<(&'static str, PathBuf)>,
+    /// `--mode`.
+    mode: Option<u32>,
 }
 
 /// Parses and checks the arguments after `hierarchy`: the setup stage ([`crate::cmd::Stage`]),
@@ -216,7 +220,6 @@ pub fn prepare(args: &[String]) -> Result<Request> {
         }
     };
     let usage = |m: String| Error::Usage(format!("hierarchy {}: {m}", a.kind));
-    crate::io::set_file_mode(a.mode);
     let builder = Builder::from_params(&a.kind, &a.params()).map_err(|m| {
         // Parameters are flags here: name them as flags.
         let m = m.replace("takes no parameter '", "takes no flag '--");
@@ -272,33 +275,42 @@ pub fn prepare(args: &[String]) -> Result<Request> {
         column,
         name,
         output: a.output,
+        reads,
+        mode: a.mode,
     })))
 }
 
 impl HierarchyJob {
     /// Reads the column, builds the hierarchy and writes it (the work stage: errors are data or
     /// I/O errors, exit 1).
-    /// Returns a one-line summary of what was written.
+    /// Returns a one-line summary of what was written. No signal's cleanup watches it: see
+    /// [`HierarchyJob::run_with`].
     pub fn run(&self) -> Result<String> {
-        let result = self.values().and_then(|distinct| {
-            let mut values: Vec<(&str, u64)> = distinct.values().collect();
-            self.builder.sort(&mut values);
-            let mut width = 0;
-            let rows = self.builder.rows(&values).inspect(|r| width = r.len());
-            let written =
-                crate::hierarchy::file::write(&self.output, rows, self.format.encoding())?;
-            crate::io::publish()?;
-            Ok(format!(
-                "wrote {}: {written} distinct values of '{}', {width} columns ({})",
-                self.output.display(),
-                self.name,
-                self.builder.describe()
-            ))
-        });
-        if result.is_err() {
-            crate::io::discard();
-        }
-        result
+        self.run_with(&Cleanup::default())
+    }
+
+    /// [`HierarchyJob::run`], listing what a signal must remove in `cleanup`.
+    pub fn run_with(&self, cleanup: &Cleanup) -> Result<String> {
+        let publication = Publication::new(cleanup).file_mode(self.mode);
+        publication.never_replace(&self.reads);
+        let distinct = self.values()?;
+        let mut values: Vec<(&str, u64)> = distinct.values().collect();
+        self.builder.sort(&mut values);
+        let mut width = 0;
+        let rows = self.builder.rows(&values).inspect(|r| width = r.len());
+        let written = crate::hierarchy::file::write(
+            &publication,
+            &self.output,
+            rows,
+            self.format.encoding(),
+        )?;
+        publication.publish()?;
+        Ok(format!(
+            "wrote {}: {written} distinct values of '{}', {width} columns ({})",
+            self.output.display(),
+            self.name,
+            self.builder.describe()
+        ))
     }
 
     /// The column's distinct values, each checked by the builder (an empty column is an error).

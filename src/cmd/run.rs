@@ -12,9 +12,10 @@
 //! ([`Store::load_table`] from the encoded table, then the classes of the chosen levels), so a
 //! kept database reads the same whichever method wrote it.
 //!
-//! Outputs are written atomically, or not at all: the output and the report go to temporary
-//! files renamed when complete, and the temporary database is removed when the run ends, on
-//! success or error.
+//! Outputs are written atomically, or not at all: the run owns a [`Publication`]; the output,
+//! the report and a kept database go to temporary files staged in it and renamed into place
+//! together when the run has succeeded, and the temporary database is removed when the run
+//! ends, on success or error.
 
 use std::time::Instant;
 
@@ -22,6 +23,7 @@ use crate::algorithms::tuples::Backend;
 use crate::algorithms::{self, CheckedSample, FullDomainResult, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
+use crate::io::{Cleanup, Publication};
 use crate::job::{Job, Method, OutputFormat};
 use crate::output::report::BuiltHierarchy;
 use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
@@ -46,17 +48,21 @@ pub struct Ran {
     pub store: Option<Store>,
 }
 
-/// Runs a validated job to completion: outputs are written atomically, or not at all.
-pub fn run(job: &Job) -> Result<()> {
-    run_job(job).map(|_| ())
+/// Runs a validated job to completion: outputs are written atomically, or not at all. What a
+/// signal must remove is listed in `cleanup`.
+pub fn run(job: &Job, cleanup: &Cleanup) -> Result<()> {
+    run_job(job, cleanup).map(|_| ())
 }
 
-/// [`run`], returning the report. Every output is staged and published only when the whole
-/// run has succeeded; on an error none is (see [`crate::io::AtomicFile`]).
-pub fn run_job(job: &Job) -> Result<RunResult> {
-    crate::io::set_quiet(job.quiet);
-    crate::io::set_file_mode(job.file_mode);
-    let result = run_staged(job).and_then(|r| crate::io::publish().map(|()| r));
+/// [`run`], returning the report. Every output is staged in the run's [`Publication`] and
+/// published only when the whole run has succeeded; on an error none is.
+pub fn run_job(job: &Job, cleanup: &Cleanup) -> Result<RunResult> {
+    let publication = Publication::new(cleanup)
+        .file_mode(job.file_mode)
+        .quiet(job.quiet);
+    publication.never_replace(&crate::paths::reads(job));
+    // Dropped unpublished on an error, the publication removes what the run staged.
+    let result = run_staged(job, &publication).and_then(|r| publication.publish().map(|()| r));
     match &result {
         // The summary says what was released: only once it is; so does the toolbox's warning
         // (which it gave before the run).
@@ -69,18 +75,18 @@ pub fn run_job(job: &Job) -> Result<RunResult> {
             }
             eprint!("{}", output::summary::render(&r.report))
         }
-        Ok(_) => {}
-        Err(_) => crate::io::discard(),
+        _ => {}
     }
     result
 }
 
-fn run_staged(job: &Job) -> Result<RunResult> {
+/// Checks, loads, runs the method and writes every output, staged in `out`.
+fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
     let progress = Progress::new(job.quiet);
     let mut ran = match job.method {
-        Method::Datafly => run_on_store(job, &progress, started, |store, loaded, p| {
+        Method::Datafly => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(
                 store,
                 job,
@@ -90,11 +96,11 @@ fn run_staged(job: &Job) -> Result<RunResult> {
                 Backend::Auto,
             )
         })?,
-        Method::Mondrian => run_on_store(job, &progress, started, |store, loaded, p| {
+        Method::Mondrian => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::mondrian::run(store, job, &loaded.encoding, p, Backend::Auto)
         })?,
         Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {
-            run_on_store(job, &progress, started, |store, loaded, p| {
+            run_on_store(job, out, &progress, started, |store, loaded, p| {
                 algorithms::incognito::run(
                     store,
                     job,
@@ -106,7 +112,7 @@ fn run_staged(job: &Job) -> Result<RunResult> {
                 )
             })?
         }
-        Method::Anatomy => run_on_store(job, &progress, started, |store, loaded, p| {
+        Method::Anatomy => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::anatomy::run(
                 store,
                 job,
@@ -118,7 +124,7 @@ fn run_staged(job: &Job) -> Result<RunResult> {
             )
         })?,
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
-            run_in_memory(job, &progress, started, |table, _encoding, p| {
+            run_in_memory(job, out, &progress, started, |table, _encoding, p| {
                 let bar = p
                     .search()
                     .map(|b| Box::new(b) as Box<dyn algorithms::SearchObserver>);
@@ -128,18 +134,19 @@ fn run_staged(job: &Job) -> Result<RunResult> {
             })?
         }
     };
-    finish(job, &mut ran)?;
+    finish(job, out, &mut ran)?;
     Ok(RunResult { report: ran.report })
 }
 
-/// Load into a store, run `method`, write the output from the store.
+/// Load into a store, run `method`, write the output from the store into `publication`.
 pub fn run_on_store(
     job: &Job,
+    publication: &Publication,
     progress: &Progress,
     started: Instant,
     method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
 ) -> Result<Ran> {
-    let mut store = Store::open(job.db.as_deref())?;
+    let mut store = Store::open(job.db.as_deref(), publication)?;
     store.record_run(job)?;
     let loaded = store.load(job, progress)?;
     warn_skipped(job, &loaded.summary);
@@ -173,6 +180,7 @@ pub fn run_on_store(
 
     write_store_output(
         job,
+        publication,
         &store,
         &loaded,
         progress,
@@ -196,10 +204,11 @@ pub fn run_on_store(
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and
-/// suppressed rows. The in-memory counterpart of [`run_on_store`] (Flash, OLA, BFS, Optimal);
-/// with `-db` it also fills a kept database ([`keep_full_domain`]).
+/// suppressed rows into `publication`. The in-memory counterpart of [`run_on_store`] (Flash,
+/// OLA, BFS, Optimal); with `-db` it also fills a kept database ([`keep_full_domain`]).
 pub fn run_in_memory(
     job: &Job,
+    publication: &Publication,
     progress: &Progress,
     started: Instant,
     method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
@@ -208,7 +217,7 @@ pub fn run_in_memory(
     // read, as on the store path; it is filled after the search.
     let mut store = match &job.db {
         Some(db) => {
-            let store = Store::open(Some(db))?;
+            let store = Store::open(Some(db), publication)?;
             store.record_run(job)?;
             Some(store)
         }
@@ -235,7 +244,7 @@ pub fn run_in_memory(
         suppressed: &chosen.suppressed,
         suppression_labels: &suppression_labels,
     };
-    write_output(job, summary.records(), &mut labels, progress)?;
+    write_output(job, publication, summary.records(), &mut labels, progress)?;
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -290,9 +299,10 @@ fn keep_full_domain(
     store.assign_records()
 }
 
-/// Writes the job's output, if any, from `labels`.
+/// Writes the job's output, if any, from `labels` into `publication`.
 pub fn write_output(
     job: &Job,
+    publication: &Publication,
     records: u64,
     labels: &mut dyn LabelSource,
     progress: &Progress,
@@ -301,7 +311,9 @@ pub fn write_output(
         return Ok(());
     };
     match out.format {
-        OutputFormat::GenVals => genvals::write(job, &out.path, records, labels, progress),
+        OutputFormat::GenVals => {
+            genvals::write(publication, job, &out.path, records, labels, progress)
+        }
         f => Err(Error::Invalid(format!(
             "output format {} not implemented yet",
             output::format_name(f)
@@ -311,9 +323,10 @@ pub fn write_output(
 
 /// Writes the job's output, if any, from a store whose classes are assigned: every format
 /// (genValsDist's statistics and anatomy's raw values come from the store's tuples and
-/// records). `levels`: the transformation of a full-domain method.
+/// records), into `publication`. `levels`: the transformation of a full-domain method.
 pub fn write_store_output(
     job: &Job,
+    publication: &Publication,
     store: &Store,
     loaded: &Loaded,
     progress: &Progress,
@@ -332,9 +345,10 @@ pub fn write_store_output(
                 ),
                 None => store.labels(),
             };
-            genvals::write(job, &out.path, records, &mut labels, progress)
+            genvals::write(publication, job, &out.path, records, &mut labels, progress)
         }
         OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
+            publication,
             job,
             store,
             &loaded.encoding,
@@ -344,6 +358,7 @@ pub fn write_store_output(
             Backend::Auto,
         ),
         OutputFormat::Anatomy => output::anatomy::write_from_store(
+            publication,
             job,
             store,
             &loaded.encoding,
@@ -411,17 +426,24 @@ fn warn_unproven(job: &Job, outcome: &Outcome) {
     );
 }
 
-/// Report file (HTML or JSON, by the file's extension) and run record.
-fn finish(job: &Job, ran: &mut Ran) -> Result<()> {
+/// Report file (HTML or JSON, by the file's extension) and run record, staged in `publication`.
+fn finish(job: &Job, publication: &Publication, ran: &mut Ran) -> Result<()> {
     if let Some(store) = ran.store.take() {
         store.finish_run(&ran.report.to_json())?;
         store.commit()?;
     }
     if let Some(path) = &job.report {
         if output::html::is_html(path) {
-            output::html::write(path, job, &ran.report, &ran.release, ran.checked.as_ref())?;
+            output::html::write(
+                publication,
+                path,
+                job,
+                &ran.report,
+                &ran.release,
+                ran.checked.as_ref(),
+            )?;
         } else {
-            ran.report.write(path)?;
+            ran.report.write(publication, path)?;
         }
     }
     Ok(())

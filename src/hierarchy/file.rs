@@ -173,17 +173,18 @@ pub fn parse<R: std::io::Read>(path: &Path, source: R, name: &str) -> Result<Hie
 
 /// Writes `rows` (`value;level1;...`) as an ARX hierarchy file at `path`: `;`-separated,
 /// quoted where a field would not read back ([`crate::io::needs_quotes`]). The file is staged
-/// ([`crate::io::AtomicFile`]): it appears only when the caller publishes. A new file is
+/// in `publication`: it appears only when the caller publishes. A new file is
 /// owner-only (0600), as every file anonbox writes: it lists every distinct value of the column,
 /// raw. Written in the data's text `encoding`, as it is read ([`load`]). Returns the
 /// rows written.
 pub fn write<R: AsRef<[String]>>(
+    publication: &crate::io::Publication,
     path: &Path,
     rows: impl IntoIterator<Item = R>,
     encoding: &'static Encoding,
 ) -> Result<u64> {
     use std::io::Write;
-    let file = crate::io::AtomicFile::create(path)?;
+    let file = publication.create(path)?;
     let mut w = crate::io::Format::new(";", false)?
         .encoded(encoding)
         .writer(file);
@@ -278,8 +279,9 @@ mod tests {
         let path = dir.path().join("h.csv");
         let latin1 = encoding_rs::WINDOWS_1252;
         let rows = [["José", "J*", "*"], ["Zoë", "Z*", "*"]].map(|r| r.map(String::from));
-        write(&path, &rows, latin1).unwrap();
-        crate::io::publish().unwrap();
+        let publication = crate::io::Publication::default();
+        write(&publication, &path, &rows, latin1).unwrap();
+        publication.publish().unwrap();
         assert_eq!(
             std::fs::read(&path).unwrap(),
             b"Jos\xe9;J*;*\nZo\xeb;Z*;*\n"
@@ -290,14 +292,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not valid UTF-8 (if the file is Latin-1"), "{e}");
+        let publication = crate::io::Publication::default();
         let e = write(
+            &publication,
             &dir.path().join("g.csv"),
             [["a", "≤30"].map(String::from)],
             latin1,
         )
         .unwrap_err()
         .to_string();
-        crate::io::discard();
+        drop(publication);
         assert!(e.contains("g.csv:1: field 2: value '≤30' cannot be written in windows-1252"));
         assert!(!dir.path().join("g.csv").exists());
     }

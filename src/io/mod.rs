@@ -24,17 +24,24 @@
 //! release.
 //!
 //! Writing: [`DelimitedWriter`] joins fields with the separator string and quotes only the
-//! fields that would not read back (see [`needs_quotes`]); [`AtomicFile`] writes to a temporary
-//! file in the target's folder and renames it over the target only when complete, so a failed run
-//! never leaves a partial output behind. A destination is resolved once ([`Dest`]): through the
-//! handle of its folder, refusing what another user planted in a shared folder, and writing into
-//! inherited descriptors (`/dev/stdout`) rather than over the file behind them.
+//! fields that would not read back (see [`needs_quotes`]). Files are written through a
+//! [`Publication`], a value the command owns: each [`AtomicFile`] writes to a temporary file in
+//! the target's folder, and the publication renames them all over their targets only when the
+//! command has succeeded, so a failed run never leaves a partial output behind; a signal's
+//! cleanup removes what its [`Cleanup`] lists, and the next run sweeps what a killed one left.
+//! A destination is resolved once ([`Dest`]): through the handle of its folder, refusing what
+//! another user planted in a shared folder, and writing into inherited descriptors
+//! (`/dev/stdout`) rather than over the file behind them. Nothing here is process-wide: what a
+//! command has created, staged and replaced is in its publication.
 
 mod atomic;
+mod cleanup;
 pub mod dest;
 pub mod encoding;
+mod publication;
 mod reader;
 pub mod source;
+mod sweep;
 mod writer;
 
 use std::io::{BufReader, Read};
@@ -42,11 +49,10 @@ use std::path::Path;
 
 use encoding::Encoding;
 
-pub use atomic::{
-    check_writable, create_dir, discard, hold_for_exit, interrupt, is_stdout, is_stream,
-    never_replace, parse_file_mode, publish, set_file_mode, set_quiet, write_atomic, AtomicFile,
-};
+pub use atomic::{check_writable, is_stdout, is_stream, AtomicFile};
+pub use cleanup::Cleanup;
 pub use dest::Dest;
+pub use publication::{parse_file_mode, Publication};
 pub use reader::{DelimitedReader, ReadStats};
 pub use writer::{needs_quotes, DelimitedWriter};
 

@@ -23,7 +23,7 @@
 //! hierarchy file prints its original value.
 //!
 //! Both files are written to temporary files and staged; the run renames them into place with
-//! its other outputs only when every one is complete (see [`crate::io::AtomicFile`]).
+//! its other outputs only when every one is complete (see [`crate::io::Publication`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -32,7 +32,7 @@ use csv::ByteRecord;
 
 use crate::algorithms::tuples::{qid_points, Backend};
 use crate::data::load::Encoding;
-use crate::io::AtomicFile;
+use crate::io::{AtomicFile, Publication};
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job, Method};
 use crate::paths::anatomy_paths;
@@ -57,7 +57,9 @@ pub fn qit_values(job: &Job, encoding: &Encoding) -> Vec<Vec<String>> {
 /// Writes the `_QIT` and `_ST` files for `target` from a store whose classes are assigned
 /// (`records`: kept rows the load saw), looking records up with `backend` (see
 /// [`record_classes`]).
+#[allow(clippy::too_many_arguments)]
 pub fn write_from_store(
+    publication: &Publication,
     job: &Job,
     store: &Store,
     encoding: &Encoding,
@@ -73,6 +75,7 @@ pub fn write_from_store(
         labels: encoding.qids.iter().map(|q| q.suppressed.clone()).collect(),
     };
     write(
+        publication,
         job,
         target,
         records,
@@ -114,7 +117,9 @@ pub fn record_classes(
 pub type RecordDriver<'a> = dyn FnMut(&mut dyn FnMut(u64, &[u32]) -> Result<()>) -> Result<()> + 'a;
 
 /// Writes both files from `drive`'s records; `values[q][code]` is the QIT text.
+#[allow(clippy::too_many_arguments)]
 pub fn write(
+    publication: &Publication,
     job: &Job,
     target: &Path,
     records: u64,
@@ -127,8 +132,8 @@ pub fn write(
     let input = &job.input.path;
     let format = job.input.format()?;
     let mut reader = format.open(input)?;
-    let mut qit = AtomicFile::create(&qit_path)?;
-    let mut st = AtomicFile::create(&st_path)?;
+    let mut qit = publication.create(&qit_path)?;
+    let mut st = publication.create(&st_path)?;
     let qit_err = |e| Error::io(&qit_path, e);
     let st_err = |e| Error::io(&st_path, e);
 

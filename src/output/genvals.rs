@@ -8,20 +8,22 @@
 //! The writer re-reads the input with the same [`Format`](crate::io::Format) as the load, so it
 //! skips the same rows, and pairs each kept row with the next record of the [`LabelSource`]. If
 //! the input no longer has the rows that were loaded, it stops with an error. The file appears
-//! only when complete ([`AtomicFile`]).
+//! only when the run's [`Publication`] is published.
 
 use std::path::Path;
 
 use csv::ByteRecord;
 
 use super::{LabelRow, LabelSource};
-use crate::io::AtomicFile;
+use crate::io::Publication;
 use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
 
-/// Writes genVals for `job` to `target`; `records` is how many kept rows the load saw.
+/// Writes genVals for `job` to `target`, staged in `publication`; `records` is how many kept
+/// rows the load saw.
 pub fn write(
+    publication: &Publication,
     job: &Job,
     target: &Path,
     records: u64,
@@ -31,7 +33,7 @@ pub fn write(
     let input = &job.input.path;
     let format = job.input.format()?;
     let mut reader = format.open(input)?;
-    let mut file = AtomicFile::create(target)?;
+    let mut file = publication.create(target)?;
     let io_err = |e| Error::io(target, e);
 
     // What to do with each input column.

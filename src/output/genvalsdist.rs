@@ -31,6 +31,7 @@ use super::anatomy::record_classes;
 use super::{genvals, LabelRow, LabelSource};
 use crate::algorithms::tuples::{qid_points, Backend};
 use crate::data::load::Encoding;
+use crate::io::Publication;
 use crate::javafmt::double_to_string;
 use crate::job::{Generalization, Job};
 use crate::progress::Progress;
@@ -166,7 +167,9 @@ impl SumOrder {
 
 /// Writes genValsDist for `job` to `target` from a store whose classes are assigned, looking
 /// records up with `backend` (see [`record_classes`]).
+#[allow(clippy::too_many_arguments)]
 pub fn write_from_store(
+    publication: &Publication,
     job: &Job,
     store: &Store,
     encoding: &Encoding,
@@ -188,6 +191,7 @@ pub fn write_from_store(
         .collect();
     stats.mask_suppressed(&labels)?;
     let result = genvals::write(
+        publication,
         job,
         target,
         records,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::algorithms::Outcome;
 use crate::data::load::Encoding;
 use crate::data::load::LoadSummary;
-use crate::io::write_atomic;
+use crate::io::Publication;
 use crate::job::{Generalization, Job};
 use crate::metrics::Utility;
 use crate::release::Release;
@@ -148,14 +148,16 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report serializes")
     }
 
-    /// Writes the report to `path` atomically.
-    pub fn write(&self, path: &Path) -> Result<()> {
+    /// Writes the report to `path`, staged in `publication`.
+    pub fn write(&self, publication: &Publication, path: &Path) -> Result<()> {
         let mut json = self.to_json();
         json.push('\n');
-        write_atomic(path, json.as_bytes()).map_err(|e| match e {
-            Error::Io { source, .. } => Error::io(path, source),
-            other => other,
-        })
+        publication
+            .write(path, json.as_bytes())
+            .map_err(|e| match e {
+                Error::Io { source, .. } => Error::io(path, source),
+                other => other,
+            })
     }
 }
 

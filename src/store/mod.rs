@@ -15,8 +15,8 @@
 //! Life cycle: [`Store::open`] creates the file owner-only (0600) before anything is written,
 //! sets pragmas (`journal_mode=OFF`, `synchronous=OFF`: nobody else opens the file while the run
 //! writes it) and migrates. A kept database (`-db`) is a fresh temporary file next to its
-//! destination, which [`Store::commit`] stages and the run renames into place with its other
-//! outputs: a failed or interrupted run leaves no database behind and an existing one untouched
+//! destination, created through the run's [`Publication`](crate::io::Publication), which
+//! [`Store::commit`] stages and the run renames into place with its other outputs: a failed or interrupted run leaves no database behind and an existing one untouched
 //! (its previous run is replaced as a whole). [`Store::load`] streams the input in
 //! large transactions through multi-row inserts, then writes the catalogue and groups the
 //! tuples (indexes after the data); [`Store::load_table`] does the same from a table the in-memory
@@ -91,8 +91,9 @@ pub const LABEL_PASS_TUPLES: usize = 4_000_000;
 /// An open working database.
 pub struct Store {
     conn: Connection,
-    /// A kept database's temporary file, staged by [`Store::commit`] (declared after `conn`, so
-    /// that the connection closes before an uncommitted file is removed).
+    /// A kept database's temporary file, staged by [`Store::commit`] into the run's publication
+    /// (declared after `conn`, so that the connection closes before an uncommitted file is
+    /// removed).
     file: Option<crate::io::AtomicFile>,
     path: PathBuf,
     layout: Option<Layout>,
@@ -122,10 +123,21 @@ fn level_labels_sql(levels: &[usize], alias: &str) -> String {
 }
 
 impl Store {
-    /// Opens the working database: `db` to keep it there, else a temporary file removed when
-    /// the `Store` drops. A kept database's previous run is cleared.
-    pub fn open(db: Option<&Path>) -> Result<Store> {
-        let (conn, file, path) = match db {
+    /// Opens the working database: `db` to keep it there (an output of the run, staged in
+    /// `publication`), else a temporary file removed when the `Store` drops
+    /// ([`Store::open_temporary`]). A kept database's previous run is cleared.
+    pub fn open(db: Option<&Path>, publication: &crate::io::Publication) -> Result<Store> {
+        Store::open_in(db.map(|path| (path, publication)))
+    }
+
+    /// A throwaway working database, removed when the `Store` drops.
+    pub fn open_temporary() -> Result<Store> {
+        Store::open_in(None)
+    }
+
+    /// [`Store::open`]: a kept database at the path, staged in the publication, or none.
+    fn open_in(kept: Option<(&Path, &crate::io::Publication)>) -> Result<Store> {
+        let (conn, file, path) = match kept {
             None => {
                 // SQLite's private temporary database (an empty file name): SQLite creates it in
                 // the temporary folder and unlinks it at once, so no path ever shows the raw
@@ -140,13 +152,13 @@ impl Store {
                 .ctx(&path)?;
                 (conn, None, PathBuf::from("<temporary database>"))
             }
-            Some(path) => {
+            Some((path, publication)) => {
                 check_kept(path)?;
                 // Written into a temporary file next to `path` and renamed over it with the
                 // run's other outputs: a failed or interrupted run leaves no database, and an
                 // existing one as it was. Nobody else opens the file before that, so it runs
                 // as the throwaway one does (no journal, no syncing until the commit).
-                let file = crate::io::AtomicFile::create_private(path)?;
+                let file = publication.create_private(path)?;
                 let temp = file.temp_path().expect("a database is a file");
                 let conn = Connection::open(&temp).ctx(path)?;
                 conn.execute_batch(
@@ -260,8 +272,9 @@ impl Store {
             .ctx(&self.path)
     }
 
-    /// Closes the database and stages a kept one for [`crate::io::publish`] (the run's last
-    /// step before its outputs are renamed into place). A throwaway database just closes.
+    /// Closes the database and stages a kept one in the publication it was opened with (the
+    /// run's last step before its outputs are renamed into place). A throwaway database just
+    /// closes.
     pub fn commit(self) -> Result<()> {
         let Store {
             conn, file, path, ..

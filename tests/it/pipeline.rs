@@ -10,6 +10,7 @@ use assert_cmd::Command;
 use crate::common;
 use crate::kcheck::{self, Spec};
 use anonbox::algorithms::tuples::Backend;
+use anonbox::io::Publication;
 
 /// A folder for one test; the binary runs inside it with its own TMPDIR (to see the temporary
 /// database go away).
@@ -528,7 +529,7 @@ fn label_paths_write_identical_output() {
         let progress = anonbox::progress::Progress::hidden();
         let mut outputs = Vec::new();
         for backend in [Backend::Memory, Backend::Sql] {
-            let mut store = anonbox::store::Store::open(None).unwrap();
+            let mut store = anonbox::store::Store::open_temporary().unwrap();
             store.record_run(&job).unwrap();
             let loaded = store.load(&job, &progress).unwrap();
             let records = loaded.summary.records();
@@ -550,9 +551,17 @@ fn label_paths_write_identical_output() {
                 let mut labels = store.labels();
                 assert_eq!(labels.in_memory().unwrap(), in_memory);
                 let target = dir.path().join(name);
-                anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
-                    .unwrap();
-                anonbox::io::publish().unwrap();
+                let out = Publication::default();
+                anonbox::output::genvals::write(
+                    &out,
+                    &job,
+                    &target,
+                    records,
+                    &mut labels,
+                    &progress,
+                )
+                .unwrap();
+                out.publish().unwrap();
                 std::fs::read(target).unwrap()
             };
             let by_map = write(&store, "map.out", true);
@@ -569,9 +578,10 @@ fn label_paths_write_identical_output() {
             let mut labels = store.full_domain_labels(hierarchies, &levels);
             assert!(!labels.in_memory().unwrap());
             let target = dir.path().join("levels.out");
-            anonbox::output::genvals::write(&job, &target, records, &mut labels, &progress)
+            let out = Publication::default();
+            anonbox::output::genvals::write(&out, &job, &target, records, &mut labels, &progress)
                 .unwrap();
-            anonbox::io::publish().unwrap();
+            out.publish().unwrap();
             assert!(
                 std::fs::read(target).unwrap() == by_map,
                 "{config}: labels by levels disagree"
@@ -611,8 +621,10 @@ fn in_memory_runner_writes_full_domain_results() {
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
     let levels = vec![0usize, 1];
+    let out = Publication::default();
     let ran = run_in_memory(
         &job,
+        &out,
         &anonbox::progress::Progress::hidden(),
         std::time::Instant::now(),
         |table, _, _| {
@@ -642,7 +654,7 @@ fn in_memory_runner_writes_full_domain_results() {
         },
     )
     .unwrap();
-    anonbox::io::publish().unwrap();
+    out.publish().unwrap();
     assert!(ran.store.is_none());
     assert_eq!(ran.report.suppressed_records, 7);
     assert_eq!(ran.report.records, 463);
@@ -670,7 +682,7 @@ fn check_classes_finds_a_tuple_without_its_class() {
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
     let progress = anonbox::progress::Progress::hidden();
-    let mut store = anonbox::store::Store::open(None).unwrap();
+    let mut store = anonbox::store::Store::open_temporary().unwrap();
     store.record_run(&job).unwrap();
     let loaded = store.load(&job, &progress).unwrap();
     let records = loaded.summary.records();

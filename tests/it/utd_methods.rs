@@ -912,6 +912,7 @@ mod backends {
     use anonbox::algorithms::tuples::Backend;
     use anonbox::algorithms::{anatomy, incognito, mondrian};
     use anonbox::cli::{parse_args, Command};
+    use anonbox::io::Publication;
     use anonbox::job::{Method, OutputFormat};
     use anonbox::progress::Progress;
     use anonbox::store::Store;
@@ -927,7 +928,7 @@ mod backends {
         };
         let job = anonbox::config::build_job_with_warnings(&raw).unwrap().0;
         let progress = Progress::hidden();
-        let mut store = Store::open(None).unwrap();
+        let mut store = Store::open_temporary().unwrap();
         store.record_run(&job).unwrap();
         let loaded = store.load(&job, &progress).unwrap();
         let records = loaded.summary.records();
@@ -977,8 +978,10 @@ mod backends {
         }
         let out = job.output.as_ref().unwrap();
         let enc = &loaded.encoding;
+        let publication = Publication::default();
         match out.format {
             OutputFormat::GenVals => anonbox::output::genvals::write(
+                &publication,
                 &job,
                 &out.path,
                 records,
@@ -986,14 +989,28 @@ mod backends {
                 &progress,
             ),
             OutputFormat::GenValsDist => anonbox::output::genvalsdist::write_from_store(
-                &job, &store, enc, &out.path, records, &progress, backend,
+                &publication,
+                &job,
+                &store,
+                enc,
+                &out.path,
+                records,
+                &progress,
+                backend,
             ),
             OutputFormat::Anatomy => anonbox::output::anatomy::write_from_store(
-                &job, &store, enc, &out.path, records, &progress, backend,
+                &publication,
+                &job,
+                &store,
+                enc,
+                &out.path,
+                records,
+                &progress,
+                backend,
             ),
         }
         .unwrap();
-        anonbox::io::publish().unwrap();
+        publication.publish().unwrap();
         files.extend(std::fs::read_dir(dir).unwrap().map(|e| {
             let p = e.unwrap().path();
             (

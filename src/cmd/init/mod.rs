@@ -10,9 +10,10 @@
 //!    it writes, checked by the run's own check ([`crate::algorithms::lattice_limits`]): init
 //!    never writes a config, nor prints a command, that the run refuses.
 //! 4. The builders run on the profile's distinct values (no second pass), and `DIR/config.xml`
-//!    and one `hierarchy_NAME.csv` per quasi-identifier are written through the staged output
-//!    path, published together at the end: a failed init writes nothing, and a `--dir` it
-//!    created for them is removed again, on an error or a signal ([`crate::io::create_dir`]);
+//!    and one `hierarchy_NAME.csv` per quasi-identifier are written through init's
+//!    [`Publication`], published together at the end: a failed init writes nothing, and a `--dir`
+//!    it created for them is removed again, on an error or a signal
+//!    ([`Publication::create_dir`]);
 //!    a folder that was there before is never removed. Hierarchy files list raw values, so new
 //!    ones are owner-only (0600). Every column's element
 //!    (or, for insensitive columns, a line) carries a one-line comment with the reason and the
@@ -41,7 +42,7 @@ use std::time::Instant;
 use clap::Parser;
 
 use crate::hierarchy::build::Builder;
-use crate::io::Format;
+use crate::io::{Cleanup, Format, Publication};
 use crate::{Error, Result};
 use profile::Profile;
 use propose::{Proposal, Role};
@@ -122,7 +123,6 @@ pub fn prepare(args: &[String]) -> Result<Request> {
         ));
     };
     let usage = |m: String| Error::Usage(format!("init: {m}"));
-    crate::io::set_file_mode(a.mode);
     let separator = crate::io::separator_arg(&a.separator);
     // A user's own file: `?` is a value like any other (the config says `unknown="keep"`, so
     // the run reads the rows the profile read).
@@ -308,16 +308,16 @@ impl Search {
 }
 
 impl InitJob {
-    /// Profiles, proposes, builds and writes; prints what it decided on `out`.
-    pub fn run(&self, out: &mut dyn Write) -> Result<()> {
-        let result = self.write_all(out);
-        if result.is_err() {
-            crate::io::discard();
-        }
-        result
+    /// Profiles, proposes, builds and writes; prints what it decided on `out`. What a signal
+    /// must remove is listed in `cleanup`.
+    pub fn run(&self, out: &mut dyn Write, cleanup: &Cleanup) -> Result<()> {
+        let publication = Publication::new(cleanup).file_mode(self.args.mode);
+        self.write_all(out, publication)
     }
 
-    fn write_all(&self, out: &mut dyn Write) -> Result<()> {
+    /// Everything [`InitJob::run`] does, the files staged in `publication` (dropped unpublished on
+    /// an error: a failed init writes nothing).
+    fn write_all(&self, out: &mut dyn Write, publication: Publication) -> Result<()> {
         let a = &self.args;
         let started = Instant::now();
         // Without --encoding: UTF-8, or windows-1252 for a file that is not (said and kept).
@@ -355,7 +355,7 @@ impl InitJob {
             ));
         }
         let search = Search::of(&profile, &built)?;
-        crate::io::create_dir(&a.dir).map_err(|e| {
+        publication.create_dir(&a.dir).map_err(|e| {
             Error::in_file(&a.dir, format!("creating the folder given by --dir: {e}"))
         })?;
         let config = a.dir.join("config.xml");
@@ -365,13 +365,16 @@ impl InitJob {
                 .iter()
                 .map(|b| ("hierarchy file", a.dir.join(&b.file))),
         );
-        crate::paths::check(&[("input file", a.data.clone())], &writes)?;
+        let reads = [("input file", a.data.clone())];
+        publication.never_replace(&reads);
+        crate::paths::check(&reads, &writes)?;
         for b in &built {
             // One hierarchy at a time: its rows are made as they are written.
             let column = &profile.columns[b.column];
             let mut values: Vec<(&str, u64)> = column.values_and_missing().collect();
             b.builder.sort(&mut values);
             crate::hierarchy::file::write(
+                &publication,
                 &a.dir.join(&b.file),
                 b.builder.rows(&values),
                 format.encoding(),
@@ -383,8 +386,8 @@ impl InitJob {
             profile: &profile,
         };
         let xml = self.config_xml(&read, &proposal, &built, &search)?;
-        crate::io::write_atomic(&config, xml.as_bytes())?;
-        crate::io::publish()?;
+        publication.write(&config, xml.as_bytes())?;
+        publication.publish()?;
         self.print(out, &read, &proposal, &built, &search, profiled)
             .map_err(|e| Error::io("<stdout>", e))
     }

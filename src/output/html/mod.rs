@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::algorithms::CheckedSample;
-use crate::io::write_atomic;
+use crate::io::Publication;
 use crate::job::Job;
 use crate::output::{summary, Report};
 use crate::release::{AttributeProfile, Release};
@@ -224,8 +224,9 @@ pub fn render(
         .map_err(|e| Error::Invalid(format!("internal error: HTML report: {e}")))
 }
 
-/// Writes the HTML report to `path` atomically (with the run's other outputs).
+/// Writes the HTML report to `path`, staged in `publication` (with the run's other outputs).
 pub fn write(
+    publication: &Publication,
     path: &Path,
     job: &Job,
     report: &Report,
@@ -233,8 +234,10 @@ pub fn write(
     checked: Option<&CheckedSample>,
 ) -> Result<()> {
     let html = render(job, report, release, checked)?;
-    write_atomic(path, html.as_bytes()).map_err(|e| match e {
-        Error::Io { source, .. } => Error::io(path, source),
-        other => other,
-    })
+    publication
+        .write(path, html.as_bytes())
+        .map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(path, source),
+            other => other,
+        })
 }

@@ -1,0 +1,135 @@
+//! What a signal cleans up: the temporary files and new folders of a publication, and where it
+//! stands.
+//!
+//! A [`Cleanup`] is shared (an `Arc`) between a [`Publication`](super::Publication), its files,
+//! and the thread that waits for SIGHUP, SIGINT and SIGTERM (`main`). The publication lists each
+//! temporary file and each folder it creates here as it creates them, and unlists them as they
+//! are renamed into place or removed; on a signal, [`Cleanup::interrupt`] removes what is listed.
+//!
+//! One lock, the phase, orders the two: [`Publication::publish`](super::Publication::publish)
+//! and [`Cleanup::interrupt`] hold it while they act, so a signal never removes a temporary file
+//! that is being renamed into place, and a run's last renames are never cut in half by the
+//! cleanup. Creating a temporary file or a folder and removing an uncommitted file hold it too,
+//! so the list is never behind the disk. The cleanup keeps the lock until the process exits, so
+//! the error report ([`Cleanup::hold_for_exit`]) waits: an error the cleanup itself caused (a
+//! temporary file gone) is never reported in place of the signal.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rustix::fs::AtFlags;
+
+use super::dest::Dir;
+
+/// The clean-up list of one publication and its phase, shared with the thread that waits for
+/// signals (see the module docs). A clone is another handle to the same list.
+#[derive(Clone, Default)]
+pub struct Cleanup(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    phase: Mutex<Phase>,
+    /// Temporary files not published yet: each folder and name.
+    temporary: Mutex<Vec<(Arc<Dir>, OsString)>>,
+    /// Folders created for the outputs ([`Cleanup::create_dir`]) while they are not published.
+    created: Mutex<Vec<PathBuf>>,
+}
+
+/// Where a publication stands (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum Phase {
+    #[default]
+    Running,
+    Published,
+}
+
+/// Locks `m`, whatever a panic that held it left (the lists stay usable).
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Cleanup {
+    /// The phase lock (see the module docs).
+    pub(super) fn phase(&self) -> MutexGuard<'_, Phase> {
+        lock(&self.0.phase)
+    }
+
+    /// Lists the temporary file `name` in `dir` (the caller holds the phase lock).
+    pub(super) fn register(&self, dir: &Arc<Dir>, name: &OsStr) {
+        lock(&self.0.temporary).push((Arc::clone(dir), name.to_os_string()));
+    }
+
+    /// Unlists the temporary file `name` in `dir` (renamed into place, or removed).
+    pub(super) fn unregister(&self, dir: &Dir, name: &OsStr) {
+        lock(&self.0.temporary).retain(|(d, n)| !(std::ptr::eq(&**d, dir) && n == name));
+    }
+
+    /// True if a temporary file in the folder `dir` is listed (tests).
+    #[cfg(test)]
+    pub(super) fn lists(&self, dir: &Path) -> bool {
+        lock(&self.0.temporary)
+            .iter()
+            .any(|(d, _)| d.path().starts_with(dir))
+    }
+
+    /// True if the phase is locked (tests).
+    #[cfg(test)]
+    pub(super) fn is_held(&self) -> bool {
+        self.0.phase.try_lock().is_err()
+    }
+
+    /// Creates the folder `path` and lists it, under the phase lock, as temporary files are, so
+    /// a signal's cleanup never misses it; returns false if a folder is already there (see
+    /// [`Publication::create_dir`](super::Publication::create_dir)).
+    pub(super) fn create_dir(&self, path: &Path) -> std::io::Result<bool> {
+        let _phase = self.phase();
+        match std::fs::create_dir(path) {
+            Ok(()) => {
+                lock(&self.0.created).push(path.to_path_buf());
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Forgets the created folders: published, they stay.
+    pub(super) fn keep_created_dirs(&self) {
+        lock(&self.0.created).clear();
+    }
+
+    /// Removes the created folders not published yet, the last created first, each only if
+    /// empty (`remove_dir`: nothing someone else put into one goes with it). The caller holds
+    /// the phase lock.
+    pub(super) fn remove_created_dirs(&self) {
+        let created = std::mem::take(&mut *lock(&self.0.created));
+        for dir in created.into_iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+
+    /// For the signal thread: removes every temporary file and created folder listed and
+    /// returns true, keeping the phase locked so that nothing else is published or reported
+    /// before the process exits (the caller exits next). Returns false, removing nothing, once
+    /// the outputs are published: the run has succeeded and ends on its own.
+    pub fn interrupt(&self) -> bool {
+        let guard = self.phase();
+        if *guard == Phase::Published {
+            return false;
+        }
+        let temporary = lock(&self.0.temporary).clone();
+        for (dir, name) in temporary {
+            let _ = rustix::fs::unlinkat(&*dir, &name, AtFlags::empty());
+        }
+        self.remove_created_dirs();
+        std::mem::forget(guard);
+        true
+    }
+
+    /// For the error report before the process exits: waits while a signal's cleanup runs
+    /// (that cleanup then exits the process itself) and keeps later signals from starting one.
+    pub fn hold_for_exit(&self) {
+        std::mem::forget(self.phase());
+    }
+}

@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     let mut store = Store::open(job.db.as_deref())?;
     store.record_run(&job)?;
-    let loaded = store.load(&job, &Progress::new(job.quiet))?;
+    let loaded = store.load(&job, &mut Progress::new(job.quiet).load())?;
     let secs = started.elapsed().as_secs_f64();
     let rows = loaded.summary.records();
     let t = loaded.timings;

@@ -24,7 +24,7 @@ use serde::Serialize;
 use super::{build_from_counts, ClassStats};
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
-use crate::job::MetricKind;
+use crate::metrics::MetricKind;
 use crate::risk::SizeCounts;
 use crate::vgh::Interval;
 

@@ -529,7 +529,7 @@ fn label_paths_write_identical_output() {
             store.record_run(&job).unwrap();
             let loaded = store.load(&job, &mut ()).unwrap();
             let records = loaded.summary.records();
-            let outcome = anonbox::algorithms::datafly::run(
+            let mut outcome = anonbox::algorithms::datafly::run(
                 &store,
                 &job.datafly(),
                 &loaded.encoding,
@@ -540,8 +540,13 @@ fn label_paths_write_identical_output() {
             .unwrap();
             store.check_classes(records).unwrap();
             assert!(outcome.suppressed_records > 0, "{config}: {outcome:?}");
-            let name = outcome.details.backend().unwrap();
-            assert_eq!(name == "memory", backend == Backend::Memory);
+            let anonbox::algorithms::Details::Datafly { backend: name, .. } = &mut outcome.details
+            else {
+                panic!("{outcome:?}")
+            };
+            assert_eq!(*name == "memory", backend == Backend::Memory);
+            // The backends may differ only there.
+            *name = "";
 
             let write = |store: &anonbox::store::Store, name: &str, in_memory: bool| -> Vec<u8> {
                 let mut labels = store.labels();

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anonbox::algorithms::{execute, solve, LatticeAlgorithm, Plan, StoreKind};
+use anonbox::algorithms::{execute, solve, LatticeAlgorithm, SearchSetup, StoreKind};
 use anonbox::check::CheckerConfig;
 use anonbox::cli::RunArgs;
 use anonbox::config::build_job;
@@ -22,7 +22,6 @@ use anonbox::data::EncodedTable;
 use anonbox::job::{MetricKind, SuppressionLimit};
 use anonbox::metrics;
 use anonbox::privacy::KAnonymity;
-use anonbox::progress::Progress;
 
 /// Loads a table as `anonbox` does: a job from an XML config (input overridden), then the
 /// in-memory loader.
@@ -34,7 +33,14 @@ fn load(config: &Path, input: Option<&Path>) -> EncodedTable {
         ..RunArgs::default()
     };
     let job = build_job(&args).expect("job");
-    load_table(&job, &Progress::new(true)).expect("load").0
+    load_job(&job)
+}
+
+/// The in-memory load of a job's input, with no progress shown.
+fn load_job(job: &anonbox::job::Job) -> EncodedTable {
+    let source = job.source().expect("source");
+    let subset = job.research_subset().expect("subset");
+    load_table(&source, subset, &mut ()).expect("load").0
 }
 
 /// ADULT's body repeated `copies` times under one header, in `dir` (made once).
@@ -147,17 +153,17 @@ fn arx_same_run() -> std::collections::HashMap<String, f64> {
         .collect()
 }
 
-/// Runs one search as `plan` says, timing it: (outcome, calling thread's CPU ms, process CPU
+/// Runs one search as `setup` says, timing it: (outcome, calling thread's CPU ms, process CPU
 /// ms, wall ms).
 fn timed(
     table: &EncodedTable,
     criteria: Vec<Box<dyn anonbox::privacy::PrivacyCriterion>>,
     metric: Box<dyn anonbox::metrics::Metric>,
     budget: u64,
-    plan: Plan,
+    setup: SearchSetup,
 ) -> (anonbox::algorithms::SearchOutcome, f64, f64, f64) {
     let (t0, p0, w0) = (thread_cpu_ns(), process_cpu_ns(), Instant::now());
-    let (out, _) = execute(table, criteria, metric, budget, plan, false).unwrap();
+    let (out, _) = execute(table, criteria, metric, budget, setup, false).unwrap();
     let wall = w0.elapsed().as_secs_f64() * 1e3;
     let cpu = (thread_cpu_ns() - t0) as f64 / 1e6;
     let proc = (process_cpu_ns() - p0) as f64 / 1e6;
@@ -327,7 +333,7 @@ fn main() {
             let mut last = None;
             for _ in 0..reps {
                 let budget = SuppressionLimit::Fraction(case.s).budget(table.rows() as u64);
-                let plan = Plan {
+                let setup = SearchSetup {
                     algorithm,
                     store: StoreKind::Dense,
                     config: *config,
@@ -339,7 +345,7 @@ fn main() {
                     vec![Box::new(KAnonymity { k: case.k })],
                     metrics::build(case.metric, table),
                     budget,
-                    plan,
+                    setup,
                 );
                 cpu.push(c);
                 proc.push(p);
@@ -501,12 +507,12 @@ fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm, checker: Che
             ..RunArgs::default()
         };
         let job = build_job(&args).expect("job");
-        let table = load_table(&job, &Progress::new(true)).expect("load").0;
+        let table = load_job(&job);
         let (mut cpu, mut proc, mut wall) = (Vec::new(), Vec::new(), Vec::new());
         let mut last = None;
         let threads = threads_arg();
         for _ in 0..reps {
-            let plan = Plan {
+            let setup = SearchSetup {
                 algorithm,
                 store: StoreKind::Dense,
                 config: checker,
@@ -517,8 +523,8 @@ fn sensitive(root: &Path, reps: usize, algorithm: LatticeAlgorithm, checker: Che
                 &table,
                 anonbox::privacy::build(&job.privacy, job.k, &table).unwrap(),
                 metrics::build(job.metric, &table),
-                anonbox::algorithms::lattice_budget(&job, table.records()),
-                plan,
+                job.lattice().budget(table.records()),
+                setup,
             );
             cpu.push(c);
             proc.push(p);

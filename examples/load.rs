@@ -20,7 +20,7 @@ fn main() -> anyhow::Result<()> {
     let publication = anonbox::io::Publication::default();
     let mut store = Store::open(job.db.as_deref(), &publication)?;
     store.record_run(&job)?;
-    let loaded = store.load(&job, &Progress::new(job.quiet))?;
+    let loaded = store.load(&job, &mut Progress::new(job.quiet).load())?;
     let secs = started.elapsed().as_secs_f64();
     let rows = loaded.summary.records();
     let t = loaded.timings;

@@ -4,10 +4,12 @@
 //! no-op, so callers never branch on it. Hot loops call [`Bar::tick`] with their counters; it
 //! redraws at most every [`TICK_ROWS`] rows, so the cost per row is one comparison.
 //!
-//! A lattice search is followed by a [`SearchBar`], an observer of the search
-//! ([`crate::algorithms::observe`]): the search hands it plain figures and knows nothing of
-//! terminals; the bar shows checks out of the lattice size (checked + queued for BFS), the best
-//! loss so far, the current lower bound and an ETA where one can be estimated
+//! The engine knows nothing of terminals: it tells observers what it does, and the bars here
+//! are those observers. A load is followed by a [`LoadBar`] ([`crate::data::load::LoadObserver`]:
+//! bytes and rows read); a toolbox method by a [`StepBar`] ([`StepObserver`]: a spinner with
+//! the method's step); a lattice search by a [`SearchBar`] ([`SearchObserver`]): the search
+//! hands it plain figures; the bar shows checks out of the lattice size (checked + queued for
+//! BFS), the best loss so far, the current lower bound and an ETA where one can be estimated
 //! ([`search_message`]).
 
 use std::io::IsTerminal;
@@ -15,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::algorithms::observe::{Phase, SearchObserver, SearchStatus};
+use crate::algorithms::observe::{Phase, SearchObserver, SearchStatus, StepObserver};
+use crate::data::load::LoadObserver;
 
 /// Rows between two updates of a bar.
 pub const TICK_ROWS: u64 = 1 << 16;
@@ -105,6 +108,75 @@ impl Progress {
             None,
             &format!("{phase:>6} {{spinner}} {{msg}} ({{elapsed}})"),
         )
+    }
+
+    /// The bar of a load, as its observer: a [`Progress::bytes`] bar over the input, from the
+    /// moment the load starts reading.
+    pub fn load(&self) -> LoadBar {
+        LoadBar {
+            progress: *self,
+            bar: None,
+        }
+    }
+
+    /// The spinner of a toolbox method's search, as its observer: it shows from the moment the
+    /// method starts its search, with the method's step as its message.
+    pub fn steps(&self) -> StepBar {
+        StepBar {
+            progress: *self,
+            bar: None,
+        }
+    }
+}
+
+/// A load's bar (see [`Progress::load`]). Cleared when the load finishes, or when dropped.
+pub struct LoadBar {
+    progress: Progress,
+    bar: Option<Bar>,
+}
+
+impl LoadObserver for LoadBar {
+    fn start(&mut self, bytes: u64) {
+        self.bar = Some(self.progress.bytes("load", bytes));
+    }
+
+    fn read(&mut self, bytes: u64, rows: u64) {
+        if let Some(bar) = &mut self.bar {
+            bar.tick(bytes, rows);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+/// A toolbox method's spinner (see [`Progress::steps`]). Cleared when the method finishes, or
+/// when dropped.
+pub struct StepBar {
+    progress: Progress,
+    bar: Option<Bar>,
+}
+
+impl StepObserver for StepBar {
+    fn start(&mut self, step: &str) {
+        let bar = self.progress.spinner("search");
+        bar.set_message(step);
+        self.bar = Some(bar);
+    }
+
+    fn step(&mut self, step: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(step);
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
     }
 }
 

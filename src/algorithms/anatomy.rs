@@ -35,11 +35,22 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::tuples::Backend;
+use super::{Details, StepObserver};
 use crate::data::load::Encoding;
-use crate::job::Job;
-use crate::progress::Progress;
+use crate::data::SensitiveAttribute;
 use crate::store::{AnatomyRecords, Store};
 use crate::{Error, Result};
+
+/// What Anatomy is asked for: the run builds it from its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    /// The l of distinct l-diversity, rounded as the toolbox does ([`integer_l`]).
+    pub l: f64,
+    /// The seed of the random picks ([`JavaRandom`]).
+    pub seed: u64,
+    /// The sensitive attributes: Anatomy needs exactly one.
+    pub sensitive: &'a [SensitiveAttribute],
+}
 
 /// Records up to which Anatomy keeps its buckets in memory (about 16 bytes per record); beyond,
 /// the picks go through SQL and only an order-statistic tree (4 bytes per record) stays in
@@ -455,19 +466,19 @@ impl Source for MemorySource {
 /// its labels are empty, the QIT file publishes the exact values). Console lines go to `say`.
 pub fn run(
     store: &Store,
-    job: &Job,
+    params: &Params<'_>,
     encoding: &Encoding,
     records: u64,
-    progress: &Progress,
+    observer: &mut dyn StepObserver,
     backend: Backend,
     say: &mut dyn FnMut(&str),
 ) -> Result<super::Outcome> {
-    if job.sensitive.len() != 1 {
+    if params.sensitive.len() != 1 {
         return Err(Error::Invalid(
             "Anatomy: Set 1 (and only 1) sensitive attribute!!".into(),
         ));
     }
-    let s = &job.sensitive[0];
+    let s = &params.sensitive[0];
     let enc = &encoding.sensitive[0];
     // Buckets in ascending sensitive value (the tie order): the mapped integer of a category,
     // the number, or the hierarchy file's order.
@@ -486,8 +497,7 @@ pub fn run(
         bucket_of[code] = b as u32;
     }
 
-    let bar = progress.spinner("search");
-    bar.set_message("Anatomy");
+    observer.start("Anatomy");
     let in_memory = match backend {
         Backend::Auto => records <= MEMORY_RECORDS,
         Backend::Memory => true,
@@ -501,7 +511,7 @@ pub fn run(
             Ok(())
         })?;
         let mut src = MemorySource::new(&buckets, codes);
-        let outcome = anatomize(&src.counts(), job.l, job.seed, &mut src, say)?;
+        let outcome = anatomize(&src.counts(), params.l, params.seed, &mut src, say)?;
         store.write_record_groups(&src.into_groups())?;
         outcome
     } else {
@@ -509,7 +519,7 @@ pub fn run(
         let tx = store.begin()?;
         let result = src
             .counts()
-            .and_then(|counts| anatomize(&counts, job.l, job.seed, &mut src, say));
+            .and_then(|counts| anatomize(&counts, params.l, params.seed, &mut src, say));
         let outcome = match result {
             Ok(o) => {
                 tx.commit()?;
@@ -524,25 +534,22 @@ pub fn run(
         src.drop_tables()?;
         outcome
     };
-    let empty: Vec<&str> = vec![""; job.qids.len()];
+    let empty: Vec<&str> = vec![""; encoding.qids.len()];
     let tx = store.begin()?;
     for (g, n) in tx.record_group_sizes()? {
         tx.insert_class(g, &empty, n, false)?;
     }
     tx.commit()?;
-    bar.finish();
-    let mut extra = serde_json::Map::new();
-    extra.insert("l".into(), serde_json::json!(outcome.l));
-    extra.insert("seed".into(), serde_json::json!(job.seed));
-    extra.insert("residue".into(), serde_json::json!(outcome.residue));
-    extra.insert(
-        "backend".into(),
-        serde_json::json!(if in_memory { "memory" } else { "sql" }),
-    );
+    observer.finish();
     Ok(super::Outcome {
         equivalence_classes: outcome.groups as u64,
         suppression_limit: Some(0),
-        extra,
+        details: Details::Anatomy {
+            backend: if in_memory { "memory" } else { "sql" },
+            l: outcome.l,
+            seed: params.seed,
+            residue: outcome.residue,
+        },
         ..super::Outcome::default()
     })
 }

@@ -5,7 +5,7 @@
 //! smaller than k number more than the suppression threshold, generalize one level the
 //! quasi-identifier with the most distinct generalized values (ties: the first in `<qid>`
 //! order); then suppress the classes still smaller than k: their quasi-identifiers print as the
-//! VGH root or the hierarchy's top level. The threshold is `Job::suppression` (tuples, or
+//! VGH root or the hierarchy's top level. The threshold is [`Params::suppression`] (tuples, or
 //! `floor(f * n)` for a fraction), k tuples by default. Fewer than k records cannot be
 //! anonymized.
 //!
@@ -21,17 +21,27 @@
 //! (so with k = 10 on the census sample the classes are 1..7 and 9, as the toolbox's).
 //!
 //! The toolbox prints `Generalizing attribute N` and `Suppressing equivalence E` on stdout;
-//! anonbox keeps stdout clean and shows the step on the search progress bar, and lists the
-//! steps in the report (`generalized`, attribute names in order).
+//! anonbox keeps stdout clean and tells the step to its observer (the search progress bar), and
+//! lists the steps in the report (`generalized`, attribute names in order).
 
 use super::tuples::Backend;
-use super::Outcome;
+use super::{Details, Outcome, StepObserver};
 use crate::data::load::Encoding;
+use crate::data::{Generalization, QuasiIdentifier};
 use crate::hierarchy::Hierarchy;
-use crate::job::{Generalization, Job};
-use crate::progress::{Bar, Progress};
+use crate::privacy::SuppressionLimit;
 use crate::store::{DataflyTuples, Store};
 use crate::{Error, Result};
+
+/// What Datafly is asked for: the run builds it from its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    pub k: u64,
+    /// The suppression threshold; `None`: k tuples.
+    pub suppression: Option<SuppressionLimit>,
+    /// The quasi-identifiers, in `<qid>` order (a VGH's leaves must be at equal depth).
+    pub qids: &'a [QuasiIdentifier],
+}
 
 /// Distinct tuples up to which Datafly runs in memory: 36 bytes a tuple at the most (its packed
 /// generalized key, record count and first record, a sort's pairs, at the end each tuple's
@@ -42,14 +52,14 @@ pub const MEMORY_DATAFLY: u64 = 24_000_000;
 /// Runs Datafly on a loaded store; fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
 pub fn run(
     store: &Store,
-    job: &Job,
+    params: &Params<'_>,
     encoding: &Encoding,
     records: u64,
-    progress: &Progress,
+    observer: &mut dyn StepObserver,
     backend: Backend,
 ) -> Result<Outcome> {
-    let k = job.k.max(1);
-    for q in &job.qids {
+    let k = params.k.max(1);
+    for q in params.qids {
         if let Generalization::Vgh(v) = &q.generalization {
             if !v.leaves_at_equal_depth() {
                 return Err(Error::Invalid(format!(
@@ -64,7 +74,7 @@ pub fn run(
             "This input cannot be anonymized at k = {k}"
         )));
     }
-    let threshold = job.suppression.map_or(k, |s| s.budget(records));
+    let threshold = params.suppression.map_or(k, |s| s.budget(records));
     let tuple_count = store.tuple_count()?;
     let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
     let memory = match backend {
@@ -73,10 +83,9 @@ pub fn run(
     };
     if memory {
         if let Some(fields) = Fields::new(&hierarchies) {
-            let bar = progress.spinner("search");
-            bar.set_message("Datafly");
-            let result = in_memory(store, job, encoding, &fields, k, threshold, &bar);
-            bar.finish();
+            observer.start("Datafly");
+            let result = in_memory(store, params, encoding, &fields, k, threshold, observer);
+            observer.finish();
             return result;
         }
     }
@@ -87,8 +96,7 @@ pub fn run(
         .map(|e| e.hierarchy.max_level())
         .collect();
 
-    let bar = progress.spinner("search");
-    bar.set_message("Datafly");
+    observer.start("Datafly");
     let working = DataflyTuples::create(store)?;
     let mut levels = vec![0usize; nq];
     let mut steps: Vec<String> = Vec::new();
@@ -100,17 +108,17 @@ pub fn run(
         let distinct = working.distinct_values()?;
         let q = attribute_to_climb(&levels, &max, &distinct, (k, threshold, small))?;
         levels[q] += 1;
-        steps.push(job.qids[q].name.clone());
-        bar.set_message(format!(
+        steps.push(params.qids[q].name.clone());
+        observer.step(&format!(
             "Datafly: generalizing {} to level {}",
-            job.qids[q].name, levels[q]
+            params.qids[q].name, levels[q]
         ));
         working.generalize(q, levels[q])?;
     }
 
     // Final classes, numbered by first record (see the module docs).
     working.write_classes(&levels, k, encoding)?;
-    bar.finish();
+    observer.finish();
     outcome(store, levels, steps, threshold, "sql")
 }
 
@@ -120,12 +128,9 @@ fn outcome(
     levels: Vec<usize>,
     steps: Vec<String>,
     threshold: u64,
-    backend: &str,
+    backend: &'static str,
 ) -> Result<Outcome> {
     let (kept, suppressed_records) = store.class_summary()?;
-    let mut extra = serde_json::Map::new();
-    extra.insert("generalized".into(), serde_json::json!(steps));
-    extra.insert("backend".into(), serde_json::json!(backend));
     Ok(Outcome {
         transformation: Some(levels),
         metric: None,
@@ -134,7 +139,10 @@ fn outcome(
         suppressed_records,
         equivalence_classes: kept,
         transformations_checked: None,
-        extra,
+        details: Details::Datafly {
+            backend,
+            generalized: steps,
+        },
         checked: None,
     })
 }
@@ -228,12 +236,12 @@ fn small_records(keys: &[u64], counts: &[u32], k: u64, pairs: &mut Vec<(u64, u32
 /// [`MEMORY_DATAFLY`]); the same steps, classes and numbering as the SQL above.
 fn in_memory(
     store: &Store,
-    job: &Job,
+    params: &Params<'_>,
     encoding: &Encoding,
     fields: &Fields,
     k: u64,
     threshold: u64,
-    bar: &Bar,
+    observer: &mut dyn StepObserver,
 ) -> Result<Outcome> {
     let hierarchies: Vec<&Hierarchy> = encoding.qids.iter().map(|q| &q.hierarchy).collect();
     let nq = hierarchies.len();
@@ -285,10 +293,10 @@ fn in_memory(
             up[h.get(c, levels[q]) as usize] = h.get(c, levels[q] + 1);
         }
         levels[q] += 1;
-        steps.push(job.qids[q].name.clone());
-        bar.set_message(format!(
+        steps.push(params.qids[q].name.clone());
+        observer.step(&format!(
             "Datafly: generalizing {} to level {}",
-            job.qids[q].name, levels[q]
+            params.qids[q].name, levels[q]
         ));
         for key in &mut keys {
             *key = fields.set(*key, q, up[fields.get(*key, q) as usize]);

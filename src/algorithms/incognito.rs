@@ -30,7 +30,7 @@
 //!
 //! ## Privacy models
 //! A node's table is the original classes generalized to its levels. Each class is checked
-//! against every model of `Job::privacy` with the shared implementations of
+//! against every model of [`Params::privacy`] with the shared implementations of
 //! [`crate::privacy`] in [`Flavor::Toolbox`] arithmetic: k-anonymity, entropy l-diversity
 //! (`c <= 0`), recursive (c,l)-diversity (`c > 0`), distinct l-diversity, t-closeness with the
 //! equal distance (categorical sensitive attribute) or the ordered distance normalized by m − 1
@@ -54,19 +54,32 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use super::tuples::{Backend, Tuples};
-use super::Outcome;
+use super::{Details, Method, Outcome, StepObserver};
 use crate::data::load::Encoding;
 use crate::hierarchy::Hierarchy;
-use crate::job::{Job, Method, PrivacyModel, TDistance};
 use crate::privacy::distribution::{Distribution, DistributionBuf};
 use crate::privacy::ldiversity::{
     is_distinct_l_diverse, is_entropy_l_diverse, is_recursive_cl_diverse,
 };
 use crate::privacy::tcloseness::{EqualDistance, OrderedDistance};
-use crate::privacy::Flavor;
-use crate::progress::Progress;
+use crate::privacy::{Flavor, PrivacyModel, SuppressionLimit, TDistance};
 use crate::store::{IncognitoTuples, Store};
 use crate::{Error, Result};
+
+/// What Incognito is asked for: the run builds it from its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    /// Incognito_K, _L or _T.
+    pub method: Method,
+    pub k: u64,
+    /// Incognito_K's suppression threshold; `None`: k tuples.
+    pub suppression: Option<SuppressionLimit>,
+    /// The c of recursive (c,l)-diversity: Incognito_L with `c <= 0` enforces entropy
+    /// l-diversity.
+    pub c: f64,
+    /// The privacy models every class must satisfy.
+    pub privacy: &'a [PrivacyModel],
+}
 
 /// A node's printed name: levels joined by `_`.
 pub fn node_name(node: &[usize]) -> String {
@@ -178,7 +191,7 @@ pub struct Criteria {
 }
 
 impl Criteria {
-    /// From the job's models. `table` is the whole table's sensitive distribution and `values`
+    /// From the run's models. `table` is the whole table's sensitive distribution and `values`
     /// the number behind each sensitive code (for the ordered distance of a numeric attribute).
     /// `budget`: records that may be suppressed (0 for Incognito_L and _T).
     pub fn new(
@@ -279,14 +292,9 @@ impl Criteria {
 }
 
 /// The suppression budget of a method: Incognito_K's threshold (default k tuples), 0 otherwise.
-pub fn budget(
-    method: Method,
-    job_suppression: Option<crate::job::SuppressionLimit>,
-    k: u64,
-    records: u64,
-) -> u64 {
+pub fn budget(method: Method, suppression: Option<SuppressionLimit>, k: u64, records: u64) -> u64 {
     match method {
-        Method::IncognitoK => job_suppression.map_or(k, |s| s.budget(records)),
+        Method::IncognitoK => suppression.map_or(k, |s| s.budget(records)),
         _ => 0,
     }
 }
@@ -423,7 +431,7 @@ impl TupleTable {
     }
 }
 
-/// The sensitive attribute the job's models use (position in `Job::sensitive`), if any.
+/// The sensitive attribute the models use (its position among the sensitive attributes), if any.
 fn sensitive_attribute(models: &[PrivacyModel]) -> Result<Option<usize>> {
     let mut found: Option<usize> = None;
     for m in models {
@@ -452,25 +460,25 @@ fn sensitive_attribute(models: &[PrivacyModel]) -> Result<Option<usize>> {
 /// `say`, fills `EquivalenceTable`, `QidTuple.EquivalenceID` and every record's class.
 pub fn run(
     store: &Store,
-    job: &Job,
+    params: &Params<'_>,
     encoding: &Encoding,
     records: u64,
-    progress: &Progress,
+    observer: &mut dyn StepObserver,
     backend: Backend,
     say: &mut dyn FnMut(&str),
 ) -> Result<Outcome> {
     let hierarchies: Vec<Hierarchy> = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
     let max: Vec<usize> = hierarchies.iter().map(|h| h.max_level()).collect();
-    let budget = budget(job.method, job.suppression, job.k, records);
-    let attribute = sensitive_attribute(&job.privacy)?;
+    let budget = budget(params.method, params.suppression, params.k, records);
+    let attribute = sensitive_attribute(params.privacy)?;
     if let Some(a) = attribute.filter(|&a| a >= store.layout().sensitive.len()) {
         return Err(Error::Invalid(format!(
             "Incognito: no sensitive attribute {a}"
         )));
     }
-    if job.method == Method::IncognitoL
-        && job.c <= 0.0
-        && job
+    if params.method == Method::IncognitoL
+        && params.c <= 0.0
+        && params
             .privacy
             .iter()
             .any(|m| matches!(m, PrivacyModel::EntropyL { .. }))
@@ -483,14 +491,14 @@ pub fn run(
     };
     let values = attribute.and_then(|a| encoding.sensitive[a].numeric.clone());
     let criteria = Criteria::new(
-        &job.privacy,
+        params.privacy,
         table_dist.as_ref().map(|d| d.view()),
         values.as_deref(),
         budget,
     )?;
 
-    let bar = progress.spinner("search");
-    bar.set_message(job.method.name());
+    let name = params.method.name();
+    observer.start(name);
     let tuple_count = store.tuple_count()?;
     let in_memory = backend.in_memory(tuple_count);
     let sens = if criteria.needs_sensitive() {
@@ -503,7 +511,7 @@ pub fn run(
         let found = search(
             &max,
             &mut |node| {
-                bar.set_message(format!("{}: {}", job.method.name(), node_name(node)));
+                observer.step(&format!("{name}: {}", node_name(node)));
                 let (classes, _) = table.group(&hierarchies, node);
                 let v = judge(&criteria, &classes);
                 Ok(v.pass.then_some(v.kept))
@@ -535,7 +543,7 @@ pub fn run(
         let found = search(
             &max,
             &mut |node| {
-                bar.set_message(format!("{}: {}", job.method.name(), node_name(node)));
+                observer.step(&format!("{name}: {}", node_name(node)));
                 let (mut kept, mut suppressed, mut pass) = (0u64, 0u64, true);
                 src.classes(node, &mut |_, class| {
                     if criteria.class_ok(class) {
@@ -565,7 +573,7 @@ pub fn run(
         src.drop_tables()?;
         (found, bad)
     };
-    let qid_indexes: Vec<usize> = job.qids.iter().map(|q| q.index).collect();
+    let qid_indexes: Vec<usize> = encoding.qids.iter().map(|q| q.index).collect();
     for line in summary_lines(&qid_indexes, &found) {
         say(&line);
     }
@@ -575,31 +583,21 @@ pub fn run(
                 .into(),
         ));
     };
-    bar.set_message(format!("{}: writing classes", job.method.name()));
+    observer.step(&format!("{name}: writing classes"));
     store.assign_full_domain(encoding, &node, &bad)?;
-    bar.finish();
+    observer.finish();
 
     let (kept, suppressed_records) = store.class_summary()?;
-    let mut extra = serde_json::Map::new();
-    extra.insert(
-        "backend".into(),
-        serde_json::json!(if in_memory { "memory" } else { "sql" }),
-    );
-    extra.insert(
-        "anonymous_generalizations".into(),
-        serde_json::json!(found
-            .successes
-            .iter()
-            .map(|(n, _)| node_name(n))
-            .collect::<Vec<_>>()),
-    );
     Ok(Outcome {
         transformation: Some(node),
         suppression_limit: Some(budget),
         suppressed_records,
         equivalence_classes: kept,
         transformations_checked: Some(found.checked),
-        extra,
+        details: Details::Incognito {
+            backend: if in_memory { "memory" } else { "sql" },
+            anonymous_generalizations: found.successes.iter().map(|(n, _)| node_name(n)).collect(),
+        },
         ..Outcome::default()
     })
 }

@@ -1,5 +1,8 @@
-//! Anonymization methods. Each one receives the job (never flags) and a backend, and returns an
-//! [`Outcome`] for the report; the output writers take the labels from the backend.
+//! Anonymization methods. Each one receives a small parameter struct that the run builds from
+//! its plan (`datafly::Params`, [`LatticeParams`], ...; never the plan itself, never flags) and
+//! a backend, tells an observer how it progresses ([`observe`]), and returns an [`Outcome`]
+//! with its own findings typed ([`Details`]); the output writers take the labels from the
+//! backend.
 //!
 //! Store-backed methods (Datafly, Mondrian, Incognito; Anatomy on records) work on the SQLite
 //! [`Store`](crate::store::Store): they read `QidTuple` (distinct quasi-identifier tuples with
@@ -15,45 +18,29 @@ pub mod exhaustive;
 pub mod flash;
 pub mod incognito;
 pub mod lookahead;
+mod method;
 pub mod mondrian;
 pub mod observe;
 pub mod ola;
+mod outcome;
 pub mod search;
 pub mod tuples;
 
+use std::time::Duration;
+
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
-use crate::job::{Job, Method, MetricKind, SuppressionLimit};
 use crate::lattice::PropertyStore;
-use crate::metrics::Metric;
-use crate::privacy::PrivacyCriterion;
+use crate::metrics::{Metric, MetricKind};
+use crate::privacy::{PrivacyCriterion, PrivacyModel, SuppressionLimit};
 use crate::Result;
-pub use observe::{SearchObserver, SearchStatus};
+pub use method::Method;
+pub use observe::{SearchObserver, SearchStatus, StepObserver};
+pub use outcome::{Details, LatticeDetails, Outcome};
 pub use search::{
-    CheckedSample, CheckedTransformation, Limit, Optimum, Purpose, PurposeCount, Search,
+    Ahead, CheckedSample, CheckedTransformation, Limit, Optimum, Purpose, PurposeCount, Search,
     SearchOutcome, CHECKED_CAP,
 };
-
-/// What a method reports about its result.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Outcome {
-    /// Levels per quasi-identifier (full-domain methods).
-    pub transformation: Option<Vec<usize>>,
-    /// The metric that was optimised or evaluated, and its value.
-    pub metric: Option<MetricKind>,
-    pub information_loss: Option<f64>,
-    /// The suppression budget that applied, in records.
-    pub suppression_limit: Option<u64>,
-    pub suppressed_records: u64,
-    /// Classes in the output, suppressed records excluded.
-    pub equivalence_classes: u64,
-    /// Lattice methods: transformations evaluated.
-    pub transformations_checked: Option<u64>,
-    /// Method-specific report fields.
-    pub extra: serde_json::Map<String, serde_json::Value>,
-    /// Lattice searches: the transformations checked, for the HTML report's chart.
-    pub checked: Option<CheckedSample>,
-}
 
 /// What an in-memory full-domain method chose: one level per quasi-identifier and the rows it
 /// suppresses (`suppressed[row]`). The pipeline writes the output from it.
@@ -100,8 +87,7 @@ pub const LEVEL_CHUNK: usize = 1 << 18;
 impl LatticeAlgorithm {
     /// The strategy of a lattice method for a space of `size` transformations (`None` for the
     /// other methods).
-    pub fn for_method(method: crate::job::Method, size: u64) -> Option<LatticeAlgorithm> {
-        use crate::job::Method;
+    pub fn for_method(method: Method, size: u64) -> Option<LatticeAlgorithm> {
         Some(match method {
             Method::Flash => LatticeAlgorithm::Flash,
             Method::Ola => LatticeAlgorithm::Ola,
@@ -195,19 +181,20 @@ pub fn solve_in(
     config: CheckerConfig,
     store: StoreKind,
 ) -> Result<SearchOutcome> {
-    let plan = Plan {
+    let setup = SearchSetup {
         algorithm,
         store,
         config,
         limit: Limit::default(),
         threads: 1,
     };
-    Ok(execute(table, criteria, metric, budget, plan, false)?.0)
+    Ok(execute(table, criteria, metric, budget, setup, false)?.0)
 }
 
-/// How to run one lattice search.
+/// How one lattice search is set up: the strategy, its property store, the checker, the limits
+/// and the threads.
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct SearchSetup {
     pub algorithm: LatticeAlgorithm,
     pub store: StoreKind,
     pub config: CheckerConfig,
@@ -216,17 +203,17 @@ pub struct Plan {
     pub threads: usize,
 }
 
-/// Runs a search as `plan` says; with `rows`, also which rows the best transformation
+/// Runs a search as `setup` says; with `rows`, also which rows the best transformation
 /// suppresses.
 pub fn execute(
     table: &EncodedTable,
     criteria: Vec<Box<dyn PrivacyCriterion>>,
     metric: Box<dyn Metric>,
     budget: u64,
-    plan: Plan,
+    setup: SearchSetup,
     rows: bool,
 ) -> Result<(SearchOutcome, Option<Vec<bool>>)> {
-    execute_observed(table, criteria, metric, budget, plan, rows, None)
+    execute_observed(table, criteria, metric, budget, setup, rows, None)
 }
 
 /// [`execute`], telling `observer` how the search progresses ([`observe`]).
@@ -235,26 +222,26 @@ pub fn execute_observed<'a>(
     criteria: Vec<Box<dyn PrivacyCriterion>>,
     metric: Box<dyn Metric>,
     budget: u64,
-    plan: Plan,
+    setup: SearchSetup,
     rows: bool,
     observer: Option<Box<dyn SearchObserver + 'a>>,
 ) -> Result<(SearchOutcome, Option<Vec<bool>>)> {
     fn go<'a, S: PropertyStore>(
         mut search: Search<'a, S>,
-        plan: Plan,
+        setup: SearchSetup,
         rows: bool,
         observer: Option<Box<dyn SearchObserver + 'a>>,
     ) -> (SearchOutcome, Option<Vec<bool>>) {
-        search.set_limit(plan.limit);
-        search.set_threads(plan.threads);
+        search.set_limit(setup.limit);
+        search.set_threads(setup.threads);
         if let Some(o) = observer {
             search.set_observer(o);
         }
         // On the search's pool, the search thread is one of its threads: a split check's ranges
         // that no other thread has taken yet are its own to run (see `Search::set_threads`).
         match search.pool() {
-            Some(pool) => pool.install(|| run_search(&mut search, plan.algorithm)),
-            None => run_search(&mut search, plan.algorithm),
+            Some(pool) => pool.install(|| run_search(&mut search, setup.algorithm)),
+            None => run_search(&mut search, setup.algorithm),
         }
         let out = search.outcome();
         search.finish_observing(&out);
@@ -264,17 +251,17 @@ pub fn execute_observed<'a>(
         };
         (out, suppressed)
     }
-    let config = plan.config;
-    Ok(match plan.store {
+    let config = setup.config;
+    Ok(match setup.store {
         StoreKind::Dense => go::<crate::lattice::Dense>(
             Search::new(table, criteria, metric, budget, config)?,
-            plan,
+            setup,
             rows,
             observer,
         ),
         StoreKind::Antichain => go::<crate::lattice::Antichain>(
             Search::new(table, criteria, metric, budget, config)?,
-            plan,
+            setup,
             rows,
             observer,
         ),
@@ -295,19 +282,45 @@ fn run_search<S: PropertyStore>(search: &mut Search<'_, S>, algorithm: LatticeAl
     search.fall_back_to_top();
 }
 
+/// What a lattice search is asked for: the run builds it from its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct LatticeParams<'a> {
+    /// Flash, OLA, BFS or Optimal.
+    pub method: Method,
+    /// The privacy models; none: k-anonymity with `k`.
+    pub privacy: &'a [PrivacyModel],
+    pub k: u64,
+    pub metric: MetricKind,
+    /// `None`: ARX's default, nothing suppressed.
+    pub suppression: Option<SuppressionLimit>,
+    /// The search stops after this long with the best transformation found so far.
+    pub time_limit: Option<Duration>,
+    /// Threads of the search (at least 1).
+    pub threads: usize,
+}
+
+impl LatticeParams<'_> {
+    /// The suppression budget for a table of `rows` records: ARX's semantics, default 0.
+    pub fn budget(&self, rows: usize) -> u64 {
+        self.suppression
+            .unwrap_or(SuppressionLimit::Fraction(0.0))
+            .budget(rows as u64)
+    }
+}
+
 /// Runs a lattice method (Flash, OLA, BFS, Optimal) for the pipeline: the report's outcome and
 /// the chosen levels with the rows they suppress; `observer` follows the search. Fails if no
 /// transformation satisfies the privacy models within the suppression budget.
 pub fn run_lattice<'a>(
-    job: &Job,
+    params: &LatticeParams<'_>,
     table: &'a EncodedTable,
     observer: Option<Box<dyn SearchObserver + 'a>>,
 ) -> Result<(Outcome, FullDomainResult)> {
-    let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
+    let criteria = crate::privacy::build(params.privacy, params.k, table)?;
     let names: Vec<String> = criteria.iter().map(|c| c.name()).collect();
-    let metric = crate::metrics::build(job.metric, table);
+    let metric = crate::metrics::build(params.metric, table);
     // A share of the released records: with a research subset, of the subset (as in ARX).
-    let budget = lattice_budget(job, table.records());
+    let budget = params.budget(table.records());
     // The config refused a lattice too large for the method before the input was read (exit
     // 2) where it alone decides every height. A builder whose levels follow the data (`mask`
     // without `length`: one level per character of the longest value) is known only now: a
@@ -317,23 +330,23 @@ pub fn run_lattice<'a>(
         .iter()
         .map(|h| (h.name.as_str(), h.levels()))
         .collect();
-    let algorithm = lattice_limits(job.method, &heights)?;
+    let algorithm = lattice_limits(params.method, &heights)?;
     let levels: Vec<usize> = heights.iter().map(|&(_, l)| l).collect();
-    let plan = Plan {
+    let setup = SearchSetup {
         algorithm,
         store: algorithm.store_for(&levels),
         config: CheckerConfig::default(),
         limit: Limit {
             // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
-            deadline: job
+            deadline: params
                 .time_limit
                 .and_then(|t| std::time::Instant::now().checked_add(t)),
             max_checks: None,
         },
-        threads: job.threads(),
+        threads: params.threads,
     };
     let (out, suppressed) =
-        execute_observed(table, criteria, metric, budget, plan, true, observer)?;
+        execute_observed(table, criteria, metric, budget, setup, true, observer)?;
     let Some(opt) = out.optimum else {
         if !out.proven_optimal {
             return Err(crate::Error::Invalid(format!(
@@ -361,74 +374,32 @@ pub fn run_lattice<'a>(
             n_suppressed, opt.suppressed
         )));
     }
-    let mut extra = serde_json::Map::new();
-    if table.subset().is_some() {
-        extra.insert("research_subset_records".into(), table.records().into());
-    }
-    extra.insert("algorithm".into(), algorithm.name().into());
-    extra.insert("lattice_size".into(), out.lattice_size.into());
-    extra.insert("proven_optimal".into(), out.proven_optimal.into());
-    extra.insert("threads".into(), plan.threads.into());
-    extra.insert("lower_bound".into(), out.lower_bound.into());
-    if let Some(limit) = job.time_limit {
-        extra.insert("time_limit_seconds".into(), limit.as_secs_f64().into());
-    }
-    extra.insert(
-        "search_progress".into(),
-        serde_json::json!({
-            "first_valid_seconds": out.first_valid_seconds,
-            "best_seconds": out.best_seconds,
-        }),
-    );
-    extra.insert(
-        "property_store".into(),
-        serde_json::json!({
-            "kind": out.store,
-            "anonymous": out.store_sizes.anonymous,
-            "not_anonymous": out.store_sizes.not_anonymous,
-            "pruned": out.store_sizes.pruned,
-        }),
-    );
-    let purposes: serde_json::Map<String, serde_json::Value> = Purpose::ALL
-        .iter()
-        .zip(&out.purposes)
-        .filter(|(_, c)| c.checks > 0)
-        .map(|(p, c)| {
-            let v = serde_json::json!({ "checks": c.checks, "valid": c.valid });
-            (p.name().to_string(), v)
-        })
-        .collect();
-    extra.insert("checks_by_purpose".into(), purposes.into());
-    extra.insert("tag_hits".into(), out.tag_hits.into());
-    extra.insert(
-        "evaluated_ahead".into(),
-        serde_json::json!({ "checks": out.ahead.evaluated, "used": out.ahead.used }),
-    );
-    extra.insert(
-        "checker".into(),
-        serde_json::json!({
-            "plain": out.stats.plain,
-            "rollups": out.stats.rollups,
-            "snapshots": out.stats.snapshots,
-            "items_grouped": out.stats.items,
-            "snapshots_stored": out.stats.snapshots_stored,
-            "hubs": out.stats.hubs,
-            "stopped_early": out.stats.stopped,
-            "split": out.stats.split,
-            "team": out.stats.team,
-            "team_covered": out.stats.covered,
-            "history_peak_bytes": out.stats.history_peak_bytes,
-        }),
-    );
+    let details = LatticeDetails {
+        algorithm,
+        lattice_size: out.lattice_size,
+        proven_optimal: out.proven_optimal,
+        lower_bound: out.lower_bound,
+        threads: setup.threads,
+        time_limit: params.time_limit,
+        research_subset_records: table.subset().is_some().then(|| table.records()),
+        first_valid_seconds: out.first_valid_seconds,
+        best_seconds: out.best_seconds,
+        store: out.store,
+        store_sizes: out.store_sizes,
+        purposes: out.purposes,
+        tag_hits: out.tag_hits,
+        ahead: out.ahead,
+        checker: out.stats,
+    };
     let outcome = Outcome {
         transformation: Some(opt.levels.clone()),
-        metric: Some(job.metric),
+        metric: Some(params.metric),
         information_loss: Some(opt.loss),
         suppression_limit: Some(budget),
         suppressed_records: opt.suppressed,
         equivalence_classes: opt.classes,
         transformations_checked: Some(out.checks),
-        extra,
+        details: Details::Lattice(Box::new(details)),
         checked: Some(out.checked),
     };
     Ok((
@@ -447,7 +418,7 @@ pub fn run_lattice<'a>(
 /// in a byte, a hierarchy of more than 256 levels or more than
 /// [`crate::lattice::MAX_DIMS`] quasi-identifiers. The one check of the two places that
 /// make it: the config, before the input is read, where it decides every height
-/// ([`crate::job::Generalization::levels`]), and [`run_lattice`] after the load.
+/// ([`crate::data::Generalization::levels`]), and [`run_lattice`] after the load.
 pub fn lattice_limits(method: Method, heights: &[(&str, usize)]) -> Result<LatticeAlgorithm> {
     use crate::lattice::{Dense, MAX_DIMS, MAX_LEVEL};
     let levels: Vec<usize> = heights.iter().map(|&(_, l)| l).collect();
@@ -489,27 +460,20 @@ pub fn lattice_limits(method: Method, heights: &[(&str, usize)]) -> Result<Latti
     )))
 }
 
-/// The suppression budget of a lattice job: ARX's semantics, default 0.
-pub fn lattice_budget(job: &Job, rows: usize) -> u64 {
-    job.suppression
-        .unwrap_or(SuppressionLimit::Fraction(0.0))
-        .budget(rows as u64)
-}
-
-/// Runs a lattice search for `job` on its encoded table.
-pub fn solve_job(
-    job: &Job,
+/// Runs a lattice search for `params` on an encoded table.
+pub fn solve_for(
+    params: &LatticeParams<'_>,
     table: &EncodedTable,
     algorithm: LatticeAlgorithm,
     config: CheckerConfig,
 ) -> Result<SearchOutcome> {
-    let criteria = crate::privacy::build(&job.privacy, job.k, table)?;
-    let metric = crate::metrics::build(job.metric, table);
+    let criteria = crate::privacy::build(params.privacy, params.k, table)?;
+    let metric = crate::metrics::build(params.metric, table);
     solve(
         table,
         criteria,
         metric,
-        lattice_budget(job, table.records()),
+        params.budget(table.records()),
         algorithm,
         config,
     )

@@ -1,4 +1,4 @@
-//! What a running lattice search tells the outside world, through a small observer interface.
+//! What a running method tells the outside world, through small observer interfaces.
 //!
 //! The strategies know nothing of terminals: a [`Search`](super::Search) given an observer
 //! ([`Search::set_observer`](super::Search::set_observer)) hands it a [`SearchStatus`] after
@@ -8,8 +8,13 @@
 //! the best loss so far, the current lower bound of what is unexplored (BFS's queue head, or the
 //! final phase's candidate bound), the work of the current phase where it is known in advance,
 //! and the deadline of `-timeLimit`. [`SearchStatus::eta`] estimates the time left from them
-//! where that is possible. The progress bar ([`crate::progress`]) is one observer; tests record
-//! statuses with another.
+//! where that is possible. The interface's progress bar is one observer; tests record statuses
+//! with another.
+//!
+//! The toolbox's methods (Datafly, Mondrian, Incognito, Anatomy) have no figures of that kind:
+//! they tell a [`StepObserver`] when their search starts, the step they are at, as one line
+//! (`Datafly: generalizing age to level 2`), and when they are done. The interface shows the
+//! line on a spinner; `()` shows nothing.
 
 use std::time::{Duration, Instant};
 
@@ -116,6 +121,22 @@ impl<T: SearchObserver + ?Sized> SearchObserver for &mut T {
     fn interval(&self) -> Duration {
         (**self).interval()
     }
+}
+
+/// Follows a toolbox method's steps (see the module docs).
+pub trait StepObserver {
+    /// The method starts its search, at `step`.
+    fn start(&mut self, step: &str);
+    /// The method is at `step`.
+    fn step(&mut self, step: &str);
+    /// The method is done.
+    fn finish(&mut self);
+}
+
+impl StepObserver for () {
+    fn start(&mut self, _: &str) {}
+    fn step(&mut self, _: &str) {}
+    fn finish(&mut self) {}
 }
 
 /// When the search last told its observer, for throttling.

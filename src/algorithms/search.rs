@@ -1528,19 +1528,54 @@ fn known<S: PropertyStore>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{MetricKind, SuppressionLimit};
+    use crate::data::{Generalization, QuasiIdentifier};
     use crate::lattice::Antichain;
+    use crate::metrics::MetricKind;
+    use crate::privacy::SuppressionLimit;
 
+    /// ADULT with its nine columns as quasi-identifiers, each with its hierarchy file (as
+    /// `configs/adult.xml` has them).
     fn adult() -> EncodedTable {
-        let config = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
-        let args = crate::cli::RunArgs {
-            config: Some(config),
-            quiet: true,
-            ..Default::default()
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/adult");
+        let names = [
+            "sex",
+            "age",
+            "race",
+            "marital-status",
+            "education",
+            "native-country",
+            "workclass",
+            "occupation",
+            "salary-class",
+        ];
+        let qids: Vec<QuasiIdentifier> = names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| {
+                let path = dir.join(format!("adult_hierarchy_{name}.csv"));
+                let text = std::fs::read_to_string(&path).unwrap();
+                let rows: Vec<Vec<String>> = text
+                    .lines()
+                    .map(|l| l.split(';').map(str::to_string).collect())
+                    .collect();
+                let hierarchy = crate::hierarchy::Hierarchy::from_label_rows(*name, &rows);
+                QuasiIdentifier {
+                    index,
+                    name: name.to_string(),
+                    generalization: Generalization::File { path, hierarchy },
+                }
+            })
+            .collect();
+        let source = crate::data::load::Source {
+            path: &dir.join("adult.csv"),
+            format: crate::io::Format::new(";", true).unwrap(),
+            ids: &[],
+            qids: &qids,
+            sensitive: &[],
         };
-        let job = crate::config::build_job(&args).unwrap();
-        let progress = crate::progress::Progress::new(true);
-        crate::data::load::load_table(&job, &progress).unwrap().0
+        crate::data::load::load_table(&source, None, &mut ())
+            .unwrap()
+            .0
     }
 
     /// The final phase's best-first walk (lattices above [`super::super::DENSE_LIMIT`]) finds

@@ -23,7 +23,6 @@ use crate::algorithms::{LatticeAlgorithm, OPTIMAL_FLASH_LIMIT};
 use crate::cli::RunArgs;
 use crate::data::load::{read_prefix, Encoding, LoadSummary};
 use crate::job::{Generalization, Job, Method, OutputFormat, SuppressionLimit};
-use crate::progress::Progress;
 use crate::{Error, Result};
 
 /// Records of the input a plan reads (the first ones).
@@ -47,7 +46,7 @@ pub fn run(
     }
     let mut first: Option<Vec<u32>> = None;
     let (encoding, summary) =
-        read_prefix(job, &Progress::hidden(), FIRST_ROWS, |_, codes, _, _| {
+        read_prefix(&job.source()?, &mut (), FIRST_ROWS, |_, codes, _, _| {
             first.get_or_insert_with(|| codes.to_vec());
             Ok(())
         })?;

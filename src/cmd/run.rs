@@ -89,24 +89,30 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
         Method::Datafly => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(
                 store,
-                job,
+                &job.datafly(),
                 &loaded.encoding,
                 loaded.summary.records(),
-                p,
+                &mut p.steps(),
                 Backend::Auto,
             )
         })?,
         Method::Mondrian => run_on_store(job, out, &progress, started, |store, loaded, p| {
-            algorithms::mondrian::run(store, job, &loaded.encoding, p, Backend::Auto)
+            algorithms::mondrian::run(
+                store,
+                &job.mondrian(),
+                &loaded.encoding,
+                &mut p.steps(),
+                Backend::Auto,
+            )
         })?,
         Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {
             run_on_store(job, out, &progress, started, |store, loaded, p| {
                 algorithms::incognito::run(
                     store,
-                    job,
+                    &job.incognito(),
                     &loaded.encoding,
                     loaded.summary.records(),
-                    p,
+                    &mut p.steps(),
                     Backend::Auto,
                     &mut |line: &str| say(job, line),
                 )
@@ -115,10 +121,10 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
         Method::Anatomy => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::anatomy::run(
                 store,
-                job,
+                &job.anatomy(),
                 &loaded.encoding,
                 loaded.summary.records(),
-                p,
+                &mut p.steps(),
                 Backend::Auto,
                 &mut |line: &str| say(job, line),
             )
@@ -128,7 +134,7 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 let bar = p
                     .search()
                     .map(|b| Box::new(b) as Box<dyn algorithms::SearchObserver>);
-                let (outcome, chosen) = algorithms::run_lattice(job, table, bar)?;
+                let (outcome, chosen) = algorithms::run_lattice(&job.lattice(), table, bar)?;
                 warn_unproven(job, &outcome);
                 Ok((outcome, chosen))
             })?
@@ -148,21 +154,12 @@ pub fn run_on_store(
 ) -> Result<Ran> {
     let mut store = Store::open(job.db.as_deref(), publication)?;
     store.record_run(job)?;
-    let loaded = store.load(job, progress)?;
+    let loaded = store.load(job, &mut progress.load())?;
     warn_skipped(job, &loaded.summary);
     check_records(job, loaded.summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
 
     let mut outcome = method(&store, &loaded, progress)?;
-    let t = loaded.timings;
-    outcome.extra.insert(
-        "load_steps".into(),
-        serde_json::json!({
-            "insert": t.insert,
-            "catalogue": t.catalogue,
-            "tuples": t.tuples,
-        }),
-    );
     // Anatomy groups records, not tuples: it fills `AnonRecordTable.EquivalenceID` itself.
     if job.method != Method::Anatomy {
         store.check_classes(loaded.summary.records())?;
@@ -195,6 +192,7 @@ pub fn run_on_store(
     };
     let mut report = Report::new(job, &loaded.summary, &outcome, &release, elapsed);
     report.built_hierarchies = BuiltHierarchy::of(job, &loaded.encoding);
+    report.add_load_steps(&loaded.timings);
     Ok(Ran {
         report,
         release,
@@ -223,7 +221,8 @@ pub fn run_in_memory(
         }
         None => None,
     };
-    let (table, encoding, summary) = load_table(job, progress)?;
+    let (table, encoding, summary) =
+        load_table(&job.source()?, job.research_subset()?, &mut progress.load())?;
     warn_skipped(job, &summary);
     check_records(job, summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
@@ -410,14 +409,17 @@ pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
 /// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound
 /// (not with `-quiet`: the report says it too).
 fn warn_unproven(job: &Job, outcome: &Outcome) {
-    if job.quiet || outcome.extra.get("proven_optimal") != Some(&serde_json::Value::Bool(false)) {
+    let Some(search) = outcome.details.lattice() else {
+        return;
+    };
+    if job.quiet || search.proven_optimal {
         return;
     }
     let loss = outcome.information_loss.unwrap_or(f64::NAN);
-    let bound = outcome
-        .extra
-        .get("lower_bound")
-        .and_then(|b| b.as_f64())
+    // As the report has it: a bound that is not finite is none.
+    let bound = search
+        .lower_bound
+        .filter(|b| b.is_finite())
         .unwrap_or(f64::NEG_INFINITY);
     let limit = job.time_limit.map_or(0.0, |t| t.as_secs_f64());
     eprintln!(

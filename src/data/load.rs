@@ -23,21 +23,56 @@
 //!
 //! Raw field bytes are looked up in a per-column cache first, so a repeated value costs one hash
 //! lookup and no allocation.
+//!
+//! A load takes a [`Source`] (the input, its format and the roles of its columns, which the run
+//! builds from its plan) and reports how far it has read to a [`LoadObserver`] (the interface's
+//! progress bar, or `()`), every [`NOTICE_ROWS`] rows: the loop itself pays one comparison.
 
 use std::path::{Path, PathBuf};
 
 use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
-use super::subset::SubsetReader;
-use super::{Dictionary, EncodedTable, SensitiveColumn, TupleBuilder};
+use super::subset::{SubsetReader, SubsetSpec};
+use super::{
+    Dictionary, EncodedTable, Generalization, QuasiIdentifier, SensitiveAttribute, SensitiveColumn,
+    TupleBuilder,
+};
 use crate::hierarchy::build::Builder;
 use crate::hierarchy::vgh::{point_label, CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::io::{self, ReadStats};
-use crate::job::{Generalization, Job};
-use crate::progress::Progress;
+use crate::io::{self, Format, ReadStats};
 use crate::{Error, Result};
+
+/// What a load reads: the input file, how it is laid out, and the roles of its columns.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    pub path: &'a Path,
+    pub format: Format,
+    /// Identifier columns: a load only checks that they exist.
+    pub ids: &'a [usize],
+    pub qids: &'a [QuasiIdentifier],
+    pub sensitive: &'a [SensitiveAttribute],
+}
+
+/// Rows between two notices to a [`LoadObserver`].
+pub const NOTICE_ROWS: u64 = 1 << 16;
+
+/// Follows a load (see the module docs); `()` follows nothing.
+pub trait LoadObserver: Send {
+    /// The load starts reading an input of `bytes` bytes.
+    fn start(&mut self, bytes: u64);
+    /// `rows` records read, `bytes` bytes of the input consumed: every [`NOTICE_ROWS`] rows.
+    fn read(&mut self, bytes: u64, rows: u64);
+    /// The input is read.
+    fn finish(&mut self);
+}
+
+impl LoadObserver for () {
+    fn start(&mut self, _: u64) {}
+    fn read(&mut self, _: u64, _: u64) {}
+    fn finish(&mut self) {}
+}
 
 /// What a load read, besides the codes.
 #[derive(Debug, Clone, Default)]
@@ -62,9 +97,9 @@ impl LoadSummary {
 /// The dictionaries and hierarchies a load produced.
 #[derive(Debug, Clone)]
 pub struct Encoding {
-    /// One per quasi-identifier, in [`Job::qids`] order.
+    /// One per quasi-identifier, in [`Source::qids`] order.
     pub qids: Vec<QidEncoding>,
-    /// One per sensitive attribute, in [`Job::sensitive`] order.
+    /// One per sensitive attribute, in [`Source::sensitive`] order.
     pub sensitive: Vec<SensitiveEncoding>,
 }
 
@@ -204,16 +239,16 @@ struct ColumnEncoder<'a> {
 
 /// Encodes rows of one input (see the module docs).
 pub struct RowEncoder<'a> {
-    job: &'a Job,
+    source: &'a Source<'a>,
     path: PathBuf,
     columns: Vec<ColumnEncoder<'a>>,
 }
 
 impl<'a> RowEncoder<'a> {
-    /// An encoder for `job`'s quasi-identifiers and sensitive attributes.
-    pub fn new(job: &'a Job) -> RowEncoder<'a> {
-        let mut columns = Vec::with_capacity(job.qids.len() + job.sensitive.len());
-        for q in &job.qids {
+    /// An encoder for the quasi-identifiers and sensitive attributes of `source`.
+    pub fn new(source: &'a Source<'a>) -> RowEncoder<'a> {
+        let mut columns = Vec::with_capacity(source.qids.len() + source.sensitive.len());
+        for q in source.qids {
             let (dictionary, kind) = match &q.generalization {
                 Generalization::File { path, hierarchy } => (
                     Dictionary::seeded(hierarchy.labels(0)),
@@ -243,7 +278,7 @@ impl<'a> RowEncoder<'a> {
                 kind,
             });
         }
-        for s in &job.sensitive {
+        for s in source.sensitive {
             let (dictionary, kind) = match (&s.hierarchy, &s.map) {
                 (Some((path, h)), _) => (Dictionary::seeded(h.labels(0)), Column::File { path }),
                 (None, Some(map)) => (Dictionary::new(), Column::Map { map }),
@@ -263,8 +298,8 @@ impl<'a> RowEncoder<'a> {
             });
         }
         RowEncoder {
-            job,
-            path: job.input.path.clone(),
+            source,
+            path: source.path.to_path_buf(),
             columns,
         }
     }
@@ -276,7 +311,11 @@ impl<'a> RowEncoder<'a> {
 
     /// Checks that every attribute's column exists in rows of `width` fields.
     pub fn check_width(&self, width: usize, line: u64) -> Result<()> {
-        let ids = self.job.ids.iter().map(|&i| (i, "identifier".to_string()));
+        let ids = self
+            .source
+            .ids
+            .iter()
+            .map(|&i| (i, "identifier".to_string()));
         let attrs = self
             .columns
             .iter()
@@ -309,12 +348,12 @@ impl<'a> RowEncoder<'a> {
 
     /// The dictionaries and hierarchies, once every row is encoded.
     pub fn finish(self) -> Encoding {
-        let nq = self.job.qids.len();
+        let nq = self.source.qids.len();
         let mut qids = Vec::with_capacity(nq);
         let mut sensitive = Vec::new();
         for (i, c) in self.columns.into_iter().enumerate() {
             if i < nq {
-                let q = &self.job.qids[i];
+                let q = &self.source.qids[i];
                 let (hierarchy, suppressed) = match (&q.generalization, &c.kind) {
                     (Generalization::File { hierarchy, .. }, _) => {
                         (hierarchy.clone(), top_label(hierarchy))
@@ -344,7 +383,7 @@ impl<'a> RowEncoder<'a> {
                     suppressed,
                 });
             } else {
-                let s = &self.job.sensitive[i - nq];
+                let s = &self.source.sensitive[i - nq];
                 let numeric = match c.kind {
                     Column::Number { values, .. } => Some(values),
                     _ => None,
@@ -459,39 +498,39 @@ fn vgh_hierarchy(name: &str, vgh: &Vgh, points: &[f64]) -> Hierarchy {
     Hierarchy::from_label_rows(name, &rows)
 }
 
-/// Reads `job`'s input, encodes every kept row and hands `(record number from 1, codes)` to
-/// `sink`. Returns the encoding and what was read. Draws a load bar through `progress`.
+/// Reads the input of `source`, encodes every kept row and hands `(record number from 1, codes)`
+/// to `sink`. Returns the encoding and what was read. Tells `observer` how far it has read.
 pub fn read_encoded(
-    job: &Job,
-    progress: &Progress,
+    source: &Source<'_>,
+    observer: &mut dyn LoadObserver,
     mut sink: impl FnMut(u64, &[u32]) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
-    read_rows(job, progress, |n, codes, _, _| sink(n, codes))
+    read_rows(source, observer, |n, codes, _, _| sink(n, codes))
 }
 
 /// [`read_encoded`], also handing the sink each row as read and its line.
 pub fn read_rows(
-    job: &Job,
-    progress: &Progress,
+    source: &Source<'_>,
+    observer: &mut dyn LoadObserver,
     sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
-    read_prefix(job, progress, u64::MAX, sink)
+    read_prefix(source, observer, u64::MAX, sink)
 }
 
 /// [`read_rows`] over the first `max_records` records only: the rest of the input is never
 /// read (`anonbox plan`). The summary counts what was read.
 pub fn read_prefix(
-    job: &Job,
-    progress: &Progress,
+    source: &Source<'_>,
+    observer: &mut dyn LoadObserver,
     max_records: u64,
     mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
-    let path = &job.input.path;
-    let format = job.input.format()?;
-    let mut reader = format.open(path)?;
+    let path = source.path;
+    let mut reader = source.format.open(path)?;
     let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let mut bar = progress.bytes("load", total);
-    let mut encoder = RowEncoder::new(job);
+    observer.start(total);
+    let mut notice = NOTICE_ROWS;
+    let mut encoder = RowEncoder::new(source);
     let mut codes = vec![0u32; encoder.width()];
     let mut rec = ByteRecord::new();
     if let Some(h) = reader.header() {
@@ -505,9 +544,12 @@ pub fn read_prefix(
         encoder.encode(&rec, reader.line(), &mut codes)?;
         n += 1;
         sink(n, &codes, &rec, reader.line())?;
-        bar.tick(reader.bytes_read(), n);
+        if n >= notice {
+            notice = n + NOTICE_ROWS;
+            observer.read(reader.bytes_read(), n);
+        }
     }
-    bar.finish();
+    observer.finish();
     let summary = LoadSummary {
         stats: reader.stats(),
         header: reader.header().cloned(),
@@ -518,13 +560,20 @@ pub fn read_prefix(
 }
 
 /// The in-memory loader: the whole input as an [`EncodedTable`] (Flash's representation). With
-/// a δ-presence model, the table carries its research subset ([`super::subset`]).
-pub fn load_table(job: &Job, progress: &Progress) -> Result<(EncodedTable, Encoding, LoadSummary)> {
-    let nq = job.qids.len();
+/// the research subset of a δ-presence model, the table carries it ([`super::subset`]).
+pub fn load_table(
+    source: &Source<'_>,
+    subset: Option<&SubsetSpec>,
+    observer: &mut dyn LoadObserver,
+) -> Result<(EncodedTable, Encoding, LoadSummary)> {
+    let nq = source.qids.len();
     let mut tuples = TupleBuilder::new(nq);
-    let mut sens: Vec<Vec<u32>> = vec![Vec::new(); job.sensitive.len()];
-    let mut subset = SubsetReader::for_job(job)?;
-    let (encoding, summary) = read_rows(job, progress, |_, codes, rec, line| {
+    let mut sens: Vec<Vec<u32>> = vec![Vec::new(); source.sensitive.len()];
+    let mut subset = match subset {
+        Some(spec) => Some(SubsetReader::new(source, spec)?),
+        None => None,
+    };
+    let (encoding, summary) = read_rows(source, observer, |_, codes, rec, line| {
         tuples.push(&codes[..nq]);
         for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
             col.push(c);

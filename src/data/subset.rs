@@ -1,6 +1,7 @@
 //! The research subset of δ-presence: which records of the population (the input) it holds.
 //!
-//! A `<delta-presence>` model names the subset in one of two ways ([`SubsetSpec`]):
+//! A `<delta-presence>` model names the subset in one of two ways ([`SubsetSpec`]; a run has one,
+//! `PrivacyModel::research_subset`):
 //! - `subset-index='N'`: column N of the input flags each record, `1` or `0` (also `true` /
 //!   `false`, as `anonbox audit --subset-column` reads it: [`parse_flag`]); anything else is an
 //!   error naming the input, line and column.
@@ -11,7 +12,7 @@
 //!   without a match is an error naming the subset file and its line. Rows containing `?` are
 //!   skipped in both files alike.
 //!
-//! [`SubsetReader`] is fed every kept input row during the load (`load::load_table`) and returns
+//! [`SubsetReader`] is fed every kept input row during the load ([`super::load::load_table`]) and returns
 //! one flag per record. The subset file is read first into a map from row to the lines it
 //! appears on, so the input is still read once and only the subset is held in memory.
 
@@ -21,10 +22,28 @@ use std::path::{Path, PathBuf};
 use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
+use super::load::Source;
 use crate::io::{trim, Format};
-use crate::job::{Job, PrivacyModel, SubsetSpec};
-use crate::privacy::delta::parse_flag;
 use crate::{Error, Result};
+
+/// The research subset of δ-presence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum SubsetSpec {
+    /// A file with the subset's rows (same layout as the input).
+    File(PathBuf),
+    /// A 0/1 column of the input (its index).
+    Column(usize),
+}
+
+/// Parses a subset flag (a field of a `subset-index` column, trimmed): `1`/`true` or
+/// `0`/`false` (`true`, `TRUE`, `True` and the same for false). `None` for anything else.
+pub fn parse_flag(raw: &[u8]) -> Option<bool> {
+    match raw {
+        b"1" | b"true" | b"TRUE" | b"True" => Some(true),
+        b"0" | b"false" | b"FALSE" | b"False" => Some(false),
+        _ => None,
+    }
+}
 
 /// Decides the subset membership of each input row, in input order.
 #[derive(Debug)]
@@ -47,26 +66,6 @@ enum Kind {
     },
 }
 
-/// The one research subset of `job`'s models, if any. Two `<delta-presence>` elements must name
-/// the same subset (ARX allows one per run).
-pub fn spec(job: &Job) -> Result<Option<&SubsetSpec>> {
-    let mut found: Option<&SubsetSpec> = None;
-    for m in &job.privacy {
-        if let PrivacyModel::DeltaPresence { subset, .. } = m {
-            match found {
-                Some(f) if f != subset => {
-                    return Err(Error::Invalid(
-                        "the delta-presence models name different research subsets; a run has one"
-                            .into(),
-                    ))
-                }
-                _ => found = Some(subset),
-            }
-        }
-    }
-    Ok(found)
-}
-
 /// Appends the row's fields, trimmed and length-prefixed, to `key` (cleared first).
 fn row_key(rec: &ByteRecord, key: &mut Vec<u8>) {
     key.clear();
@@ -78,14 +77,11 @@ fn row_key(rec: &ByteRecord, key: &mut Vec<u8>) {
 }
 
 impl SubsetReader {
-    /// A reader for `job`'s research subset, if it has one. Reads the subset file (if that is
-    /// how the subset is given) and checks its header against the input's.
-    pub fn for_job(job: &Job) -> Result<Option<SubsetReader>> {
-        let Some(spec) = spec(job)? else {
-            return Ok(None);
-        };
-        let format = job.input.format()?;
-        let input = job.input.path.clone();
+    /// A reader of the research subset `spec` of the input of `source`. Reads the subset file
+    /// (if that is how the subset is given) and checks its header against the input's.
+    pub fn new(source: &Source<'_>, spec: &SubsetSpec) -> Result<SubsetReader> {
+        let format = &source.format;
+        let input = source.path.to_path_buf();
         let header = format.open(&input)?.header().cloned();
         let kind = match spec {
             SubsetSpec::Column(index) => Kind::Column {
@@ -97,14 +93,14 @@ impl SubsetReader {
                         String::from_utf8_lossy(trim(f)).into_owned()
                     }),
             },
-            SubsetSpec::File(path) => read_file(&format, path, &input, header.as_ref())?,
+            SubsetSpec::File(path) => read_file(format, path, &input, header.as_ref())?,
         };
-        Ok(Some(SubsetReader {
+        Ok(SubsetReader {
             input,
             kind,
             members: Vec::new(),
             key: Vec::new(),
-        }))
+        })
     }
 
     /// Decides the membership of the next kept input row `rec`, read from `line`.
@@ -229,4 +225,24 @@ fn read_file(
         pending,
         rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_flag;
+
+    #[test]
+    fn flags() {
+        for (raw, want) in [
+            (&b"1"[..], Some(true)),
+            (b"True", Some(true)),
+            (b"0", Some(false)),
+            (b"FALSE", Some(false)),
+            (b"yes", None),
+            (b"", None),
+            (b"01", None),
+        ] {
+            assert_eq!(parse_flag(raw), want, "{raw:?}");
+        }
+    }
 }

@@ -24,12 +24,13 @@
 //!   every generalization of it (DM*, DM: DM*, since a suppressed class costs `n|E| >= |E|^2` and
 //!   merging classes only increases the sum of squares; AECS: records / all classes).
 
+mod kind;
 pub mod utility;
 
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
-use crate::job::MetricKind;
 
+pub use kind::MetricKind;
 pub use utility::{FullDomainClasses, Utility};
 
 /// Class statistics of one checked transformation, as the checker hands them to a metric.

@@ -25,7 +25,7 @@ use super::{build_from_counts, ClassStats};
 use crate::data::EncodedTable;
 use crate::hierarchy::vgh::Interval;
 use crate::hierarchy::Hierarchy;
-use crate::job::MetricKind;
+use crate::metrics::MetricKind;
 use crate::risk::SizeCounts;
 
 /// The utility figures of a release (JSON: `utility`). Metrics that do not apply are `None`.

@@ -1,15 +1,17 @@
 //! The JSON report of a run (`-report FILE`).
 //!
 //! One struct for every method: the load fills the row counts, the method fills an
-//! [`Outcome`] (transformation, metric, classes, suppression,
-//! lattice statistics, and free-form `extra` fields), the pipeline adds timings. Fields that do
-//! not apply to a method are `null`, never missing, so consumers can rely on the keys.
+//! [`Outcome`] (transformation, metric, classes, suppression, lattice statistics, and its own
+//! findings, [`Details`]), the pipeline adds timings. Fields that do not apply to a method are
+//! `null`, never missing, so consumers can rely on the keys. A method's own fields come last,
+//! in alphabetical order ([`Report::extra`], named here: [`details`]).
 
 use std::path::Path;
 
 use serde::Serialize;
+use serde_json::{json, Map, Value};
 
-use crate::algorithms::Outcome;
+use crate::algorithms::{Details, LatticeDetails, Outcome, Purpose};
 use crate::data::load::Encoding;
 use crate::data::load::LoadSummary;
 use crate::io::Publication;
@@ -17,6 +19,7 @@ use crate::job::{Generalization, Job};
 use crate::metrics::Utility;
 use crate::release::Release;
 use crate::risk::Risk;
+use crate::store::LoadTimings;
 use crate::{Error, Result};
 
 /// Seconds spent per phase.
@@ -77,9 +80,10 @@ pub struct Report {
     pub built_hierarchies: Option<Vec<BuiltHierarchy>>,
     /// Utility of the release: [`crate::metrics::utility`].
     pub utility: Utility,
-    /// Method-specific details.
+    /// Method-specific details, by name in alphabetical order ([`details`]; the store methods
+    /// add their load's steps, [`Report::add_load_steps`]).
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: Map<String, Value>,
 }
 
 impl Report {
@@ -139,8 +143,20 @@ impl Report {
             risk_input: release.risk_input.clone(),
             utility: release.utility.clone(),
             built_hierarchies: None,
-            extra: outcome.extra.clone(),
+            extra: details(&outcome.details),
         }
+    }
+
+    /// Adds the seconds of a store load's steps (`load_steps`).
+    pub fn add_load_steps(&mut self, t: &LoadTimings) {
+        self.extra.insert(
+            "load_steps".into(),
+            json!({
+                "insert": t.insert,
+                "catalogue": t.catalogue,
+                "tuples": t.tuples,
+            }),
+        );
     }
 
     /// The report as pretty JSON (keys in declaration order, `extra` last).
@@ -196,6 +212,111 @@ impl BuiltHierarchy {
             .collect();
         (!built.is_empty()).then_some(built)
     }
+}
+
+/// A method's own fields of the report, by name.
+pub fn details(details: &Details) -> Map<String, Value> {
+    let mut m = Map::new();
+    match details {
+        Details::None => {}
+        Details::Datafly {
+            backend,
+            generalized,
+        } => {
+            m.insert("generalized".into(), json!(generalized));
+            m.insert("backend".into(), json!(backend));
+        }
+        Details::Mondrian { backend, passes } => {
+            m.insert("backend".into(), json!(backend));
+            m.insert("passes".into(), json!(passes));
+        }
+        Details::Incognito {
+            backend,
+            anonymous_generalizations,
+        } => {
+            m.insert("backend".into(), json!(backend));
+            m.insert(
+                "anonymous_generalizations".into(),
+                json!(anonymous_generalizations),
+            );
+        }
+        Details::Anatomy {
+            backend,
+            l,
+            seed,
+            residue,
+        } => {
+            m.insert("l".into(), json!(l));
+            m.insert("seed".into(), json!(seed));
+            m.insert("residue".into(), json!(residue));
+            m.insert("backend".into(), json!(backend));
+        }
+        Details::Lattice(d) => lattice_details(d, &mut m),
+    }
+    m
+}
+
+/// A lattice search's fields: the proof, the bound and the search's statistics.
+fn lattice_details(d: &LatticeDetails, m: &mut Map<String, Value>) {
+    if let Some(records) = d.research_subset_records {
+        m.insert("research_subset_records".into(), records.into());
+    }
+    m.insert("algorithm".into(), d.algorithm.name().into());
+    m.insert("lattice_size".into(), d.lattice_size.into());
+    m.insert("proven_optimal".into(), d.proven_optimal.into());
+    m.insert("threads".into(), d.threads.into());
+    m.insert("lower_bound".into(), d.lower_bound.into());
+    if let Some(limit) = d.time_limit {
+        m.insert("time_limit_seconds".into(), limit.as_secs_f64().into());
+    }
+    m.insert(
+        "search_progress".into(),
+        json!({
+            "first_valid_seconds": d.first_valid_seconds,
+            "best_seconds": d.best_seconds,
+        }),
+    );
+    m.insert(
+        "property_store".into(),
+        json!({
+            "kind": d.store,
+            "anonymous": d.store_sizes.anonymous,
+            "not_anonymous": d.store_sizes.not_anonymous,
+            "pruned": d.store_sizes.pruned,
+        }),
+    );
+    let purposes: Map<String, Value> = Purpose::ALL
+        .iter()
+        .zip(&d.purposes)
+        .filter(|(_, c)| c.checks > 0)
+        .map(|(p, c)| {
+            let v = json!({ "checks": c.checks, "valid": c.valid });
+            (p.name().to_string(), v)
+        })
+        .collect();
+    m.insert("checks_by_purpose".into(), purposes.into());
+    m.insert("tag_hits".into(), d.tag_hits.into());
+    m.insert(
+        "evaluated_ahead".into(),
+        json!({ "checks": d.ahead.evaluated, "used": d.ahead.used }),
+    );
+    let c = &d.checker;
+    m.insert(
+        "checker".into(),
+        json!({
+            "plain": c.plain,
+            "rollups": c.rollups,
+            "snapshots": c.snapshots,
+            "items_grouped": c.items,
+            "snapshots_stored": c.snapshots_stored,
+            "hubs": c.hubs,
+            "stopped_early": c.stopped,
+            "split": c.split,
+            "team": c.team,
+            "team_covered": c.covered,
+            "history_peak_bytes": c.history_peak_bytes,
+        }),
+    );
 }
 
 /// Seconds rounded to microseconds (no float noise in the report).

@@ -14,8 +14,8 @@ use super::ldiversity::{
 use super::properties::{is_monotonic, Flavor};
 use super::tcloseness::{EqualDistance, HierarchicalDistance, OrderedDistance};
 use super::{ClassView, PrivacyCriterion, Requirements};
+use super::{PrivacyModel, TDistance};
 use crate::data::EncodedTable;
-use crate::job::{PrivacyModel, TDistance};
 use crate::{Error, Result};
 
 /// Builds the criterion of one model with a sensitive attribute (not k-anonymity, which the

@@ -21,8 +21,9 @@
 //! not copy that, since the class then reveals that none of its individuals is in the subset.
 
 use super::properties::{is_monotonic, Flavor, EXACT_TOLERANCE};
+use super::PrivacyModel;
 use super::{ClassView, PrivacyCriterion, Requirements};
-use crate::job::{PrivacyModel, SubsetSpec};
+use crate::data::subset::SubsetSpec;
 
 /// δ of one class: `subset / population`, 0 when the class holds no subset record.
 #[inline]
@@ -47,16 +48,6 @@ pub fn is_delta_present(
     match flavor {
         Flavor::Exact => d >= dmin - EXACT_TOLERANCE && d <= dmax + EXACT_TOLERANCE,
         Flavor::Arx | Flavor::Toolbox => d >= dmin && d <= dmax,
-    }
-}
-
-/// Parses a subset flag (a field of a `subset-index` column, trimmed): `1`/`true` or
-/// `0`/`false` (`true`, `TRUE`, `True` and the same for false). `None` for anything else.
-pub fn parse_flag(raw: &[u8]) -> Option<bool> {
-    match raw {
-        b"1" | b"true" | b"TRUE" | b"True" => Some(true),
-        b"0" | b"false" | b"FALSE" | b"False" => Some(false),
-        _ => None,
     }
 }
 
@@ -114,21 +105,6 @@ impl PrivacyCriterion for DeltaPresence {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn flags() {
-        for (raw, want) in [
-            (&b"1"[..], Some(true)),
-            (b"True", Some(true)),
-            (b"0", Some(false)),
-            (b"FALSE", Some(false)),
-            (b"yes", None),
-            (b"", None),
-            (b"01", None),
-        ] {
-            assert_eq!(parse_flag(raw), want, "{raw:?}");
-        }
-    }
 
     #[test]
     fn criterion_reads_the_membership_distribution() {

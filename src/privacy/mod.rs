@@ -23,14 +23,15 @@ pub mod criteria;
 pub mod delta;
 pub mod distribution;
 pub mod ldiversity;
+pub mod model;
 pub mod properties;
 pub mod tcloseness;
 
 pub use distribution::Distribution;
+pub use model::{PrivacyModel, SuppressionLimit, TDistance};
 pub use properties::Flavor;
 
 use crate::data::EncodedTable;
-use crate::job::PrivacyModel;
 use crate::Result;
 
 /// What a criterion needs the checker to collect per class.

@@ -36,7 +36,7 @@
 //! ## Flavors
 //! Where the tools disagree in arithmetic (not in definition), a [`Flavor`] says whose to follow.
 
-use crate::job::PrivacyModel;
+use super::PrivacyModel;
 
 /// Whose arithmetic a verdict follows, where ARX, the UT Dallas toolbox and exact mathematics
 /// differ in the last bits or in index rounding.
@@ -74,7 +74,8 @@ pub fn is_monotonic(model: &PrivacyModel, suppression: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{SubsetSpec, TDistance};
+    use crate::data::subset::SubsetSpec;
+    use crate::privacy::TDistance;
 
     #[test]
     fn monotonicity_table() {

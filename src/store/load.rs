@@ -27,11 +27,10 @@ use std::hash::BuildHasher;
 
 use super::schema::Layout;
 use super::{SqlContext, Store};
-use crate::data::load::{read_encoded, Encoding, LoadSummary};
+use crate::data::load::{read_encoded, Encoding, LoadObserver, LoadSummary};
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job};
-use crate::progress::Progress;
 use crate::Result;
 
 /// Rows per transaction.
@@ -73,10 +72,11 @@ pub struct LoadTimings {
 }
 
 impl Store {
-    /// Creates the data tables and loads `job`'s input (see the module docs).
-    pub fn load(&mut self, job: &Job, progress: &Progress) -> Result<Loaded> {
+    /// Creates the data tables and loads `job`'s input (see the module docs); `observer`
+    /// follows the reading.
+    pub fn load(&mut self, job: &Job, observer: &mut dyn LoadObserver) -> Result<Loaded> {
         self.load_with(job, |store, counter| {
-            store.insert_records(job, progress, counter)
+            store.insert_records(job, observer, counter)
         })
     }
 
@@ -146,9 +146,10 @@ impl Store {
     fn insert_records(
         &self,
         job: &Job,
-        progress: &Progress,
+        observer: &mut dyn LoadObserver,
         counter: &mut TupleCounter,
     ) -> Result<(Encoding, LoadSummary)> {
+        let source = job.source()?;
         let nq = job.qids.len();
         let l = self.layout();
         let cols: Vec<&str> = std::iter::once("RecordID")
@@ -162,7 +163,7 @@ impl Store {
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u32>>();
             let reader = scope.spawn(move || {
                 let mut chunk = Vec::with_capacity(CHUNK_ROWS * width);
-                let read = read_encoded(job, progress, |_, codes| {
+                let read = read_encoded(&source, observer, |_, codes| {
                     chunk.extend_from_slice(codes);
                     if chunk.len() == CHUNK_ROWS * width {
                         let next = back_rx

@@ -79,3 +79,15 @@ pub fn anonbox(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// Loads a job's input into memory as a run does (its research subset included), with no
+/// progress shown.
+pub fn load_table(
+    job: &anonbox::job::Job,
+) -> anonbox::Result<(
+    anonbox::data::EncodedTable,
+    anonbox::data::load::Encoding,
+    anonbox::data::load::LoadSummary,
+)> {
+    anonbox::data::load::load_table(&job.source()?, job.research_subset()?, &mut ())
+}

@@ -20,12 +20,10 @@ use anonbox::algorithms::{solve, LatticeAlgorithm};
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::cli::RunArgs;
 use anonbox::config::build_job;
-use anonbox::data::load::load_table;
 use anonbox::data::{EncodedTable, SensitiveColumn};
 use anonbox::hierarchy::Hierarchy;
 use anonbox::job::{MetricKind, PrivacyModel, SubsetSpec, SuppressionLimit};
 use anonbox::metrics;
-use anonbox::progress::Progress;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -386,7 +384,7 @@ fn load(config: &Path) -> anonbox::Result<EncodedTable> {
         ..RunArgs::default()
     };
     let job = build_job(&args).unwrap();
-    load_table(&job, &Progress::new(true)).map(|t| t.0)
+    crate::common::load_table(&job).map(|t| t.0)
 }
 
 const ROWS: &[&str] = &["a;1;1", "b;2;0", "a;1;1", "c;3;0", "a;1;0", "b; 2 ;1"];

@@ -5,11 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anonbox::cli::RunArgs;
 use anonbox::config::build_job;
-use anonbox::data::load::load_table;
-use anonbox::progress::Progress;
 
 use anonbox::algorithms::{
-    execute, solve, solve_in, LatticeAlgorithm, Limit, Plan, SearchOutcome, StoreKind,
+    execute, solve, solve_in, LatticeAlgorithm, Limit, SearchOutcome, SearchSetup, StoreKind,
 };
 use anonbox::check::{Checker, CheckerConfig};
 use anonbox::data::EncodedTable;
@@ -31,7 +29,7 @@ pub fn load(config: &Path, input: Option<&Path>) -> EncodedTable {
         ..RunArgs::default()
     };
     let job = build_job(&args).unwrap();
-    load_table(&job, &Progress::new(true)).unwrap().0
+    crate::common::load_table(&job).unwrap().0
 }
 
 pub fn repo(rel: &str) -> PathBuf {
@@ -559,7 +557,7 @@ fn same_for_every_thread_count(
     criteria: &dyn Fn() -> Vec<Box<dyn PrivacyCriterion>>,
 ) -> Result<u64, String> {
     let with = |threads, config| {
-        let plan = Plan {
+        let setup = SearchSetup {
             algorithm: alg,
             store,
             config,
@@ -571,7 +569,7 @@ fn same_for_every_thread_count(
             criteria(),
             metrics::build(metric, table),
             budget,
-            plan,
+            setup,
             false,
         )
         .unwrap();
@@ -646,7 +644,7 @@ fn interrupted_bounds_hold(
         LatticeAlgorithm::Ola,
         LatticeAlgorithm::Bfs,
     ] {
-        let plan = Plan {
+        let setup = SearchSetup {
             algorithm: alg,
             store: alg.store(),
             config: CheckerConfig::default(),
@@ -662,7 +660,7 @@ fn interrupted_bounds_hold(
             crit,
             metrics::build(metric, table),
             budget,
-            plan,
+            setup,
             false,
         )
         .map_err(|e| e.to_string())?;
@@ -1093,9 +1091,9 @@ fn flash_reproduces_arx_with_sensitive_attribute_models() {
             ..RunArgs::default()
         };
         let job = build_job(&args).unwrap();
-        let table = load_table(&job, &Progress::new(true)).unwrap().0;
-        let out = anonbox::algorithms::solve_job(
-            &job,
+        let table = crate::common::load_table(&job).unwrap().0;
+        let out = anonbox::algorithms::solve_for(
+            &job.lattice(),
             &table,
             LatticeAlgorithm::Flash,
             CheckerConfig::default(),
@@ -1310,7 +1308,7 @@ fn a_stopped_search_bounds_the_rest_without_enumerating_the_lattice() {
         (LatticeAlgorithm::Flash, MetricKind::Height),
         (LatticeAlgorithm::Bfs, MetricKind::Loss),
     ] {
-        let plan = Plan {
+        let setup = SearchSetup {
             algorithm: alg,
             store: alg.store(),
             config: CheckerConfig::default(),
@@ -1322,8 +1320,15 @@ fn a_stopped_search_bounds_the_rest_without_enumerating_the_lattice() {
         };
         let started = std::time::Instant::now();
         let crit: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k: 2 })];
-        let (out, _) =
-            execute(&table, crit, metrics::build(metric, &table), 3, plan, false).unwrap();
+        let (out, _) = execute(
+            &table,
+            crit,
+            metrics::build(metric, &table),
+            3,
+            setup,
+            false,
+        )
+        .unwrap();
         let took = started.elapsed();
         assert!(!out.proven_optimal, "{alg:?} {metric:?}");
         assert!(

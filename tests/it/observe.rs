@@ -4,7 +4,7 @@
 
 use anonbox::algorithms::observe::{Phase, Recorder};
 use anonbox::algorithms::{
-    execute_observed, LatticeAlgorithm, Limit, Plan, SearchObserver, SearchStatus,
+    execute_observed, LatticeAlgorithm, Limit, SearchObserver, SearchSetup, SearchStatus,
 };
 use anonbox::check::CheckerConfig;
 use anonbox::data::EncodedTable;
@@ -23,7 +23,7 @@ fn observed(
 ) -> (Vec<SearchStatus>, Outcome) {
     let mut recorder = Recorder::default();
     let criteria: Vec<Box<dyn PrivacyCriterion>> = vec![Box::new(KAnonymity { k: 5 })];
-    let plan = Plan {
+    let setup = SearchSetup {
         algorithm,
         store: algorithm.store(),
         config: CheckerConfig::default(),
@@ -40,7 +40,7 @@ fn observed(
         criteria,
         metrics::build(MetricKind::Loss, table),
         budget,
-        plan,
+        setup,
         false,
         Some(observer),
     )

@@ -357,14 +357,13 @@ fn in_memory_loader_agrees_with_the_store() {
         other => panic!("{other:?}"),
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
-    let progress = anonbox::progress::Progress::hidden();
-    let (table, encoding, summary) = anonbox::data::load::load_table(&job, &progress).unwrap();
+    let (table, encoding, summary) = crate::common::load_table(&job).unwrap();
     assert_eq!(table.rows(), 30162);
     assert_eq!(summary.records(), 30162);
 
     let mut store = anonbox::store::Store::open_in_memory().unwrap();
     store.record_run(&job).unwrap();
-    let loaded = store.load(&job, &progress).unwrap();
+    let loaded = store.load(&job, &mut ()).unwrap();
     assert_eq!(loaded.tuples, 19502);
     let cols = store.layout().qids.join(", ");
     let rows = store
@@ -401,8 +400,7 @@ fn vgh_hierarchies_from_points() {
         other => panic!("{other:?}"),
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
-    let (table, enc, _) =
-        anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
+    let (table, enc, _) = crate::common::load_table(&job).unwrap();
     assert_eq!(table.rows(), 463);
     let sex = &enc.qids[0];
     assert_eq!(sex.dictionary.values().to_vec(), ["[1.0]", "[0.0]"]);
@@ -471,14 +469,13 @@ fn tuple_counts_spill_in_bounded_memory() {
         other => panic!("{other:?}"),
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
-    let progress = anonbox::progress::Progress::hidden();
     let tuples = |memory: Option<usize>| -> Vec<Vec<i64>> {
         let mut store = anonbox::store::Store::open_in_memory().unwrap();
         if let Some(m) = memory {
             store.set_tuple_memory(m);
         }
         store.record_run(&job).unwrap();
-        store.load(&job, &progress).unwrap();
+        store.load(&job, &mut ()).unwrap();
         let mut rows = Vec::new();
         store
             .for_each_tuple_in_key_order(|codes, count, first| {
@@ -531,21 +528,26 @@ fn label_paths_write_identical_output() {
         for backend in [Backend::Memory, Backend::Sql] {
             let mut store = anonbox::store::Store::open_temporary().unwrap();
             store.record_run(&job).unwrap();
-            let loaded = store.load(&job, &progress).unwrap();
+            let loaded = store.load(&job, &mut ()).unwrap();
             let records = loaded.summary.records();
             let mut outcome = anonbox::algorithms::datafly::run(
                 &store,
-                &job,
+                &job.datafly(),
                 &loaded.encoding,
                 records,
-                &progress,
+                &mut (),
                 backend,
             )
             .unwrap();
             store.check_classes(records).unwrap();
             assert!(outcome.suppressed_records > 0, "{config}: {outcome:?}");
-            let name = outcome.extra.remove("backend").unwrap();
-            assert_eq!(name == "memory", backend == Backend::Memory);
+            let anonbox::algorithms::Details::Datafly { backend: name, .. } = &mut outcome.details
+            else {
+                panic!("{outcome:?}")
+            };
+            assert_eq!(*name == "memory", backend == Backend::Memory);
+            // The backends may differ only there.
+            *name = "";
 
             let write = |store: &anonbox::store::Store, name: &str, in_memory: bool| -> Vec<u8> {
                 let mut labels = store.labels();
@@ -681,17 +683,16 @@ fn check_classes_finds_a_tuple_without_its_class() {
         other => panic!("{other:?}"),
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
-    let progress = anonbox::progress::Progress::hidden();
     let mut store = anonbox::store::Store::open_temporary().unwrap();
     store.record_run(&job).unwrap();
-    let loaded = store.load(&job, &progress).unwrap();
+    let loaded = store.load(&job, &mut ()).unwrap();
     let records = loaded.summary.records();
     let outcome = anonbox::algorithms::datafly::run(
         &store,
-        &job,
+        &job.datafly(),
         &loaded.encoding,
         records,
-        &progress,
+        &mut (),
         Backend::Memory,
     )
     .unwrap();

@@ -158,8 +158,7 @@ fn toolbox_full_domain_utility_is_the_engines() {
             other => panic!("{other:?}"),
         };
         let job = anonbox::config::build_job(&run).unwrap();
-        let (table, _, _) =
-            anonbox::data::load::load_table(&job, &anonbox::progress::Progress::hidden()).unwrap();
+        let (table, _, _) = crate::common::load_table(&job).unwrap();
         for kind in MetricKind::ALL {
             let criteria = anonbox::privacy::build(&[], 5, &table).unwrap();
             let metric = anonbox::metrics::build(kind, &table);

@@ -930,28 +930,28 @@ mod backends {
         let progress = Progress::hidden();
         let mut store = Store::open_temporary().unwrap();
         store.record_run(&job).unwrap();
-        let loaded = store.load(&job, &progress).unwrap();
+        let loaded = store.load(&job, &mut ()).unwrap();
         let records = loaded.summary.records();
         let outcome = match job.method {
             Method::Mondrian => {
-                mondrian::run(&store, &job, &loaded.encoding, &progress, backend).unwrap()
+                mondrian::run(&store, &job.mondrian(), &loaded.encoding, &mut (), backend).unwrap()
             }
             Method::Anatomy => anatomy::run(
                 &store,
-                &job,
+                &job.anatomy(),
                 &loaded.encoding,
                 records,
-                &progress,
+                &mut (),
                 backend,
                 &mut |_| {},
             )
             .unwrap(),
             _ => incognito::run(
                 &store,
-                &job,
+                &job.incognito(),
                 &loaded.encoding,
                 records,
-                &progress,
+                &mut (),
                 backend,
                 &mut |_| {},
             )
@@ -967,9 +967,9 @@ mod backends {
             _ => &["sql"],
         };
         assert!(
-            expected.contains(&outcome.extra["backend"].as_str().unwrap()),
+            expected.contains(&outcome.details.backend().unwrap()),
             "{:?}",
-            outcome.extra["backend"]
+            outcome.details.backend()
         );
         let mut files = Vec::new();
         if job.method != Method::Anatomy {

@@ -40,7 +40,7 @@ use super::{
     Partitioner, Path, Start,
 };
 use crate::algorithms::tuples::{Backend, MEMORY_TUPLES};
-use crate::progress::Bar;
+use crate::algorithms::StepObserver;
 use crate::store::Store;
 use crate::{Error, Result};
 
@@ -124,7 +124,7 @@ pub fn partition(
     rank_of_code: &[Vec<u32>],
     k: u64,
     memory: u64,
-    bar: &Bar,
+    observer: &mut dyn StepObserver,
 ) -> Result<Classes> {
     let d = dims.len();
     let records = store.tuple_records()?;
@@ -170,7 +170,7 @@ pub fn partition(
         if !store_parts.is_empty() {
             store_passes += 1;
         }
-        bar.set_message(format!(
+        observer.step(&format!(
             "Mondrian: pass {passes}, {} classes on the store, {} in memory",
             store_parts.len(),
             batch_end - next_memory

@@ -37,12 +37,11 @@ use std::collections::VecDeque;
 pub mod hybrid;
 
 use super::tuples::{qid_points, Backend};
-use super::Outcome;
+use super::{Details, Outcome, StepObserver};
 use crate::data::load::Encoding;
+use crate::data::{Generalization, QuasiIdentifier};
 use crate::hierarchy::vgh::Interval;
 use crate::javafmt::double_to_string;
-use crate::job::{Generalization, Job};
-use crate::progress::Progress;
 use crate::store::Store;
 use crate::{Error, Result};
 
@@ -566,19 +565,28 @@ impl Partitioner for MemoryPartitioner {
     }
 }
 
+/// What Mondrian is asked for: the run builds it from its plan.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    pub k: u64,
+    /// The quasi-identifiers, in `<qid>` order: each needs a VGH (its root is where the
+    /// splits start).
+    pub qids: &'a [QuasiIdentifier],
+}
+
 /// Runs Mondrian on a loaded store: fills `EquivalenceTable` and `QidTuple.EquivalenceID`.
 /// `backend` sets the largest class finished in memory ([`hybrid::memory_tuples`]; see
 /// [`hybrid`]); every backend gives the same classes, numbered the same way.
 pub fn run(
     store: &Store,
-    job: &Job,
+    params: &Params<'_>,
     encoding: &Encoding,
-    progress: &Progress,
+    observer: &mut dyn StepObserver,
     backend: Backend,
 ) -> Result<Outcome> {
-    let mut dims = Vec::with_capacity(job.qids.len());
-    let mut rank_of_code: Vec<Vec<u32>> = Vec::with_capacity(job.qids.len());
-    for (q, e) in job.qids.iter().zip(&encoding.qids) {
+    let mut dims = Vec::with_capacity(params.qids.len());
+    let mut rank_of_code: Vec<Vec<u32>> = Vec::with_capacity(params.qids.len());
+    for (q, e) in params.qids.iter().zip(&encoding.qids) {
         let Generalization::Vgh(vgh) = &q.generalization else {
             return Err(Error::Invalid(format!(
                 "Mondrian: quasi-identifier '{}' has a hierarchy file; Mondrian splits numbers \
@@ -596,11 +604,10 @@ pub fn run(
         rank_of_code.push(points.iter().map(|&x| dim.rank(x)).collect());
         dims.push(dim);
     }
-    let bar = progress.spinner("search");
-    bar.set_message("Mondrian");
+    observer.start("Mondrian");
     let memory = hybrid::memory_tuples(backend);
-    let classes = hybrid::partition(store, &dims, &rank_of_code, job.k, memory, &bar)?;
-    bar.set_message("Mondrian: writing classes");
+    let classes = hybrid::partition(store, &dims, &rank_of_code, params.k, memory, observer)?;
+    observer.step("Mondrian: writing classes");
     store.write_tuple_classes(&classes.tuple_class)?;
     let tx = store.begin()?;
     let d = dims.len();
@@ -614,19 +621,19 @@ pub fn run(
         tx.insert_class(i as i64 + 1, &refs, size, false)?;
     }
     tx.commit()?;
-    bar.finish();
-    let mut extra = serde_json::Map::new();
-    let name = match (memory, classes.store_passes) {
+    observer.finish();
+    let backend = match (memory, classes.store_passes) {
         (0, _) => "passes",
         (_, 0) => "memory",
         _ => "hybrid",
     };
-    extra.insert("backend".into(), serde_json::json!(name));
-    extra.insert("passes".into(), serde_json::json!(classes.passes));
     Ok(Outcome {
         equivalence_classes: classes.sizes.len() as u64,
         suppression_limit: Some(0),
-        extra,
+        details: Details::Mondrian {
+            backend,
+            passes: classes.passes,
+        },
         ..Outcome::default()
     })
 }

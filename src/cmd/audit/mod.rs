@@ -358,7 +358,7 @@ fn load(a: &AuditArgs) -> Result<Loaded> {
             None => false,
             Some(i) => {
                 let raw = trim(&rec[i]);
-                crate::privacy::delta::parse_flag(raw).ok_or_else(|| {
+                crate::data::subset::parse_flag(raw).ok_or_else(|| {
                     Error::at(
                         &a.file,
                         line,

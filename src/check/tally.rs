@@ -4,8 +4,9 @@
 
 use std::ops::Range;
 
+use super::criteria::verdict;
 use super::groupify::{Groups, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN};
-use super::{verdict, Shared};
+use super::shared::Shared;
 
 /// The sums over some classes of a table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,18 +52,19 @@ pub(super) fn tally<const W: usize>(
     outliers: &mut Vec<(u32, u32)>,
 ) -> Tally {
     let mut t = Tally::default();
-    let mut views = Vec::with_capacity(s.slots.len());
-    let floor = s.min_size.min(s.enc.rows as u64);
+    let cr = &s.criteria;
+    let mut views = Vec::with_capacity(cr.slots.len());
+    let floor = cr.min_size.min(s.enc.rows as u64);
     // Only class sizes to judge (k-anonymity alone): what `judge` would answer, without a call
     // per class.
-    let sizes_only = s.evaluated.is_empty() && s.judges_empty.is_empty();
+    let sizes_only = cr.evaluated.is_empty() && cr.judges_empty.is_empty();
     let start = range.start;
     for e in range {
         let c = g.counts[e] as u64;
         if c == 0 {
             // Judged afresh (a cached verdict is of released records).
             t.empty += 1;
-            t.empty_fail = t.empty_fail || !(sizes_only || s.judge(0, &g.dist, e, &mut views));
+            t.empty_fail = t.empty_fail || !(sizes_only || cr.judge(0, &g.dist, e, &mut views));
             continue;
         }
         t.sq_all += c * c;
@@ -74,18 +76,18 @@ pub(super) fn tally<const W: usize>(
             Some(&mut VERDICT_OUTLIER) => false,
             Some(v) => {
                 debug_assert_eq!(*v, VERDICT_UNKNOWN);
-                let ok = s.judge(c, &g.dist, e, &mut views);
+                let ok = cr.judge(c, &g.dist, e, &mut views);
                 *v = verdict(ok);
                 ok
             }
-            None if sizes_only => c >= s.min_size,
-            None => s.judge(c, &g.dist, e, &mut views),
+            None if sizes_only => c >= cr.min_size,
+            None => cr.judge(c, &g.dist, e, &mut views),
         };
         if ok {
             t.kept += 1;
             t.sq_kept += c * c;
         } else {
-            if s.relaxing && !s.judge_relaxed(c, &g.dist, e, &mut views) {
+            if cr.relaxing && !cr.judge_relaxed(c, &g.dist, e, &mut views) {
                 t.relaxed_supp += c;
             }
             t.supp += c;

@@ -113,7 +113,6 @@ pub struct History {
 const FREE_SNAPSHOTS: usize = 8;
 
 /// True if `a` is a specialization of (or equal to) `b`.
-#[inline]
 pub(super) fn specializes(a: &[usize], b: &[usize]) -> bool {
     a.iter().zip(b).all(|(x, y)| x <= y)
 }

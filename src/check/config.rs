@@ -18,7 +18,7 @@ pub const SPLIT_CHECK_ITEMS: usize = 1 << 19;
 
 /// Items (or source classes, or classes to tally) from which a check is split over the
 /// checker's team ([`super::Checker::set_team`], see `partitioned`): below, the hand-overs
-/// (about a microsecond each, three per check) cost more than half the work saves.
+/// (three per check) cost more than half the work saves.
 pub const TEAM_ITEMS: usize = 2048;
 
 /// Distinct tuples from which a search splits its checks over a team

@@ -17,16 +17,15 @@
 //! Other transformations are grouped as before, by hash. The choice ([`ItemParts::choose`]):
 //! among the columns and levels below the top whose values split the items into parts within
 //! [`super::LAYOUT_BALANCE`] of equal (values assigned largest first to the lightest part), the
-//! one that covers the largest share of the column's levels. On ADULT, with two parts: age at
-//! level 3 (five values), 50.5 % of the items in the larger part; it covers 84 % of Flash's
-//! grouping time on k=5 2 % DM*, 93 % on Precision, and a covered check from scratch takes 0.62
-//! of its one-thread time on two threads (the lists cost 0.65 before; the rest is the larger
-//! part's extra work, the copy of the tables into one and the hand-overs).
+//! one that covers the largest share of the column's levels (on ADULT with two parts, age at
+//! level 3; what it covers and saves is in `BENCHMARKS.md`). A covered check costs less than
+//! one by hash: no lists; what remains is the larger part's extra work, the copy of the tables
+//! into one and the hand-overs.
 //!
 //! The layout is made when the team is set ([`super::Checker::set_team`]), before the engine is
 //! forked (the forks share the encoding), and takes a pass over the items per column and a copy
-//! of the columns (0.6 ms on ADULT); the engine's buffer, classes and snapshots, numbered in the
-//! former order, are dropped with it.
+//! of the columns; the engine's buffer, classes and snapshots, numbered in the former order, are
+//! dropped with it.
 //!
 //! The result is the classes of one thread, in part order; nothing depends on the order of
 //! the items or classes (see `partitioned`).

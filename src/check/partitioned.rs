@@ -30,13 +30,12 @@
 //! lists: each thread groups its part's entries straight into its table (`layout`,
 //! [`Engine::group_parts`] with another producer). What follows is for the others.
 //!
-//! Compared with cutting the items into ranges and merging the ranges' tables (what
-//! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
-//! from scratch have nearly as many classes as items, the merge cost nearly what the split
-//! saved. What the split costs instead is the lists (each entry written once more, half of them
-//! read on the other core): on 2 cores a check from scratch takes 0.65 of its one-thread time
-//! (CUP: 161 -> 110 ms over 174 checks, ADULT: 96 -> 66 ms over 594), a roll-up 0.63, a tally
-//! 0.6. Indices instead of entries in the lists (reading the keys where they are) took 0.69.
+//! Compared with cutting the items into ranges and merging the ranges' tables (what `plain`
+//! does on millions of items), nothing is merged: on ADULT, whose checks from scratch have
+//! nearly as many classes as items, the merge cost nearly what the split saved. What the split
+//! costs instead is the lists (each entry written once more, half of them read on the other
+//! core); entries in the lists beat indices (reading the keys where they are). The figures are
+//! in `BENCHMARKS.md`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -175,7 +175,7 @@ impl<S: PropertyStore> Search<'_, S> {
     /// After [`UNEXPLORED_STEPS`] excluded ones, with [`UNEXPLORED_QUEUE`] queued or, with a
     /// deadline, after [`UNEXPLORED_TIME`], the bound reached bounds everything not yet
     /// taken, and is returned (a weaker, still true bound). Enumerating the space instead took
-    /// minutes on a lattice of 10^9 transformations, and hours on BFS's larger ones.
+    /// time in proportion to the lattice, far past any deadline on large ones.
     fn unexplored_bound(&self) -> f64 {
         #[derive(PartialEq)]
         struct Queued(f64, NodeId);

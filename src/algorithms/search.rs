@@ -117,7 +117,7 @@ pub struct SearchOutcome {
     /// Transformations a strategy found resolved by a tag (known invalid, or pruned) when it
     /// came to them, so that it did not check them.
     pub tag_hits: u64,
-    /// Checks evaluated ahead on other threads ([`Search::speculate`], the lookahead worker),
+    /// Checks evaluated ahead on other threads (the final phase's batches, the lookahead worker),
     /// and how many of them the search then used (the others were work lost; the counts
     /// above never include them).
     pub ahead: Ahead,

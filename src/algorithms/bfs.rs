@@ -30,16 +30,15 @@
 //! search then improves it ([`improve`]): climbs over direct specializations, generalizations
 //! (when those can lose less) and swaps (one attribute up, another down), kicked by seeded
 //! random double swaps until a few dozen kicks in a row find nothing better. A few hundred checks
-//! that usually reach the optimum or come close (census benchmark, q=15: Lightning's 30-second
-//! result in about a second), so the bounds prune from the start and an interrupted search
-//! has a good answer.
+//! that usually reach the optimum or come close, so the bounds prune from the start and an
+//! interrupted search has a good answer.
 //!
 //! **Threads.** The strategy is sequential: which transformation it checks next depends on the
 //! tags of the previous check. With more than one thread it runs within
 //! [`Search::with_helpers`] and names, before a check, the two it will most likely check
 //! next ([`Search::guess_two`]), assuming the verdict seen more often so far at that kind of
 //! check ([`Odds`]): in [`maximize`] the raises of the next dimensions if raises are mostly
-//! found anonymous (census, q=10, Loss: 74 %), else the next raises of the same dimension; in a
+//! found anonymous, else the next raises of the same dimension; in a
 //! path's binary search the next probes above or below; in [`climb`] the next candidates (most
 //! lose no less). Where paths mostly end with their first check (DM*: a checked point's class
 //! bound prunes what lies above it), the first check of the path of the queue's next
@@ -50,17 +49,16 @@
 //! tag, count and the optimum are those of one thread. Guesses here are not filtered by their
 //! bound ([`Search::classify_beyond_bound`]): paths are checked above it for their anonymity.
 //!
-//! Census, 2 threads against 1 (`BENCHMARKS.md`): Loss 1.14-1.25x (q=12: 24.7 -> 20.5 s), DM*
-//! 1.02-1.13x. An earlier design that waited for batches of guesses was slower than one thread
-//! (q=12: 27.5-29.5 s against 25.2 s); this one never waits except for the very transformation
-//! it needs, and the checkers share their snapshots ([`super::lookahead`]). What limits it: a
-//! quarter of the worker's checks start from scratch, against 2 % of the search's (its history
-//! holds what was offered to it, not all the search's; handing it the search's nearest snapshot
-//! with each request halved its grouped items and saved no time); the worker is idle half the
-//! time (one request in flight); DM*'s next path is often one the current check's expansion
-//! puts first in the queue, not the queue's next (856 of 1,365 guesses used at q=10); and
-//! simulating a guess exactly through the tags (passing known points, following a finished
-//! binary search into its sweep) used more of them and was slower.
+//! An earlier design that waited for batches of guesses was slower than one thread; this one
+//! never waits except for the very transformation it needs, and the checkers share their
+//! snapshots ([`super::lookahead`]). What limits it: far more of the worker's checks start
+//! from scratch than of the search's (its history holds what was offered to it, not all the
+//! search's; handing it the search's nearest snapshot with each request halved its grouped
+//! items and saved no time); the worker is idle half the time (one request in flight); DM*'s
+//! next path is often one the current check's expansion puts first in the queue, not the
+//! queue's next; and simulating a guess exactly through the tags (passing known points,
+//! following a finished binary search into its sweep) used more of them and was slower. The
+//! figures (two threads against one on the census benchmark) are in `BENCHMARKS.md`.
 //!
 //! **Anytime.** At the search's [`Limit`](super::search::Limit) it stops; the smallest bound in
 //! the queue bounds everything unexplored, which the outcome reports as `lower_bound` beside the
@@ -207,8 +205,8 @@ fn level_bound<S: PropertyStore>(search: &Search<'_, S>, id: NodeId, levels: &mu
 /// The path's transformations are checked even where their bound cannot beat the best loss:
 /// what BFS needs from them is their anonymity, and an invalid transformation high above the
 /// bound tags far more of the region under it than one inside it (pruning them unchecked, as
-/// Flash's `decide` does, made q=10 of the census benchmark take 15,161 checks and 945 M grouped
-/// items; checking them, 10,439 and 268 M).
+/// Flash's `decide` does, took more checks and grouped several times the items;
+/// `BENCHMARKS.md`).
 ///
 /// `then` is the transformation the queue holds next, whose path the lookahead may guess.
 fn classify_path<S: PropertyStore>(
@@ -280,8 +278,7 @@ fn path_middle<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> NodeId {
 
 /// The greedy path of unresolved transformations from `id` up: at each step the first
 /// unresolved successor in Flash's order. (Not inlined: inlined into [`classify_path`], the
-/// census benchmark at q=10 took 6 % longer on one thread, twice; not inlined, 0-3 %, within
-/// the machine's noise.)
+/// census benchmark took longer, see `BENCHMARKS.md`.)
 #[inline(never)]
 fn greedy_path<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> Vec<NodeId> {
     let mut path = vec![id];
@@ -312,8 +309,7 @@ fn greedy_path<S: PropertyStore>(search: &Search<'_, S>, id: NodeId) -> Vec<Node
 /// The path's binary search stops at a border point that is maximal only along the path; its
 /// down-set misses most of what lies beside the path, which later paths then had to check
 /// again. Raising it costs a few checks (mostly anonymous successors, cheap high in the
-/// lattice) and saves more: census benchmark, q=10: 9,468 → 8,978 checks, q=12: 65,459 →
-/// 52,891 checks and 110 → 69 s.
+/// lattice) and saves more checks and time (`BENCHMARKS.md`).
 fn maximize<S: PropertyStore>(search: &mut Search<'_, S>, from: NodeId, odds: &mut Odds) {
     let dims = search.space().dims();
     let start = (from % dims as u64) as usize;
@@ -492,10 +488,9 @@ const STALE_ROUNDS: u32 = 24;
 /// optimum, then repeatedly kick the best with two random swaps (or a raise, when no swap
 /// applies), and climb again from the kicked point if it is valid. Stops after
 /// [`STALE_ROUNDS`] kicks in a row that did not improve the best, or when it has used 80 % of a
-/// time limit ([`LOCAL_SEARCH_SHARE`]). A few hundred checks that
-/// usually find the optimum or come close (the census benchmark: q=15 in about a second), so the
-/// bounds prune from the start and an interrupted search has a good answer. Seeded, so every
-/// run (and thread count) takes the same steps.
+/// time limit ([`LOCAL_SEARCH_SHARE`]). A few hundred checks that usually find the optimum or
+/// come close, so the bounds prune from the start and an interrupted search has a good answer.
+/// Seeded, so every run (and thread count) takes the same steps.
 fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
     let Some((best, _)) = search.best() else {
         return;
@@ -537,8 +532,8 @@ fn improve<S: PropertyStore>(search: &mut Search<'_, S>) {
 }
 
 /// The share of a time limit the local search may use at most: most of it, since a short limit
-/// asks first for a good result (q=15 at load 5 found its best at 2.9 of 3 seconds), but not all,
-/// so that the queue gives the certificate a real bound.
+/// asks first for a good result (its best often comes late), but not all, so that the queue
+/// gives the certificate a real bound.
 const LOCAL_SEARCH_SHARE: f64 = 0.8;
 
 /// A small seeded generator (SplitMix64) for the local search's kicks.

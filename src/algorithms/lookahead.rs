@@ -1,40 +1,34 @@
 //! Lookahead: a second checker that evaluates, on another core, the transformation a strategy
 //! will likely check next, while the search's own checker checks the current one.
 //!
-//! Flash's checks are mostly the first and only check of a path (ADULT, k = 2, 2 %
-//! suppression, DM*: 703 of 903 paths take one check), so a path's binary search has little
-//! to evaluate ahead (guessing its next point hit 105 of 589 times), but the next path's
-//! first check is usually known before the current check ends: it is the middle of the path
-//! from the next untagged node, and the current check leaves that path alone 9 times in 10
-//! (381 of 422). [`super::Search::guess`] names it; [`super::Search::check`] hands it to the
-//! worker before checking its own transformation.
+//! Flash's checks are mostly the first and only check of a path, so a path's binary search has
+//! little to evaluate ahead, but the next path's first check is usually known before the
+//! current check ends: it is the middle of the path from the next untagged node, which the
+//! current check mostly leaves alone. [`super::Search::guess`] names it; [`super::Search::check`]
+//! hands it to the worker before checking its own transformation.
 //!
 //! Why not a rayon job per guess: a pool thread that had gone to sleep between two checks took
-//! 55 µs on average to start the job, and 130 of 422 guesses were still waiting when the
-//! search's own check ended, so the search's thread ran them itself; a pair of 150 µs checks
-//! took 238 µs and the search was no faster than on one thread. Here the worker is one long job
-//! on the search's rayon pool for the whole classification: between requests it spins, then
-//! yields, and only after [`crate::sync::PARK_AFTER`] without a request does it park (a phase without
-//! checks); a request unparks it.
+//! so long to start the job that many guesses were still waiting when the search's own check
+//! ended, and the search was no faster than on one thread. Here the worker is one long job on
+//! the search's rayon pool for the whole classification: between requests it spins, then
+//! yields, and only after [`crate::sync::PARK_AFTER`] without a request does it park (a phase
+//! without checks); a request unparks it.
 //!
 //! One request is in flight at a time: the search posts one only when the worker is idle, and
 //! waits for the worker only when it needs the very transformation in flight. A queue of three
 //! (the worker running further ahead while the search's thread checks a path's second point)
-//! was built and measured slower on the row above (0.115-0.117 s against 0.105 s): the worker
-//! took 673 of the 1,146 checks, but the search then waited 48 ms in all for checks the worker
-//! had just started. A result is kept
+//! was slower: the search then waited for checks the worker had just started. A result is kept
 //! aside and recorded only when the strategy checks that transformation, so the order of
 //! records, the counts and the optimum are those of one thread (see the `search` module docs).
 //! The worker's checker does not see the search's tags: it never drops a snapshot as finished
 //! (a matter of memory and speed only; results never depend on the history). The classes of
 //! each of its checks go to the search's own checker with the result, as a snapshot offered
 //! to its history ([`Checker::adopt`]): without them the search's checker, which no longer
-//! sees every path's first check, started from scratch in 64 % of its checks instead of 52 %.
-//! The other way, the snapshots the search's own checks keep are offered to the worker
-//! ([`Lookahead::offer`]), which takes them between requests. Both ways the classes are shared
-//! (`Arc`), never copied: copying the search's classes for the worker cost its thread more
-//! than the worker gained (0.113 s against 0.105 s), while sharing them took the worker's
-//! checks from scratch from 81 % to 65 % of its checks and the row from 0.104 to 0.096 s.
+//! sees every path's first check, started from scratch more often. The other way, the snapshots
+//! the search's own checks keep are offered to the worker ([`Lookahead::offer`]), which takes
+//! them between requests. Both ways the classes are shared (`Arc`), never copied: copying the
+//! search's classes for the worker cost its thread more than the worker gained. The figures
+//! behind these choices are in `BENCHMARKS.md`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};

@@ -7,7 +7,7 @@
 //! table of millions of classes: 8 to 16 bytes a class instead of 32 to 64, and a check keeps
 //! two tables); linear probing, load factor at most 1/2, Fibonacci hashing on the top bits.
 //! Per-class distributions of sensitive attributes, when a privacy model needs them, are kept
-//! as one [`Csr`] per sensitive column, built after grouping by [`merge_distributions`].
+//! as one [`Csr`] per sensitive column, built after grouping by [`merge_slots`].
 
 use crate::sync::lock;
 

@@ -11,14 +11,14 @@
 //!   finished (the search will never check them) are dropped first, then the least recently used;
 //! - at most `max_bytes` in all: above, the least recently used are dropped (the count alone let
 //!   a best-first search's history grow with the snapshots' size, which grows with the
-//!   quasi-identifiers: most of its 1 GB at q=15 of the census benchmark).
+//!   quasi-identifiers).
 //!
 //! That last rule, and the refusal to store such a snapshot, assume a search that walks up
 //! paths (Flash, OLA): what lies above finished generalizations is reached through them. A
 //! search that jumps (best-first) checks far above transformations whose direct
 //! generalizations are all known invalid, so for it ([`History::forget_path_order`]) the history
-//! keeps every snapshot the other controls allow and drops the least recently used (census
-//! benchmark, q=12: checks from scratch 7,540 → 756 with hubs, search 69 → 36 s).
+//! keeps every snapshot the other controls allow and drops the least recently used (with hubs,
+//! see `transition`, it then starts far fewer checks from scratch; `BENCHMARKS.md`).
 //!
 //! A snapshot's classes are shared (`Arc`): the checkers of one search on several threads offer
 //! each other what they keep ([`History::store_shared`]), and the histories then hold the same
@@ -113,7 +113,7 @@ pub struct History {
 const FREE_SNAPSHOTS: usize = 8;
 
 /// True if `a` is a specialization of (or equal to) `b`.
-fn specializes(a: &[usize], b: &[usize]) -> bool {
+pub(super) fn specializes(a: &[usize], b: &[usize]) -> bool {
     a.iter().zip(b).all(|(x, y)| x <= y)
 }
 

@@ -17,16 +17,15 @@
 //! Other transformations are grouped as before, by hash. The choice ([`ItemParts::choose`]):
 //! among the columns and levels below the top whose values split the items into parts within
 //! [`super::LAYOUT_BALANCE`] of equal (values assigned largest first to the lightest part), the
-//! one that covers the largest share of the column's levels. On ADULT, with two parts: age at
-//! level 3 (five values), 50.5 % of the items in the larger part; it covers 84 % of Flash's
-//! grouping time on k=5 2 % DM*, 93 % on Precision, and a covered check from scratch takes 0.62
-//! of its one-thread time on two threads (the lists cost 0.65 before; the rest is the larger
-//! part's extra work, the copy of the tables into one and the hand-overs).
+//! one that covers the largest share of the column's levels (on ADULT with two parts, age at
+//! level 3; what it covers and saves is in `BENCHMARKS.md`). A covered check costs less than
+//! one by hash: no lists; what remains is the larger part's extra work, the copy of the tables
+//! into one and the hand-overs.
 //!
 //! The layout is made when the team is set ([`super::Checker::set_team`]), before the engine is
 //! forked (the forks share the encoding), and takes a pass over the items per column and a copy
-//! of the columns (0.6 ms on ADULT); the engine's buffer, classes and snapshots, numbered in the
-//! former order, are dropped with it.
+//! of the columns; the engine's buffer, classes and snapshots, numbered in the former order, are
+//! dropped with it.
 //!
 //! The result is the classes of one thread, in part order; nothing depends on the order of
 //! the items or classes (see `partitioned`).
@@ -35,9 +34,11 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use super::encode::Encoding;
+use super::engine::Engine;
 use super::groupify::Csr;
+use super::shared::Shared;
+use super::steps::{step_key, transform_range};
 use super::team::Team;
-use super::{Engine, Shared};
 use crate::sync::lock;
 
 /// The items' parts: a column, a level, and the items of each part (consecutive).
@@ -243,7 +244,7 @@ impl<const W: usize> Engine<'_, W> {
         self.spare.reset(0);
         self.history.clear();
         self.kept = None;
-        self.recent_plain.clear();
+        self.hubs.clear();
     }
 
     /// True if the items are laid out for the team and no class of `levels` crosses their
@@ -283,16 +284,16 @@ impl<const W: usize> Engine<'_, W> {
     pub(super) fn plain_covered(&mut self, levels: &[usize], team: &Team) -> bool {
         let n = self.s.enc.items();
         let parts = team.parts();
-        let track = self.s.needs_targets();
+        let track = self.s.criteria.needs_targets();
         let use_deltas = self.prepare_transform(levels);
-        self.partitions.size(parts, self.s.slots.len());
+        self.partitions.size(parts, self.s.criteria.slots.len());
         // Out of `self` while the grouping borrows it.
         let mut buffer = std::mem::take(&mut self.buffer);
-        let (steps, deltas, delta_at) = self.take_steps();
+        let steps = std::mem::take(&mut self.steps);
         let s = self.s.clone();
         let item_parts = s.item_parts.as_ref().expect("covered: items laid out");
         let enc = &s.enc;
-        let cols = Self::resolve(enc, &steps, &deltas, &delta_at, use_deltas);
+        let cols = steps.resolve(enc, use_deltas);
         let mut ranges: Vec<Mutex<&mut [[u64; W]]>> = Vec::with_capacity(parts);
         let mut rest = &mut buffer[..];
         for q in 0..parts {
@@ -306,7 +307,7 @@ impl<const W: usize> Engine<'_, W> {
         let complete = self.group_parts(team, expected, from, |q, sink| {
             let range = item_parts.range(q);
             let mut keys = lock(&ranges[q]);
-            Self::transform_range(enc, &steps, &cols, &mut keys, range.start);
+            transform_range(enc, &steps.list, &cols, &mut keys, range.start);
             for (k, i) in keys.iter().zip(range) {
                 if !sink.push(*k, weights[i], i as u32, i as u32) {
                     return;
@@ -315,7 +316,7 @@ impl<const W: usize> Engine<'_, W> {
         });
         drop((ranges, cols));
         self.buffer = buffer;
-        self.put_steps(steps, deltas, delta_at);
+        self.steps = steps;
         complete
     }
 
@@ -331,46 +332,28 @@ impl<const W: usize> Engine<'_, W> {
         team: &Team,
     ) -> bool {
         let n = counts.len();
-        self.partitions.size(team.parts(), self.s.slots.len());
-        let (steps, deltas, delta_at) = self.take_steps();
+        self.partitions
+            .size(team.parts(), self.s.criteria.slots.len());
+        let steps = std::mem::take(&mut self.steps);
         let s = self.s.clone();
         let item_parts = s.item_parts.as_ref().expect("covered: items laid out");
         let enc = &s.enc;
-        let cols = Self::resolve(enc, &steps, &deltas, &delta_at, use_deltas);
+        let cols = steps.resolve(enc, use_deltas);
         let complete = self.group_parts(team, n, track, |q, sink| {
             for (e, (&rep, &count)) in reps.iter().zip(counts).enumerate() {
                 if item_parts.part_of(rep) != q {
                     continue;
                 }
                 let mut key = start_key(e);
-                if use_deltas {
-                    Self::apply_deltas(&cols, &mut key, rep as usize);
-                } else {
-                    Self::apply(enc, &steps, &mut key, rep as usize);
-                }
+                step_key(enc, &steps.list, &cols, use_deltas, &mut key, rep as usize);
                 if !sink.push(key, count, rep, e as u32) {
                     return;
                 }
             }
         });
         drop(cols);
-        self.put_steps(steps, deltas, delta_at);
-        complete
-    }
-
-    /// The planned steps and their deltas, out of the engine while a grouping borrows it.
-    fn take_steps(&mut self) -> (Vec<super::Step>, Vec<u64>, Vec<usize>) {
-        (
-            std::mem::take(&mut self.steps),
-            std::mem::take(&mut self.deltas),
-            std::mem::take(&mut self.delta_at),
-        )
-    }
-
-    fn put_steps(&mut self, steps: Vec<super::Step>, deltas: Vec<u64>, delta_at: Vec<usize>) {
         self.steps = steps;
-        self.deltas = deltas;
-        self.delta_at = delta_at;
+        complete
     }
 }
 

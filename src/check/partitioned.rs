@@ -30,21 +30,21 @@
 //! lists: each thread groups its part's entries straight into its table (`layout`,
 //! [`Engine::group_parts`] with another producer). What follows is for the others.
 //!
-//! Compared with cutting the items into ranges and merging the ranges' tables (what
-//! [`Engine::plain_split`] does on millions of items), nothing is merged: on ADULT, whose checks
-//! from scratch have nearly as many classes as items, the merge cost nearly what the split
-//! saved. What the split costs instead is the lists (each entry written once more, half of them
-//! read on the other core): on 2 cores a check from scratch takes 0.65 of its one-thread time
-//! (CUP: 161 -> 110 ms over 174 checks, ADULT: 96 -> 66 ms over 594), a roll-up 0.63, a tally
-//! 0.6. Indices instead of entries in the lists (reading the keys where they are) took 0.69.
+//! Compared with cutting the items into ranges and merging the ranges' tables (what `plain`
+//! does on millions of items), nothing is merged: on ADULT, whose checks from scratch have
+//! nearly as many classes as items, the merge cost nearly what the split saved. What the split
+//! costs instead is the lists (each entry written once more, half of them read on the other
+//! core); entries in the lists beat indices (reading the keys where they are). The figures are
+//! in `BENCHMARKS.md`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use super::engine::Engine;
 use super::groupify::{hash, merge_slots_of, Csr, Groups, MergeBuffers};
+use super::steps::{step_key, transform_range};
 use super::tally::{tally, Tally};
 use super::team::Team;
-use super::Engine;
 use crate::sync::{get_mut, into_inner, lock};
 
 /// The partition of a key's hash among `parts`: the high half of a second multiplication, which
@@ -184,13 +184,13 @@ impl<const W: usize> Engine<'_, W> {
     pub(super) fn plain_team(&mut self, levels: &[usize], team: &Team) -> bool {
         let n = self.s.enc.items();
         let parts = team.parts();
-        let track = self.s.needs_targets();
+        let track = self.s.criteria.needs_targets();
         let use_deltas = self.prepare_transform(levels);
         let mut buffer = std::mem::take(&mut self.buffer);
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
-        p.size(parts, self.s.slots.len());
-        let cols = self.step_columns(use_deltas);
-        let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
+        p.size(parts, self.s.criteria.slots.len());
+        let cols = self.steps.resolve(&self.s.enc, use_deltas);
+        let (enc, steps, cols) = (&self.s.enc, &self.steps.list[..], &cols[..]);
         let weights = &enc.weights[..];
         let size = n.div_ceil(parts).max(1);
         // 1. Move the keys of each range and list its items by partition.
@@ -204,7 +204,7 @@ impl<const W: usize> Engine<'_, W> {
                 };
                 let mut keys = lock(range);
                 let start = r * size;
-                Self::transform_range(enc, steps, cols, &mut keys, start);
+                transform_range(enc, steps, cols, &mut keys, start);
                 let mut srcs = track.then(|| lock(&sources[r]));
                 list(
                     &mut lock(&lists[r]),
@@ -239,9 +239,9 @@ impl<const W: usize> Engine<'_, W> {
         let n = counts.len();
         let parts = team.parts();
         let mut p = std::mem::replace(&mut self.partitions, Partitions::new());
-        p.size(parts, self.s.slots.len());
-        let cols = self.step_columns(use_deltas);
-        let (enc, steps, cols) = (&self.s.enc, &self.steps[..], &cols[..]);
+        p.size(parts, self.s.criteria.slots.len());
+        let cols = self.steps.resolve(&self.s.enc, use_deltas);
+        let (enc, steps, cols) = (&self.s.enc, &self.steps.list[..], &cols[..]);
         let size = n.div_ceil(parts).max(1);
         let (lists, sources) = (&p.lists, &p.sources);
         team.run(&|r| {
@@ -252,11 +252,7 @@ impl<const W: usize> Engine<'_, W> {
             list(&mut lock(&lists[r]), srcs, start, len, |e| {
                 let rep = reps[e];
                 let mut key = start_key(e);
-                if use_deltas {
-                    Self::apply_deltas(cols, &mut key, rep as usize);
-                } else {
-                    Self::apply(enc, steps, &mut key, rep as usize);
-                }
+                step_key(enc, steps, cols, use_deltas, &mut key, rep as usize);
                 (key, counts[e], rep)
             });
         });
@@ -319,7 +315,7 @@ impl<const W: usize> Engine<'_, W> {
         let limit = self.s.class_limit;
         let grouped = AtomicU64::new(0);
         let (tables, targets) = (&p.tables, &p.targets);
-        let (domains, cache) = (&self.s.domains[..], self.s.caches_verdicts());
+        let (domains, cache) = (&self.s.domains[..], self.s.criteria.caches_verdicts());
         team.run(&|q| {
             // A table of this thread's own while it fills, not next to the other's header.
             let mut g = std::mem::replace(&mut *lock(&tables[q]), Groups::new(0));

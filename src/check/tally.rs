@@ -4,8 +4,9 @@
 
 use std::ops::Range;
 
+use super::criteria::verdict;
 use super::groupify::{Groups, VERDICT_OK, VERDICT_OUTLIER, VERDICT_UNKNOWN};
-use super::{verdict, Shared};
+use super::shared::Shared;
 
 /// The sums over some classes of a table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -50,49 +51,75 @@ pub(super) fn tally<const W: usize>(
     verdicts: &mut [u8],
     outliers: &mut Vec<(u32, u32)>,
 ) -> Tally {
-    let mut t = Tally::default();
-    let mut views = Vec::with_capacity(s.slots.len());
-    let floor = s.min_size.min(s.enc.rows as u64);
     // Only class sizes to judge (k-anonymity alone): what `judge` would answer, without a call
-    // per class.
-    let sizes_only = s.evaluated.is_empty() && s.judges_empty.is_empty();
+    // per class, in a loop of its own.
+    if s.criteria.evaluated.is_empty() && s.criteria.judges_empty.is_empty() {
+        tally_with::<W, true>(s, g, range, verdicts, outliers)
+    } else {
+        tally_with::<W, false>(s, g, range, verdicts, outliers)
+    }
+}
+
+/// [`tally`], with only class sizes to judge if `SIZES_ONLY`.
+fn tally_with<const W: usize, const SIZES_ONLY: bool>(
+    s: &Shared<'_>,
+    g: &Groups<W>,
+    range: Range<usize>,
+    verdicts: &mut [u8],
+    outliers: &mut Vec<(u32, u32)>,
+) -> Tally {
+    let (mut supp, mut kept, mut sq_all, mut sq_kept, mut raise) = (0, 0, 0, 0, 0);
+    let (mut relaxed_supp, mut empty, mut empty_fail) = (0, 0, false);
+    let mut views = Vec::with_capacity(s.criteria.slots.len());
+    let floor = s.criteria.min_size.min(s.enc.rows as u64);
+    let sizes_only = SIZES_ONLY;
+    let (min_size, relaxing, budget) = (s.criteria.min_size, s.criteria.relaxing, s.budget);
     let start = range.start;
     for e in range {
         let c = g.counts[e] as u64;
         if c == 0 {
             // Judged afresh (a cached verdict is of released records).
-            t.empty += 1;
-            t.empty_fail = t.empty_fail || !(sizes_only || s.judge(0, &g.dist, e, &mut views));
+            empty += 1;
+            empty_fail = empty_fail || !(sizes_only || s.criteria.judge(0, &g.dist, e, &mut views));
             continue;
         }
-        t.sq_all += c * c;
+        sq_all += c * c;
         if c < floor {
-            t.raise += c * (floor - c);
+            raise += c * (floor - c);
         }
         let ok = match verdicts.get_mut(e - start) {
             Some(&mut VERDICT_OK) => true,
             Some(&mut VERDICT_OUTLIER) => false,
             Some(v) => {
                 debug_assert_eq!(*v, VERDICT_UNKNOWN);
-                let ok = s.judge(c, &g.dist, e, &mut views);
+                let ok = s.criteria.judge(c, &g.dist, e, &mut views);
                 *v = verdict(ok);
                 ok
             }
-            None if sizes_only => c >= s.min_size,
-            None => s.judge(c, &g.dist, e, &mut views),
+            None if sizes_only => c >= min_size,
+            None => s.criteria.judge(c, &g.dist, e, &mut views),
         };
         if ok {
-            t.kept += 1;
-            t.sq_kept += c * c;
+            kept += 1;
+            sq_kept += c * c;
         } else {
-            if s.relaxing && !s.judge_relaxed(c, &g.dist, e, &mut views) {
-                t.relaxed_supp += c;
+            if relaxing && !s.criteria.judge_relaxed(c, &g.dist, e, &mut views) {
+                relaxed_supp += c;
             }
-            t.supp += c;
-            if t.supp <= s.budget {
+            supp += c;
+            if supp <= budget {
                 outliers.push((s.enc.tuple(g.reps[e] as usize), c as u32));
             }
         }
     }
-    t
+    Tally {
+        supp,
+        kept,
+        sq_all,
+        sq_kept,
+        raise,
+        relaxed_supp,
+        empty,
+        empty_fail,
+    }
 }

@@ -1,13 +1,12 @@
 //! A team: the threads one check is split over ([`Team::run`]), for checks of a few thousand
-//! items and more, whose parts take tens of microseconds.
+//! items and more, whose parts are short.
 //!
-//! Why not `rayon::join`: on the machine the benchmarks run on, a pool thread that had gone to
-//! sleep between two checks took 30-60 µs to start its half (a join of two 20 µs halves cost
-//! 35-80 µs more than the halves), more than a split of such a check saves. Here each helper is
+//! Why not `rayon::join`: a pool thread that had gone to sleep between two checks took longer to
+//! start its half than a split of such a check saves (`BENCHMARKS.md`). Here each helper is
 //! one long job on the search's rayon pool for the whole classification ([`Team::serve`],
 //! spawned in a scope like the lookahead worker): between tasks it spins, then yields, and
-//! parks only after [`crate::sync::PARK_AFTER`] without a task, so handing it a task costs about
-//! a microsecond.
+//! parks only after [`crate::sync::PARK_AFTER`] without a task, so handing it a task costs
+//! little (figures in `BENCHMARKS.md`).
 //!
 //! A task is a closure over the check's own borrowed data, called once per part with the part's
 //! index: the caller runs part 0, helper `i` part `i + 1`. [`Team::run`] returns only when every

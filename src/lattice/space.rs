@@ -211,6 +211,7 @@ impl Space {
     }
 
     /// Flash's order key of `id`.
+    #[inline]
     pub fn order_key(&self, id: NodeId) -> OrderKey {
         let mut level = 0;
         let mut g = 0.0;
@@ -319,6 +320,7 @@ pub struct LevelNodes {
 impl Iterator for LevelNodes {
     type Item = NodeId;
 
+    #[inline]
     fn next(&mut self) -> Option<NodeId> {
         if self.done {
             return None;

@@ -304,9 +304,41 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     }
 }
 
+/// A transformation (by any key) queued by its lower bound: a [`std::collections::BinaryHeap`]
+/// of them pops the smallest bound first (ties: the smallest key), as the final phase's
+/// best-first walk and the bound of what a stopped search left unexplored both need.
+#[derive(PartialEq)]
+struct Queued<K>(f64, K);
+
+impl<K: Ord> Eq for Queued<K> {}
+
+impl<K: Ord> PartialOrd for Queued<K> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<K: Ord> Ord for Queued<K> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: the binary heap pops the smallest bound first.
+        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queued_pops_the_smallest_bound_then_the_smallest_key() {
+        let mut heap = std::collections::BinaryHeap::new();
+        for (bound, key) in [(0.5, 2u32), (0.1, 7), (0.5, 1), (0.9, 0)] {
+            heap.push(Queued(bound, key));
+        }
+        let order: Vec<(f64, u32)> =
+            std::iter::from_fn(|| heap.pop().map(|q| (q.0, q.1))).collect();
+        assert_eq!(order, [(0.1, 7), (0.5, 1), (0.5, 2), (0.9, 0)]);
+    }
     use crate::data::{Generalization, QuasiIdentifier};
     use crate::lattice::Antichain;
     use crate::metrics::MetricKind;

@@ -27,7 +27,7 @@
 //! strictly smaller loss in that order) and the count of checks all come from the sequential
 //! walk, so the optimum, the counts and the report are the same for every number of threads.
 
-use super::{Purpose, Search};
+use super::{Purpose, Queued, Search};
 use crate::algorithms::observe::Phase;
 use crate::check::Classification;
 use crate::lattice::{prop, NodeId, OrderKey, PropertyStore};
@@ -68,20 +68,6 @@ impl<S: PropertyStore> Search<'_, S> {
     /// phase; a pruned transformation is dropped with its canonical subtree (its up-set), one
     /// known invalid is only expanded. Candidates are checked on the search's thread.
     fn best_first_remaining(&mut self) {
-        #[derive(PartialEq)]
-        struct Queued(f64, OrderKey);
-        impl Eq for Queued {}
-        impl PartialOrd for Queued {
-            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-                Some(self.cmp(other))
-            }
-        }
-        impl Ord for Queued {
-            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-                // Reversed: the binary heap pops the smallest bound first.
-                other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
-            }
-        }
         let mut levels = vec![0; self.space().dims()];
         let bottom = self.space().bottom();
         self.space().levels_into(bottom, &mut levels);

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Purpose, Search};
+use super::{Purpose, Queued, Search};
 use crate::check::Classification;
 use crate::lattice::{prop, NodeId, PropertyStore};
 
@@ -177,20 +177,6 @@ impl<S: PropertyStore> Search<'_, S> {
     /// taken, and is returned (a weaker, still true bound). Enumerating the space instead took
     /// time in proportion to the lattice, far past any deadline on large ones.
     fn unexplored_bound(&self) -> f64 {
-        #[derive(PartialEq)]
-        struct Queued(f64, NodeId);
-        impl Eq for Queued {}
-        impl PartialOrd for Queued {
-            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-                Some(self.cmp(other))
-            }
-        }
-        impl Ord for Queued {
-            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-                // Reversed: the binary heap pops the smallest bound first.
-                other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
-            }
-        }
         let space = self.space();
         let mut levels = vec![0; space.dims()];
         let mut bound = |id: NodeId| {

@@ -140,7 +140,7 @@ impl PrivacyCriterion for KAnonymity {
     }
 }
 
-/// Builds the criteria of a job for the lattice engine: its `<privacy>` models, or k-anonymity
+/// Builds the criteria of a run for the lattice engine: its `<privacy>` models, or k-anonymity
 /// with `k` if none. Models with a sensitive attribute follow ARX's arithmetic
 /// ([`Flavor::Arx`], see [`criteria`]).
 pub fn build(

@@ -1,6 +1,6 @@
 //! The checker's switches and thresholds ([`CheckerConfig`]). The thresholds were set by
 //! measurement; the figures behind them are in `BENCHMARKS.md` ("Figures behind the engine's
-//! thresholds").
+//! design").
 
 /// The history's bytes by default: 256 MiB, a fraction of what a search's other structures
 /// need at the sizes it serves, for a small loss of speed where it binds.

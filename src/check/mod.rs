@@ -5,7 +5,7 @@
 //! the information loss. It never sees the lattice; the search passes a `finished` predicate so
 //! the history can drop snapshots nobody will use. How the classes are built never changes the
 //! result: every transition, split and thread count gives the classes of one check from
-//! scratch, and every sum over classes is an integer.
+//! scratch (on a team, in another order), and every sum over classes is an integer.
 //!
 //! Where things are (as ARX splits its `TransformationChecker`, state machine,
 //! `HashGroupify` and `History`):

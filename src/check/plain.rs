@@ -7,9 +7,9 @@
 //!
 //! On inputs of [`super::SPLIT_CHECK_ITEMS`] items and more, with a pool
 //! ([`super::Checker::set_pool`]), the items are cut into one range per thread and the
-//! ranges' tables merged ([`Engine::plain_split`]); with a team, the grouping is split as
-//! `partitioned` and `layout` say. Either way the classes, and so every result, are those of
-//! one thread.
+//! ranges' tables merged ([`Engine::plain_split`]: the very table one thread builds); with a
+//! team, the grouping is split as `partitioned` and `layout` say (the same classes in another
+//! order). Either way every result is that of one thread.
 
 use super::engine::Engine;
 use super::groupify::{merge_slots, Groups};

@@ -12,7 +12,8 @@
 //! Roll-ups and snapshots never write the buffer, so no transition can leave it
 //! half-transformed; that is what makes projection after a roll-up safe. [`choose`] takes the
 //! source with the fewest items: the items for plain, classes otherwise (a roll-up when it has
-//! no more classes than there are items, a snapshot when it has fewer than that).
+//! no more classes than there are items, a snapshot when it has fewer classes than the cheaper
+//! of those two).
 //!
 //! **Hubs** (with the history, when the search's checks are scattered, see
 //! [`super::Checker::set_scattered`]): when a transformation `T` has no source but the items,

@@ -19,8 +19,8 @@ fn main() -> anyhow::Result<()> {
     // A kept database (`-db`) is staged in a publication that is never published.
     let publication = anonbox::io::Publication::default();
     let mut store = Store::open(job.db.as_deref(), &publication)?;
-    store.record_run(&job)?;
-    let loaded = store.load(&job, &mut Progress::new(job.quiet).load())?;
+    store.record_run(&job.run_record())?;
+    let loaded = store.load(&job.source()?, &mut Progress::new(job.quiet).load())?;
     let secs = started.elapsed().as_secs_f64();
     let rows = loaded.summary.records();
     let t = loaded.timings;

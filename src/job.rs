@@ -166,6 +166,33 @@ pub struct InputSpec {
     pub max_line: usize,
 }
 
+impl Job {
+    /// What the kept database's `Run` row says of this run.
+    pub fn run_record(&self) -> crate::store::RunRecord {
+        let parameters = serde_json::json!({
+            "k": self.k,
+            "l": self.l,
+            "c": self.c,
+            "t": self.t,
+            "suppression": self.suppression,
+            "metric": self.metric,
+            "privacy": self.privacy,
+            "seed": self.seed,
+        });
+        crate::store::RunRecord {
+            method: self.method.name(),
+            parameters: parameters.to_string(),
+            config_path: self.config_path.as_ref().map(|p| p.display().to_string()),
+            config_text: self.config_text.clone(),
+            input_path: self.input.path.display().to_string(),
+            separator: self.input.separator.clone(),
+            header: self.input.header,
+            output_path: self.output.as_ref().map(|o| o.path.display().to_string()),
+            output_format: self.output.as_ref().map(|o| format!("{:?}", o.format)),
+        }
+    }
+}
+
 impl InputSpec {
     /// The format of the input: every reader of it (the load, the output, the research
     /// subset) skips the same rows.

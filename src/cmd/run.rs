@@ -153,8 +153,8 @@ pub fn run_on_store(
     method: impl FnOnce(&Store, &Loaded, &Progress) -> Result<Outcome>,
 ) -> Result<Ran> {
     let mut store = Store::open(job.db.as_deref(), publication)?;
-    store.record_run(job)?;
-    let loaded = store.load(job, &mut progress.load())?;
+    store.record_run(&job.run_record())?;
+    let loaded = store.load(&job.source()?, &mut progress.load())?;
     warn_skipped(job, &loaded.summary);
     check_records(job, loaded.summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
@@ -216,7 +216,7 @@ pub fn run_in_memory(
     let mut store = match &job.db {
         Some(db) => {
             let store = Store::open(Some(db), publication)?;
-            store.record_run(job)?;
+            store.record_run(&job.run_record())?;
             Some(store)
         }
         None => None,
@@ -273,7 +273,7 @@ fn keep_full_domain(
     summary: &LoadSummary,
     chosen: &FullDomainResult,
 ) -> Result<()> {
-    store.load_table(job, table, encoding, summary)?;
+    store.load_table(&job.source()?, table, encoding, summary)?;
     let mut bad: rustc_hash::FxHashSet<Vec<u32>> = Default::default();
     for r in (0..table.rows()).filter(|&r| chosen.suppressed.get(r) == Some(&true)) {
         let key = table

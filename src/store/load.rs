@@ -27,10 +27,11 @@ use std::hash::BuildHasher;
 
 use super::schema::Layout;
 use super::{SqlContext, Store};
+use crate::data::load::Source;
 use crate::data::load::{read_encoded, Encoding, LoadObserver, LoadSummary};
 use crate::data::EncodedTable;
+use crate::data::Generalization;
 use crate::hierarchy::Hierarchy;
-use crate::job::{Generalization, Job};
 use crate::Result;
 
 /// Rows per transaction.
@@ -72,11 +73,11 @@ pub struct LoadTimings {
 }
 
 impl Store {
-    /// Creates the data tables and loads `job`'s input (see the module docs); `observer`
+    /// Creates the data tables and loads `source`'s input (see the module docs); `observer`
     /// follows the reading.
-    pub fn load(&mut self, job: &Job, observer: &mut dyn LoadObserver) -> Result<Loaded> {
-        self.load_with(job, |store, counter| {
-            store.insert_records(job, observer, counter)
+    pub fn load(&mut self, source: &Source<'_>, observer: &mut dyn LoadObserver) -> Result<Loaded> {
+        self.load_with(source, |store, counter| {
+            store.insert_records(source, observer, counter)
         })
     }
 
@@ -86,13 +87,13 @@ impl Store {
     /// under their input record numbers.
     pub fn load_table(
         &mut self,
-        job: &Job,
+        source: &Source<'_>,
         table: &EncodedTable,
         encoding: &Encoding,
         summary: &LoadSummary,
     ) -> Result<Loaded> {
-        self.load_with(job, |store, counter| {
-            store.insert_table(job, table, counter)?;
+        self.load_with(source, |store, counter| {
+            store.insert_table(source, table, counter)?;
             Ok((encoding.clone(), summary.clone()))
         })
     }
@@ -101,17 +102,17 @@ impl Store {
     /// then writes the catalogue, the views, `QidTuple` and the run's row counts.
     fn load_with(
         &mut self,
-        job: &Job,
+        source: &Source<'_>,
         insert: impl FnOnce(&Store, &mut TupleCounter) -> Result<(Encoding, LoadSummary)>,
     ) -> Result<Loaded> {
         let started = Instant::now();
-        let layout = Layout::new(job);
+        let layout = Layout::new(source);
         self.exec(&format!("BEGIN;\n{}COMMIT;", layout.create_tables()))?;
         self.layout = Some(layout);
-        let mut counter = TupleCounter::new(job.qids.len(), self.tuple_memory);
+        let mut counter = TupleCounter::new(source.qids.len(), self.tuple_memory);
         let (encoding, summary) = insert(self, &mut counter)?;
         let inserted = started.elapsed().as_secs_f64();
-        self.write_catalogue(job, &encoding)?;
+        self.write_catalogue(source, &encoding)?;
         let l = self.layout();
         self.exec(&format!("BEGIN;\n{}COMMIT;", l.create_views()))?;
         let catalogued = started.elapsed().as_secs_f64();
@@ -145,17 +146,16 @@ impl Store {
 
     fn insert_records(
         &self,
-        job: &Job,
+        source: &Source<'_>,
         observer: &mut dyn LoadObserver,
         counter: &mut TupleCounter,
     ) -> Result<(Encoding, LoadSummary)> {
-        let source = job.source()?;
-        let nq = job.qids.len();
+        let nq = source.qids.len();
         let l = self.layout();
         let cols: Vec<&str> = std::iter::once("RecordID")
             .chain(l.all().map(String::as_str))
             .collect();
-        let width = nq + job.sensitive.len();
+        let width = nq + source.sensitive.len();
         self.exec("BEGIN")?;
         let result = std::thread::scope(|scope| {
             // Reading and encoding on one thread, SQLite and the tuple counter on this one.
@@ -163,7 +163,7 @@ impl Store {
             let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u32>>();
             let reader = scope.spawn(move || {
                 let mut chunk = Vec::with_capacity(CHUNK_ROWS * width);
-                let read = read_encoded(&source, observer, |_, codes| {
+                let read = read_encoded(source, observer, |_, codes| {
                     chunk.extend_from_slice(codes);
                     if chunk.len() == CHUNK_ROWS * width {
                         let next = back_rx
@@ -225,12 +225,12 @@ impl Store {
     /// Inserts the released records of an in-memory table (see [`Store::load_table`]).
     fn insert_table(
         &self,
-        job: &Job,
+        source: &Source<'_>,
         table: &EncodedTable,
         counter: &mut TupleCounter,
     ) -> Result<()> {
-        let nq = job.qids.len();
-        let ns = job.sensitive.len();
+        let nq = source.qids.len();
+        let ns = source.sensitive.len();
         let l = self.layout();
         let cols: Vec<&str> = std::iter::once("RecordID")
             .chain(l.all().map(String::as_str))
@@ -254,7 +254,7 @@ impl Store {
         self.end_transaction(result)
     }
 
-    fn write_catalogue(&self, job: &Job, enc: &Encoding) -> Result<()> {
+    fn write_catalogue(&self, source: &Source<'_>, enc: &Encoding) -> Result<()> {
         let path = self.path.clone();
         let l = self.layout().clone();
         self.exec("BEGIN")?;
@@ -273,7 +273,7 @@ impl Store {
                     "INSERT INTO Dictionary (AttributeID, Code, Value) VALUES (?1, ?2, ?3)",
                 )
                 .ctx(&path)?;
-            for (id, (q, e)) in job.qids.iter().zip(&enc.qids).enumerate() {
+            for (id, (q, e)) in source.qids.iter().zip(&enc.qids).enumerate() {
                 let (source, file) = match &q.generalization {
                     Generalization::Vgh(_) => ("vgh", None),
                     Generalization::File { path, .. } => {
@@ -301,8 +301,8 @@ impl Store {
                 }
                 self.write_hierarchy(id, &e.hierarchy)?;
             }
-            let nq = job.qids.len();
-            for (i, (s, e)) in job.sensitive.iter().zip(&enc.sensitive).enumerate() {
+            let nq = source.qids.len();
+            for (i, (s, e)) in source.sensitive.iter().zip(&enc.sensitive).enumerate() {
                 let id = nq + i;
                 let (source, file) = match (&s.hierarchy, &s.map) {
                     (Some((p, _)), _) => ("hierarchy", Some(p.display().to_string())),

@@ -66,7 +66,6 @@ pub use queries::output::{ClassLookup, ClassStats, RecordClasses, StatsColumn};
 pub use schema::Layout;
 pub use transaction::Transaction;
 
-use crate::job::Job;
 use crate::{Error, Result};
 
 /// Adds the database path to rusqlite errors.
@@ -120,6 +119,22 @@ fn level_labels_sql(levels: &[usize], alias: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// What a run is, as the `Run` row keeps it for a reader of the database (built by the run
+/// from its job): the method, its parameters as JSON, and where the config, input and output are.
+#[derive(Debug, Clone, Default)]
+pub struct RunRecord {
+    pub method: &'static str,
+    /// The parameters as a JSON object (`k`, `l`, `c`, `t`, suppression, metric, privacy, seed).
+    pub parameters: String,
+    pub config_path: Option<String>,
+    pub config_text: Option<String>,
+    pub input_path: String,
+    pub separator: String,
+    pub header: bool,
+    pub output_path: Option<String>,
+    pub output_format: Option<String>,
 }
 
 impl Store {
@@ -292,17 +307,7 @@ impl Store {
     }
 
     /// Records what is being run (the `Run` row).
-    pub fn record_run(&self, job: &Job) -> Result<()> {
-        let params = serde_json::json!({
-            "k": job.k,
-            "l": job.l,
-            "c": job.c,
-            "t": job.t,
-            "suppression": job.suppression,
-            "metric": job.metric,
-            "privacy": job.privacy,
-            "seed": job.seed,
-        });
+    pub fn record_run(&self, run: &RunRecord) -> Result<()> {
         self.conn
             .execute(
                 "INSERT INTO Run (RunID, AnonboxVersion, Method, Parameters, ConfigPath, \
@@ -310,17 +315,15 @@ impl Store {
                  VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 rusqlite::params![
                     env!("CARGO_PKG_VERSION"),
-                    job.method.name(),
-                    params.to_string(),
-                    job.config_path.as_ref().map(|p| p.display().to_string()),
-                    job.config_text,
-                    job.input.path.display().to_string(),
-                    job.input.separator,
-                    job.input.header,
-                    job.output.as_ref().map(|o| o.path.display().to_string()),
-                    job.output
-                        .as_ref()
-                        .map(|o| format!("{:?}", o.format).to_string()),
+                    run.method,
+                    run.parameters,
+                    run.config_path,
+                    run.config_text,
+                    run.input_path,
+                    run.separator,
+                    run.header,
+                    run.output_path,
+                    run.output_format,
                 ],
             )
             .ctx(&self.path)?;

@@ -1,12 +1,12 @@
-//! The per-run data tables and views, generated from the job's attributes.
+//! The per-run data tables and views, generated from the input's attributes.
 //!
-//! Their width is the job's (one column per attribute), so they cannot live in `migrations/`.
+//! Their width is the input's (one column per attribute), so they cannot live in `migrations/`.
 //! Columns are named `ATT_<input index>` as in the toolbox; `Attribute` maps names to columns,
 //! and the views put names and labels back for people reading the database with sqlite3:
 //! - `RecordView`: each record's original values (dictionary labels) and its class;
 //! - `AnonymizedView`: each record's generalized quasi-identifiers, as the output prints them.
 
-use crate::job::Job;
+use crate::data::load::Source;
 
 /// Column names of the data tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,15 +20,15 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new(job: &Job) -> Layout {
+    pub fn new(source: &Source<'_>) -> Layout {
         Layout {
-            qids: job.qids.iter().map(|q| column(q.index)).collect(),
-            sensitive: job.sensitive.iter().map(|s| column(s.index)).collect(),
-            names: job
+            qids: source.qids.iter().map(|q| column(q.index)).collect(),
+            sensitive: source.sensitive.iter().map(|s| column(s.index)).collect(),
+            names: source
                 .qids
                 .iter()
                 .map(|q| q.name.clone())
-                .chain(job.sensitive.iter().map(|s| s.name.clone()))
+                .chain(source.sensitive.iter().map(|s| s.name.clone()))
                 .collect(),
         }
     }

@@ -362,8 +362,8 @@ fn in_memory_loader_agrees_with_the_store() {
     assert_eq!(summary.records(), 30162);
 
     let mut store = anonbox::store::Store::open_in_memory().unwrap();
-    store.record_run(&job).unwrap();
-    let loaded = store.load(&job, &mut ()).unwrap();
+    store.record_run(&job.run_record()).unwrap();
+    let loaded = store.load(&job.source().unwrap(), &mut ()).unwrap();
     assert_eq!(loaded.tuples, 19502);
     let cols = store.layout().qids.join(", ");
     let rows = store
@@ -474,8 +474,8 @@ fn tuple_counts_spill_in_bounded_memory() {
         if let Some(m) = memory {
             store.set_tuple_memory(m);
         }
-        store.record_run(&job).unwrap();
-        store.load(&job, &mut ()).unwrap();
+        store.record_run(&job.run_record()).unwrap();
+        store.load(&job.source().unwrap(), &mut ()).unwrap();
         let mut rows = Vec::new();
         store
             .for_each_tuple_in_key_order(|codes, count, first| {
@@ -527,8 +527,8 @@ fn label_paths_write_identical_output() {
         let mut outputs = Vec::new();
         for backend in [Backend::Memory, Backend::Sql] {
             let mut store = anonbox::store::Store::open_temporary().unwrap();
-            store.record_run(&job).unwrap();
-            let loaded = store.load(&job, &mut ()).unwrap();
+            store.record_run(&job.run_record()).unwrap();
+            let loaded = store.load(&job.source().unwrap(), &mut ()).unwrap();
             let records = loaded.summary.records();
             let mut outcome = anonbox::algorithms::datafly::run(
                 &store,
@@ -684,8 +684,8 @@ fn check_classes_finds_a_tuple_without_its_class() {
     };
     let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
     let mut store = anonbox::store::Store::open_temporary().unwrap();
-    store.record_run(&job).unwrap();
-    let loaded = store.load(&job, &mut ()).unwrap();
+    store.record_run(&job.run_record()).unwrap();
+    let loaded = store.load(&job.source().unwrap(), &mut ()).unwrap();
     let records = loaded.summary.records();
     let outcome = anonbox::algorithms::datafly::run(
         &store,

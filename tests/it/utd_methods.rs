@@ -929,8 +929,8 @@ mod backends {
         let job = anonbox::config::build_job_with_warnings(&raw).unwrap().0;
         let progress = Progress::hidden();
         let mut store = Store::open_temporary().unwrap();
-        store.record_run(&job).unwrap();
-        let loaded = store.load(&job, &mut ()).unwrap();
+        store.record_run(&job.run_record()).unwrap();
+        let loaded = store.load(&job.source().unwrap(), &mut ()).unwrap();
         let records = loaded.summary.records();
         let outcome = match job.method {
             Method::Mondrian => {

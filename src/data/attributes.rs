@@ -1,13 +1,15 @@
 //! The roles of the input's columns, as a load reads them: quasi-identifiers with how their
 //! values generalize ([`Generalization`]), sensitive attributes with their category map or
 //! hierarchy. The config builds them (in `<qid>` and `<sens>` order); [`super::load`] encodes
-//! the columns they name.
+//! the columns they name. A [`Source`] is the input file with its layout and these roles: what a
+//! load, and the research subset's reader beside it, read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::hierarchy::build::Builder;
 use crate::hierarchy::vgh::{CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
+use crate::io::Format;
 
 /// How a quasi-identifier's values generalize.
 #[derive(Debug, Clone)]
@@ -56,4 +58,15 @@ pub struct SensitiveAttribute {
     pub map: Option<CategoryMap>,
     /// Hierarchy file, where a distance (hierarchical t-closeness) needs one.
     pub hierarchy: Option<(PathBuf, Hierarchy)>,
+}
+
+/// What a load reads: the input file, how it is laid out, and the roles of its columns.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    pub path: &'a Path,
+    pub format: Format,
+    /// Identifier columns: a load only checks that they exist.
+    pub ids: &'a [usize],
+    pub qids: &'a [QuasiIdentifier],
+    pub sensitive: &'a [SensitiveAttribute],
 }

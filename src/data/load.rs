@@ -34,26 +34,14 @@ use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
 use super::subset::{SubsetReader, SubsetSpec};
-use super::{
-    Dictionary, EncodedTable, Generalization, QuasiIdentifier, SensitiveAttribute, SensitiveColumn,
-    TupleBuilder,
-};
+use super::{Dictionary, EncodedTable, Generalization, SensitiveColumn, TupleBuilder};
 use crate::hierarchy::build::Builder;
 use crate::hierarchy::vgh::{point_label, CategoryMap, Vgh};
 use crate::hierarchy::Hierarchy;
-use crate::io::{self, Format, ReadStats};
+use crate::io::{self, ReadStats};
 use crate::{Error, Result};
 
-/// What a load reads: the input file, how it is laid out, and the roles of its columns.
-#[derive(Debug, Clone)]
-pub struct Source<'a> {
-    pub path: &'a Path,
-    pub format: Format,
-    /// Identifier columns: a load only checks that they exist.
-    pub ids: &'a [usize],
-    pub qids: &'a [QuasiIdentifier],
-    pub sensitive: &'a [SensitiveAttribute],
-}
+pub use super::attributes::Source;
 
 /// Rows between two notices to a [`LoadObserver`].
 pub const NOTICE_ROWS: u64 = 1 << 16;

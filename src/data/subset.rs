@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use csv::ByteRecord;
 use rustc_hash::FxHashMap;
 
-use super::load::Source;
+use super::attributes::Source;
 use crate::io::{trim, Format};
 use crate::{Error, Result};
 

@@ -23,6 +23,7 @@ use rustix::fs::{AtFlags, Mode as RawMode, OFlags};
 use super::cleanup::{lock, Cleanup};
 use super::dest::{self, Dest, Dir, Place};
 use super::publication::{Publication, Staging};
+use super::sweep::TEMP_SUFFIX;
 use crate::{Error, Result};
 
 /// A file that appears at its path only when its publication is published (see the module
@@ -75,7 +76,7 @@ impl Temp {
 impl Drop for Temp {
     fn drop(&mut self) {
         if !self.published {
-            remove_if(&self.dir, &self.name, self.ino);
+            dest::remove_if(&self.dir, &self.name, self.ino);
             self.cleanup.unregister(&self.dir, &self.name);
         }
     }
@@ -113,17 +114,6 @@ impl Write for Sink {
             Sink::Temp(t) => t.temp.as_mut().expect("open").file.flush(),
             Sink::Stream(w) => w.flush(),
         }
-    }
-}
-
-/// Removes `name` from `dir` if it is still the file `ino` (a name someone else reused is
-/// left alone).
-pub(super) fn remove_if(dir: &Dir, name: &OsStr, ino: u64) -> bool {
-    match dest::stat_at(dir, name) {
-        Ok(Some(i)) if i.ino == ino && !i.is_symlink() => {
-            rustix::fs::unlinkat(dir, name, AtFlags::empty()).is_ok()
-        }
-        _ => false,
     }
 }
 
@@ -349,7 +339,3 @@ pub fn check_writable(place: &Place) -> io::Result<()> {
     rustix::fs::unlinkat(&*place.dir, &name, AtFlags::empty())?;
     Ok(())
 }
-
-/// How the temporary files of [`AtomicFile`] end: `.NAME.XXXXXX.anonbox.tmp`, so that a sweep
-/// ([`super::sweep`]) knows them from any other program's.
-pub const TEMP_SUFFIX: &str = ".anonbox.tmp";

@@ -95,6 +95,17 @@ pub fn stat_at(dir: &Dir, name: &OsStr) -> std::io::Result<Option<Info>> {
     }
 }
 
+/// Removes `name` from `dir` if it is still the file `ino` (a name someone else reused is
+/// left alone).
+pub fn remove_if(dir: &Dir, name: &OsStr, ino: u64) -> bool {
+    match stat_at(dir, name) {
+        Ok(Some(i)) if i.ino == ino && !i.is_symlink() => {
+            rustix::fs::unlinkat(dir, name, AtFlags::empty()).is_ok()
+        }
+        _ => false,
+    }
+}
+
 /// The open file's [`Info`].
 pub fn stat_fd(fd: impl AsFd) -> std::io::Result<Info> {
     Ok(Info::of(&rustix::fs::fstat(fd)?))

@@ -39,6 +39,7 @@ use rustix::fs::{AtFlags, Mode as RawMode};
 use super::atomic::{self, AtomicFile, Mode, Temp};
 use super::cleanup::{lock, Cleanup, Phase};
 use super::dest::{self, Dir, Info};
+use super::sweep::ASIDE_SUFFIX;
 use crate::{Error, Result};
 
 /// The outputs of one command, published together or not at all (see the module docs).
@@ -83,9 +84,6 @@ struct Done {
     /// Where the file it replaced was kept.
     aside: Option<OsString>,
 }
-
-/// How a file set aside by [`set_aside`] ends: `.NAME.PID.N.old`.
-pub(super) const ASIDE_SUFFIX: &str = ".old";
 
 impl Default for Publication {
     /// A publication no signal thread watches (tests, library use).

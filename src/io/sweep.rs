@@ -12,9 +12,14 @@ use std::path::Path;
 
 use rustix::fs::{AtFlags, Mode as RawMode, OFlags};
 
-use super::atomic::{remove_if, TEMP_SUFFIX};
-use super::dest::{self, Dir, Info};
-use super::publication::ASIDE_SUFFIX;
+use super::dest::{self, remove_if, Dir, Info};
+
+/// How the temporary files of [`super::AtomicFile`] end: `.NAME.XXXXXX.anonbox.tmp`, so that a
+/// sweep knows them from any other program's.
+pub const TEMP_SUFFIX: &str = ".anonbox.tmp";
+
+/// How a file set aside by a publication ends: `.NAME.PID.N.old`.
+pub(super) const ASIDE_SUFFIX: &str = ".old";
 
 /// How long a temporary file must have been left unchanged before a sweep may take it for a
 /// killed run's (a live run locks its file right after creating it: this only covers that

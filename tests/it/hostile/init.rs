@@ -166,24 +166,11 @@ fn init_time_is_near_linear_in_the_columns() {
         text.push('\n');
     }
     std::fs::write(dir.path().join("many.csv"), text).unwrap();
-    let bound = Duration::from_secs(15);
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anonbox"))
-        .current_dir(dir.path())
-        .args(["init", "many.csv", "--header", "--dir", "job"])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > bound {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("init on {columns} columns took more than {bound:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut init = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+    init.current_dir(dir.path())
+        .args(["init", "many.csv", "--header", "--dir", "job"]);
+    let what = format!("init on {columns} columns");
+    let (o, _) = super::run_within(init, Duration::from_secs(15), &what);
+    let status = o.status;
     assert!(status.success());
 }

@@ -6,33 +6,16 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{data, files_in};
 
 /// Runs anonbox in `dir` with `args`; kills it and fails if it has not ended within `secs`.
 fn anonbox_within(dir: &Path, args: &[&str], secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anonbox"))
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "anonbox {args:?} still running after {secs} s (killed); stderr: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_anonbox"));
+    cmd.current_dir(dir).args(args).stdin(Stdio::null());
+    let what = format!("anonbox {args:?}");
+    super::run_within(cmd, Duration::from_secs(secs), &what).0
 }
 
 fn stderr(o: &Output) -> String {

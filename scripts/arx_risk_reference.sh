@@ -10,7 +10,7 @@ build=${ARX_BUILD:-/tmp/arx-build}
 cp="$(cat "$build/classpath.txt")"
 data=tests/data/adult/adult.csv
 q8=sex,age,race,marital-status,education,native-country,workclass,salary-class
-keep='["arx_version","rows","model","quasi_identifiers","sensitive","k","suppression_limit","metric",
+keep='["arx_version","rows","model","pop_model","quasi_identifiers","sensitive","k","suppression_limit","metric",
 "risk_threshold","delta","beta","population_model","population_size","kmap_derived_k","privacy_models_arx",
 "lattice_size","transformation","information_loss","suppressed_records","equivalence_classes",
 "transformations_checked","anonymize_cpu_ms_median"]'
@@ -37,3 +37,8 @@ run --model enhanced-beta-likeness --qi $q8 --sensitive occupation --beta 3 --su
 run --model basic-beta-likeness --qi $q8 --sensitive occupation --beta 5 --supp 0.02 --metric dmstar
 run --model kmap --k 10 --population-model 1000000 --supp 0.02 --metric loss
 run --model sample-uniqueness --risk 0.02 --supp 1 --metric loss
+for m in pitman zayatz snb dankar; do
+  run --model population-uniqueness --risk 0.01 --pop-model $m --population-model usa --supp 0.02 --metric loss
+done
+run --model population-uniqueness --risk 0.05 --pop-model dankar --population-model 60000 --supp 0.02 --metric loss
+run --model population-uniqueness --risk 0.002 --pop-model zayatz --population-model uk --supp 0.02 --metric dmstar

@@ -244,6 +244,7 @@ impl Criteria {
                 | PrivacyModel::KMap { .. }
                 | PrivacyModel::AverageRisk { .. }
                 | PrivacyModel::SampleUniqueness { .. }
+                | PrivacyModel::PopulationUniqueness { .. }
                 | PrivacyModel::DeltaDisclosure { .. }
                 | PrivacyModel::BetaLikeness { .. } => {
                     return Err(Error::Invalid(format!(

@@ -38,12 +38,14 @@ impl<const W: usize> Engine<'_, W> {
         } = t;
         // The models of the class sizes, on the classes the per-class criteria keep, when
         // those fit the budget (beyond it, nothing can make the transformation valid).
+        let mut sizes_hold = true;
         if !self.s.criteria.sizes.is_empty() && supp <= self.s.budget && !empty_fail {
             self.groups.verdict = std::mem::take(&mut verdicts);
             let mut views = Vec::new();
             let g = &self.groups;
-            let (suppress, records) =
+            let (suppress, records, holds) =
                 super::sizes::enforce(&self.s, g, levels, |e| self.class_ok(g, e, &mut views));
+            sizes_hold = holds;
             for &e in &suppress {
                 let c = g.counts[e] as u64;
                 sq_kept -= c * c;
@@ -53,7 +55,7 @@ impl<const W: usize> Engine<'_, W> {
             supp += records;
             verdicts = std::mem::take(&mut self.groups.verdict);
         }
-        let anonymous = supp <= self.s.budget && !empty_fail;
+        let anonymous = supp <= self.s.budget && !empty_fail && sizes_hold;
         let all_classes = n as u64 - empty;
         let relaxed = if self.s.criteria.relaxing {
             relaxed_supp <= self.s.budget
@@ -146,7 +148,7 @@ impl<const W: usize> Engine<'_, W> {
             .map(|e| self.class_ok(&g, e, &mut views))
             .collect();
         if !self.s.criteria.sizes.is_empty() {
-            let (suppress, _) = super::sizes::enforce(&self.s, &g, levels, |e| ok[e]);
+            let (suppress, _, _) = super::sizes::enforce(&self.s, &g, levels, |e| ok[e]);
             for e in suppress {
                 ok[e] = false;
             }

@@ -16,7 +16,7 @@
 use super::groupify::Groups;
 use super::shared::Shared;
 use crate::data::EncodedTable;
-use crate::privacy::sizes::{smallest_to_suppress, ClassSizes};
+use crate::privacy::sizes::{suppress_like_arx, ClassSizes};
 
 /// Per column and level, the id of the value labelled as the column's top value (that of its
 /// first leaf at the top level), where the level has one.
@@ -36,13 +36,14 @@ pub(super) fn top_ids(table: &EncodedTable) -> Vec<Vec<Option<u32>>> {
 }
 
 /// The classes of `g` (at `levels`) that the size criteria suppress, of those `kept` by the
-/// per-class criteria, and their records. Empty when the criteria hold as they are.
+/// per-class criteria, their records, and whether the criteria then hold. Empty when the
+/// criteria hold as they are.
 pub(super) fn enforce<const W: usize>(
     s: &Shared<'_>,
     g: &Groups<W>,
     levels: &[usize],
     mut kept: impl FnMut(usize) -> bool,
-) -> (Vec<usize>, u64) {
+) -> (Vec<usize>, u64, bool) {
     // Whether a class can be completely generalized at these levels at all.
     let tops: Option<Vec<u32>> = levels
         .iter()
@@ -58,9 +59,9 @@ pub(super) fn enforce<const W: usize>(
         .map(|e| (g.counts[e], e))
         .collect();
     let sizes = ClassSizes::from_sizes(candidates.iter().map(|&(c, _)| c as u64));
-    let (j, records) = smallest_to_suppress(&sizes, &s.criteria.size_rules());
+    let (j, records, holds) = suppress_like_arx(&sizes, &s.criteria.size_rules());
     if j == 0 {
-        return (Vec::new(), 0);
+        return (Vec::new(), 0, holds);
     }
     let j = j as usize;
     candidates.sort_unstable_by_key(|&(c, _)| c);
@@ -78,5 +79,5 @@ pub(super) fn enforce<const W: usize>(
         .collect();
     ties.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     out.extend(ties[..j - below].iter().map(|t| t.2));
-    (out, records)
+    (out, records, holds)
 }

@@ -822,6 +822,7 @@ impl<'a> Builder<'a> {
                     | PrivacyModel::KMap { .. }
                     | PrivacyModel::AverageRisk { .. }
                     | PrivacyModel::SampleUniqueness { .. }
+                    | PrivacyModel::PopulationUniqueness { .. }
                     | PrivacyModel::DeltaDisclosure { .. }
                     | PrivacyModel::BetaLikeness { .. },
                 ) => {
@@ -1039,6 +1040,15 @@ impl<'a> Builder<'a> {
                 },
                 PrivacyKind::SampleUniqueness { threshold } => PrivacyModel::SampleUniqueness {
                     threshold: *threshold,
+                },
+                PrivacyKind::PopulationUniqueness {
+                    threshold,
+                    estimator,
+                    population,
+                } => PrivacyModel::PopulationUniqueness {
+                    threshold: *threshold,
+                    estimator: *estimator,
+                    population: population.clone(),
                 },
                 PrivacyKind::DeltaDisclosure { attribute, delta } => {
                     PrivacyModel::DeltaDisclosure {

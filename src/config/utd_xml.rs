@@ -39,6 +39,7 @@ use crate::javafmt::{parse_double, parse_int};
 use crate::job::{Method, MetricKind, OutputFormat, TDistance};
 use crate::privacy::kmap::Estimator;
 use crate::privacy::population::Population;
+use crate::privacy::uniqueness::Estimator as UniquesEstimator;
 use crate::{Error, Result};
 
 /// Where an element was written: its line and its start tag (with the identifying attributes).
@@ -180,6 +181,13 @@ pub enum PrivacyKind {
     AverageRisk { threshold: f64 },
     /// `<sample-uniqueness threshold='0.01'/>`
     SampleUniqueness { threshold: f64 },
+    /// `<population-uniqueness threshold='0.01' model='pitman|zayatz|snb|dankar'
+    /// population='usa'/>` (or `population-size='N'`; model defaults to `dankar`)
+    PopulationUniqueness {
+        threshold: f64,
+        estimator: UniquesEstimator,
+        population: Population,
+    },
     /// `<delta-disclosure attribute='occupation' delta='1.2'/>`
     DeltaDisclosure {
         attribute: Option<String>,
@@ -211,6 +219,7 @@ pub const PRIVACY_NAMES: &[&str] = &[
     "k-map",
     "average-risk",
     "sample-uniqueness",
+    "population-uniqueness",
     "delta-disclosure",
     "beta-likeness",
 ];
@@ -768,6 +777,34 @@ impl Parser<'_> {
         Ok(node)
     }
 
+    /// A model's population: `population='REGION'` or `population-size='N'`.
+    fn population(&self, el: &Element) -> Result<Population> {
+        Ok(match (el.attr("population"), el.attr("population-size")) {
+            (Some(p), None) => {
+                Population::parse(p).map_err(|e| self.err(el, &["population"], e.to_string()))?
+            }
+            (None, Some(n)) => {
+                let n = self.int(el, "population-size", n)?;
+                if n < 1 {
+                    return Err(self.err(
+                        el,
+                        &["population-size"],
+                        "population-size must be at least 1",
+                    ));
+                }
+                Population::of_size(n as u64)
+            }
+            _ => {
+                return Err(self.err(
+                    el,
+                    &[],
+                    "give exactly one of population='REGION' (usa, uk, germany, ...) \
+                             and population-size='N'",
+                ))
+            }
+        })
+    }
+
     fn privacy(&self, el: &Element) -> Result<PrivacyElement> {
         let name = el.name.to_ascii_lowercase();
         let shown: &[&str] = &["attribute"];
@@ -856,29 +893,7 @@ impl Parser<'_> {
             "k-map" => {
                 let v = self.required(el, "k", &[])?;
                 let k = self.int(el, "k", v)?;
-                let population = match (el.attr("population"), el.attr("population-size")) {
-                    (Some(p), None) => Population::parse(p)
-                        .map_err(|e| self.err(el, &["population"], e.to_string()))?,
-                    (None, Some(n)) => {
-                        let n = self.int(el, "population-size", n)?;
-                        if n < 1 {
-                            return Err(self.err(
-                                el,
-                                &["population-size"],
-                                "population-size must be at least 1",
-                            ));
-                        }
-                        Population::of_size(n as u64)
-                    }
-                    _ => {
-                        return Err(self.err(
-                            el,
-                            &[],
-                            "give exactly one of population='REGION' (usa, uk, germany, ...) \
-                             and population-size='N'",
-                        ))
-                    }
-                };
+                let population = self.population(el)?;
                 let significance = match el.attr("significance") {
                     Some(v) => self.double(el, "significance", v)?,
                     None => 0.01,
@@ -917,6 +932,27 @@ impl Parser<'_> {
                     PrivacyKind::AverageRisk { threshold }
                 } else {
                     PrivacyKind::SampleUniqueness { threshold }
+                }
+            }
+            "population-uniqueness" => {
+                let threshold = num("threshold")?;
+                if !(0.0..=1.0).contains(&threshold) {
+                    return Err(self.err(el, &["threshold"], "need 0 <= threshold <= 1"));
+                }
+                let estimator = match el.attr("model") {
+                    None => UniquesEstimator::Dankar,
+                    Some(m) => UniquesEstimator::parse(m).ok_or_else(|| {
+                        self.err(
+                            el,
+                            &["model"],
+                            format!("unknown model '{m}'; accepted: pitman, zayatz, snb, dankar"),
+                        )
+                    })?,
+                };
+                PrivacyKind::PopulationUniqueness {
+                    threshold,
+                    estimator,
+                    population: self.population(el)?,
                 }
             }
             "delta-disclosure" => {
@@ -978,6 +1014,9 @@ impl Parser<'_> {
             ],
             PrivacyKind::AverageRisk { .. } | PrivacyKind::SampleUniqueness { .. } => {
                 &["threshold"]
+            }
+            PrivacyKind::PopulationUniqueness { .. } => {
+                &["threshold", "model", "population", "population-size"]
             }
             PrivacyKind::DeltaDisclosure { .. } => &["attribute", "delta"],
             PrivacyKind::BetaLikeness { .. } => &["attribute", "beta", "enhanced"],

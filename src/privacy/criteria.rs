@@ -135,6 +135,15 @@ pub fn build(
         PrivacyModel::SampleUniqueness { threshold } => {
             Box::new(super::sizes::SampleUniqueness { threshold })
         }
+        PrivacyModel::PopulationUniqueness {
+            threshold,
+            estimator,
+            ref population,
+        } => Box::new(super::uniqueness::PopulationUniqueness {
+            threshold,
+            estimator,
+            population: population.size,
+        }),
         PrivacyModel::DeltaDisclosure { attribute, delta } => {
             let (name, table) = released_frequencies(table, column(attribute)?);
             Box::new(super::disclosure::DeltaDisclosure {

@@ -1,6 +1,6 @@
 //! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence, and the risk-based ones:
 //! k-map ([`kmap`]), δ-disclosure and β-likeness ([`disclosure`]), average risk and sample
-//! uniqueness ([`sizes`]).
+//! uniqueness ([`sizes`]), population uniqueness ([`uniqueness`]).
 //!
 //! The models with a sensitive attribute are pure functions over class distributions
 //! ([`distribution::Distribution`]) (and, for t-closeness, the table's distribution), shared by
@@ -36,6 +36,7 @@ pub mod population;
 pub mod properties;
 pub mod sizes;
 pub mod tcloseness;
+pub mod uniqueness;
 
 pub use distribution::Distribution;
 pub use model::{PrivacyModel, SuppressionLimit, TDistance};

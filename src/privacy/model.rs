@@ -5,6 +5,7 @@
 
 use super::kmap::Estimator;
 use super::population::Population;
+use super::uniqueness::Estimator as UniquesEstimator;
 use crate::data::subset::SubsetSpec;
 use crate::data::SensitiveAttribute;
 use crate::{Error, Result};
@@ -54,6 +55,12 @@ pub enum PrivacyModel {
     /// Share of sample uniques at most `threshold`.
     SampleUniqueness {
         threshold: f64,
+    },
+    /// Estimated share of population uniques at most `threshold`.
+    PopulationUniqueness {
+        threshold: f64,
+        estimator: UniquesEstimator,
+        population: Population,
     },
     /// δ-disclosure privacy of a sensitive attribute.
     DeltaDisclosure {
@@ -152,6 +159,15 @@ impl PrivacyModel {
             PrivacyModel::SampleUniqueness { threshold } => {
                 format!("sample-uniqueness({threshold})")
             }
+            PrivacyModel::PopulationUniqueness {
+                threshold,
+                estimator,
+                population,
+            } => format!(
+                "population-uniqueness({threshold}, {}, population {})",
+                estimator.name(),
+                population.name
+            ),
             PrivacyModel::DeltaDisclosure { attribute, delta } => {
                 format!("{delta}-disclosure({})", att(*attribute))
             }

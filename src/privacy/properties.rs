@@ -16,6 +16,8 @@
 //! - β-likeness: a union's frequency of each value is at most the larger part's (`disclosure`);
 //! - average risk, sample uniqueness: models of the class sizes, monotonic with suppression too
 //!   (`sizes` has the argument);
+//! - population uniqueness: with Zayatz's estimate and no suppression only, as ARX declares it
+//!   (`uniqueness`);
 //! - δ-disclosure is *not* monotonic, even without suppression (`disclosure` has the
 //!   counterexample): the search checks it everywhere it cannot rule a transformation out.
 //! - δ-presence: the union's share is a mediant of the parts' shares, so it stays within their
@@ -80,6 +82,9 @@ pub fn is_monotonic(model: &PrivacyModel, suppression: bool) -> bool {
         | PrivacyModel::DeltaPresence { .. }
         | PrivacyModel::BetaLikeness { .. } => !suppression,
         PrivacyModel::DeltaDisclosure { .. } => false,
+        PrivacyModel::PopulationUniqueness { estimator, .. } => {
+            !suppression && *estimator == super::uniqueness::Estimator::Zayatz
+        }
     }
 }
 

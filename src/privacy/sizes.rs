@@ -4,7 +4,7 @@
 //! classes the per-class models keep, not one class at a time.
 //!
 //! Enforcement, as ARX 3.9 does it (`RiskBasedCriterion.enforce`): if the kept classes fail, the
-//! smallest classes are suppressed, smallest first, until they hold ([`smallest_to_suppress`]
+//! smallest classes are suppressed, smallest first, until they hold ([`suppress_like_arx`]
 //! finds the fewest); the transformation is valid if all its suppressed records fit the budget.
 //! Among classes of one size, which go first is the metric's business (ARX orders them by the
 //! class's own information loss; see `check::sizes`). A class whose quasi-identifiers are all at
@@ -100,29 +100,43 @@ impl ClassSizes {
     }
 }
 
-/// The fewest smallest classes whose removal makes every criterion of `rules` (criteria that
-/// [`judge sizes`](PrivacyCriterion::judges_sizes)) hold: `(classes, records)`. Each rule holds
-/// on a prefix-closed set (removing more small classes never hurts, see the module docs), so a
-/// binary search over the number of classes finds it; every rule holds once all are removed.
-pub fn smallest_to_suppress(sizes: &ClassSizes, rules: &[&dyn PrivacyCriterion]) -> (u64, u64) {
-    let holds = |j: u64| {
-        let (rest, removed) = sizes.without_smallest(j);
+/// How many of the smallest classes to suppress so that every criterion of `rules` (criteria
+/// that [`judge sizes`](PrivacyCriterion::judges_sizes)) holds, by ARX's binary search
+/// (`HashGroupifyDistribution.suppressWhileNotFulfilledBinary`): `(classes, records, holds)`.
+/// For rules that hold on a prefix-closed set (average risk, sample uniqueness: removing more
+/// small classes never hurts, see the module docs) it finds the fewest, and they hold. For
+/// others (population uniqueness) it finds what ARX finds, and `holds` says whether the rules
+/// hold there (ARX does not ask again; the checker refuses the transformation if not).
+pub fn suppress_like_arx(sizes: &ClassSizes, rules: &[&dyn PrivacyCriterion]) -> (u64, u64, bool) {
+    let holds = |j: i64| {
+        let (rest, removed) = sizes.without_smallest(j as u64);
         (rules.iter().all(|r| r.sizes_satisfied(&rest)), removed)
     };
-    if let (true, _) = holds(0) {
-        return (0, 0);
+    if holds(0).0 {
+        return (0, 0, true);
     }
-    // Invariant: fails at lo, holds at hi.
-    let (mut lo, mut hi) = (0, sizes.classes());
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if holds(mid).0 {
-            hi = mid;
+    let m = sizes.classes() as i64;
+    if m == 0 {
+        return (0, 0, false);
+    }
+    // The suppressed classes are always the first mid + 1 (Java's division truncates toward
+    // zero, as Rust's does).
+    let (mut low, mut high) = (0i64, m - 1);
+    let mut mid = (low + high) / 2;
+    while low <= high {
+        if holds(mid + 1).0 {
+            high = mid - 1;
         } else {
-            lo = mid;
+            low = mid + 1;
         }
+        mid = (low + high) / 2;
     }
-    (hi, holds(hi).1)
+    let mut j = mid + 1;
+    if !holds(j).0 && j < m {
+        j += 1;
+    }
+    let (ok, removed) = holds(j);
+    (j as u64, removed, ok)
 }
 
 /// Average re-identification risk (prosecutor model): 1 / average class size <= threshold
@@ -223,26 +237,34 @@ mod tests {
         // Average risk 0.25 needs an average size of 4: [1,1,2,6,10] has 20/5 = 4.
         let h = ClassSizes::from_sizes([1, 1, 2, 6, 10]);
         let avg = AverageRisk { threshold: 0.25 };
-        assert_eq!(smallest_to_suppress(&h, &[&avg]), (0, 0));
+        assert_eq!(suppress_like_arx(&h, &[&avg]), (0, 0, true));
         let avg = AverageRisk { threshold: 0.2 };
         // 5 per class: remove {1} (19/4 = 4.75), {1,1} (18/3 = 6).
-        assert_eq!(smallest_to_suppress(&h, &[&avg]), (2, 2));
+        assert_eq!(suppress_like_arx(&h, &[&avg]), (2, 2, true));
         let su = SampleUniqueness { threshold: 0.0 };
-        assert_eq!(smallest_to_suppress(&h, &[&su]), (2, 2));
+        assert_eq!(suppress_like_arx(&h, &[&su]), (2, 2, true));
         let su = SampleUniqueness { threshold: 0.06 };
         // 2 uniques of 20 = 0.1; one removed: 1/19 = 0.053.
-        assert_eq!(smallest_to_suppress(&h, &[&su]), (1, 1));
-        assert_eq!(smallest_to_suppress(&h, &[&su, &avg]), (2, 2));
+        assert_eq!(suppress_like_arx(&h, &[&su]), (1, 1, true));
+        assert_eq!(suppress_like_arx(&h, &[&su, &avg]), (2, 2, true));
         // Everything removed holds.
         let strict = AverageRisk { threshold: 0.01 };
-        assert_eq!(smallest_to_suppress(&h, &[&strict]), (5, 20));
-        // Against every prefix.
-        for t in [0.05, 0.1, 0.15, 0.3, 0.5, 1.0] {
-            let r = AverageRisk { threshold: t };
-            let j = (0..=5)
-                .find(|&j| r.sizes_satisfied(&h.without_smallest(j).0))
-                .unwrap();
-            assert_eq!(smallest_to_suppress(&h, &[&r]).0, j, "t = {t}");
+        assert_eq!(suppress_like_arx(&h, &[&strict]), (5, 20, true));
+        // Against every prefix, on histograms of 1 to 40 classes.
+        for m in 1..40u64 {
+            let h = ClassSizes::from_sizes((0..m).map(|i| 1 + (i * 7 + 3) % 5 + i / 9));
+            for t in [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0] {
+                for r in [
+                    &AverageRisk { threshold: t } as &dyn PrivacyCriterion,
+                    &SampleUniqueness { threshold: t },
+                ] {
+                    let j = (0..=m)
+                        .find(|&j| r.sizes_satisfied(&h.without_smallest(j).0))
+                        .unwrap();
+                    let (got, _, ok) = suppress_like_arx(&h, &[r]);
+                    assert_eq!((got, ok), (j, true), "{} of {m} classes", r.name());
+                }
+            }
         }
     }
 }

@@ -41,6 +41,18 @@ pub fn privacy_of(row: &Value) -> String {
         }
         "average-risk" => format!("<average-risk threshold='{}'/>", f("risk_threshold")),
         "sample-uniqueness" => format!("<sample-uniqueness threshold='{}'/>", f("risk_threshold")),
+        "population-uniqueness" => {
+            let pop = row["population_model"].as_str().unwrap();
+            let pop = match pop.parse::<u64>() {
+                Ok(n) => format!("population-size='{n}'"),
+                Err(_) => format!("population='{pop}'"),
+            };
+            format!(
+                "<population-uniqueness threshold='{}' model='{}' {pop}/>",
+                f("risk_threshold"),
+                row["pop_model"].as_str().unwrap()
+            )
+        }
         "delta-disclosure" => format!("<delta-disclosure delta='{}'/>", f("delta")),
         "basic-beta-likeness" => format!("<beta-likeness beta='{}'/>", f("beta")),
         "enhanced-beta-likeness" => {
@@ -250,6 +262,29 @@ pub mod independent {
         k.min(records)
     }
 
+    /// Zayatz's population uniques from class sizes: sample uniques times P[unique in the
+    /// population | unique in the sample] over the sampling fraction, the conditional
+    /// probability from hypergeometric P[X = 1] = C(K,1) C(N-K,n-1) / C(N,n) as a product.
+    /// Populations count at most 2^31 - 1 (as ARX passes them).
+    pub fn zayatz(sizes: &[f64], population: f64) -> f64 {
+        let n: f64 = sizes.iter().sum();
+        let u = sizes.len() as f64;
+        let uniques = sizes.iter().filter(|&&s| s == 1.0).count() as f64;
+        let big_n = population.min(2_147_483_647.0);
+        let one = |k: f64| {
+            // K n / N * prod_{i < K-1} (N - n - i) / (N - 1 - i)
+            let mut p = k * n / big_n;
+            let mut i = 0.0;
+            while i < k - 1.0 {
+                p *= (big_n - n - i) / (big_n - 1.0 - i);
+                i += 1.0;
+            }
+            p
+        };
+        let mean: f64 = sizes.iter().map(|&s| one(s) / u).sum();
+        uniques * (uniques / u * one(1.0) / mean) / (n / population)
+    }
+
     pub fn satisfies(table: &EncodedTable, row: &Value, levels: &[usize], sup: &[bool]) -> bool {
         let all_top = levels
             .iter()
@@ -293,6 +328,13 @@ pub mod independent {
                     || sizes.iter().filter(|&&s| s == 1.0).count() as f64 / records
                         <= row["risk_threshold"].as_f64().unwrap()
             }
+            "population-uniqueness" if row["pop_model"] == "zayatz" => {
+                let pop = row["population_size"].as_u64().unwrap() as f64;
+                sizes.is_empty()
+                    || zayatz(&sizes, pop) / pop <= row["risk_threshold"].as_f64().unwrap()
+            }
+            // Pitman's, SNB's and Dankar's estimates are compared with ARX's in `risk_report`.
+            "population-uniqueness" => true,
             "delta-disclosure" => {
                 let d = row["delta"].as_f64().unwrap();
                 classes.values().all(|v| {
@@ -347,7 +389,9 @@ mod config {
             "<k-map k='5' population='USA'/><k-map k='3' population-size='1000' \
              significance='0.05' estimator='zero-truncated-poisson'/>\
              <average-risk threshold='0.09'/><sample-uniqueness threshold='0.01'/>\
-             <delta-disclosure delta='1.5'/><beta-likeness beta='2' enhanced='true'/>",
+             <delta-disclosure delta='1.5'/><beta-likeness beta='2' enhanced='true'/>\
+             <population-uniqueness threshold='0.01' population='germany'/>\
+             <population-uniqueness threshold='0.02' model='SNB' population-size='5000'/>",
             "Flash",
         )
         .unwrap();
@@ -361,6 +405,8 @@ mod config {
                 "sample-uniqueness(0.01)",
                 "1.5-disclosure(?)",
                 "enhanced-2-likeness(?)",
+                "population-uniqueness(0.01, dankar, population germany)",
+                "population-uniqueness(0.02, snb, population 5000)",
             ]
         );
         match &models[1] {
@@ -399,6 +445,21 @@ mod config {
                 "k must be at least 1",
             ),
             ("<delta-disclosure delta='0'/>", "Flash", "must be above 0"),
+            (
+                "<population-uniqueness threshold='0.1' model='poisson' population='usa'/>",
+                "Flash",
+                "accepted: pitman, zayatz, snb, dankar",
+            ),
+            (
+                "<population-uniqueness threshold='0.1'/>",
+                "Flash",
+                "give exactly one of population",
+            ),
+            (
+                "<population-uniqueness threshold='0.1' population='usa'/>",
+                "Mondrian",
+                "population-uniqueness(0.1, dankar, population usa) is not enforced by Mondrian",
+            ),
             (
                 "<beta-likeness beta='1' enhanced='yes'/>",
                 "Flash",

@@ -89,7 +89,7 @@ pub struct RawArgs {
     /// Suppress at most N tuples (Datafly, Incognito_K) [default: k]
     #[arg(long = "suppThreshold", value_name = "N")]
     pub supp_threshold: Option<String>,
-    /// Suppress at most this fraction of the records, 0 <= F < 1 (ARX style; not with
+    /// Suppress at most this fraction of the records, 0 <= F <= 1 (ARX style; not with
     /// -suppThreshold) [default: the config's, else the method's]
     #[arg(long, value_name = "FRACTION")]
     pub suppression: Option<String>,
@@ -452,9 +452,9 @@ impl RunArgs {
             .transpose()?;
         let suppression = double(&raw.suppression, "-suppression")?;
         if let Some(f) = suppression {
-            if !(0.0..1.0).contains(&f) {
+            if !(0.0..=1.0).contains(&f) {
                 return Err(Error::Usage(format!(
-                    "-suppression: {} is not a fraction in [0, 1)",
+                    "-suppression: {} is not a fraction in [0, 1]",
                     raw.suppression.as_deref().unwrap_or("")
                 )));
             }
@@ -716,8 +716,8 @@ mod tests {
             usage(&["-suppression", "0.1", "-suppThreshold", "3"]).contains("cannot be combined")
         );
         assert_eq!(
-            usage(&["-suppression", "1"]),
-            "-suppression: 1 is not a fraction in [0, 1)"
+            usage(&["-suppression", "1.5"]),
+            "-suppression: 1.5 is not a fraction in [0, 1]"
         );
         assert!(usage(&["-suppThreshold", "-1"]).starts_with("-suppThreshold: '-1' is not"));
         assert_eq!(usage(&["-seed", "x"]), "-seed: 'x' is not an integer >= 0");

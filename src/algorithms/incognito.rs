@@ -240,10 +240,17 @@ impl Criteria {
                         };
                     c.t.push((t, d));
                 }
-                PrivacyModel::DeltaPresence { .. } => {
-                    return Err(Error::Invalid(
-                        "Incognito: delta-presence is not supported (use Flash)".into(),
-                    ))
+                PrivacyModel::DeltaPresence { .. }
+                | PrivacyModel::KMap { .. }
+                | PrivacyModel::AverageRisk { .. }
+                | PrivacyModel::SampleUniqueness { .. }
+                | PrivacyModel::PopulationUniqueness { .. }
+                | PrivacyModel::DeltaDisclosure { .. }
+                | PrivacyModel::BetaLikeness { .. } => {
+                    return Err(Error::Invalid(format!(
+                        "Incognito: {} is not supported (use Flash)",
+                        m.describe(&[])
+                    )))
                 }
             }
         }
@@ -440,7 +447,7 @@ fn sensitive_attribute(models: &[PrivacyModel]) -> Result<Option<usize>> {
             | PrivacyModel::EntropyL { attribute, .. }
             | PrivacyModel::RecursiveCL { attribute, .. }
             | PrivacyModel::TCloseness { attribute, .. } => attribute,
-            PrivacyModel::KAnonymity { .. } | PrivacyModel::DeltaPresence { .. } => continue,
+            _ => continue,
         };
         match found {
             Some(f) if f != a => {

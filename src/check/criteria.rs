@@ -33,6 +33,9 @@ pub(super) struct Criteria {
     pub min_size: u64,
     /// Sensitive column of each distribution slot.
     pub slots: Vec<usize>,
+    /// The job's criteria of the table's class sizes ([`PrivacyCriterion::judges_sizes`]),
+    /// enforced after the per-class pass (see `sizes`).
+    pub sizes: Vec<usize>,
 }
 
 impl Criteria {
@@ -59,6 +62,7 @@ impl Criteria {
         let mut maps = Vec::new();
         let mut evaluated = Vec::new();
         let mut judges_empty = Vec::new();
+        let mut sizes = Vec::new();
         let mut min_size = 1;
         let mut relaxed_min_size = 1;
         for (i, c) in all.iter().enumerate() {
@@ -85,6 +89,9 @@ impl Criteria {
             if i < job_criteria && c.judges_empty_classes() {
                 judges_empty.push(i);
             }
+            if i < job_criteria && c.judges_sizes() {
+                sizes.push(i);
+            }
         }
         relaxed_set.retain(|&i| !all[i].size_only());
         Criteria {
@@ -97,7 +104,13 @@ impl Criteria {
             maps,
             min_size,
             slots,
+            sizes,
         }
+    }
+
+    /// The criteria of the table's class sizes.
+    pub fn size_rules(&self) -> Vec<&dyn PrivacyCriterion> {
+        self.sizes.iter().map(|&i| &*self.all[i]).collect()
     }
 
     /// True if class verdicts are cached and inherited (criteria that read distributions).

@@ -27,16 +27,35 @@ impl<const W: usize> Engine<'_, W> {
             None => tally::tally(&self.s, &self.groups, 0..n, &mut verdicts, &mut outliers),
         };
         let tally::Tally {
-            supp,
-            kept,
+            mut supp,
+            mut kept,
             sq_all,
-            sq_kept,
+            mut sq_kept,
             raise,
             relaxed_supp,
             empty,
             empty_fail,
         } = t;
-        let anonymous = supp <= self.s.budget && !empty_fail;
+        // The models of the class sizes, on the classes the per-class criteria keep, when
+        // those fit the budget (beyond it, nothing can make the transformation valid).
+        let mut sizes_hold = true;
+        if !self.s.criteria.sizes.is_empty() && supp <= self.s.budget && !empty_fail {
+            self.groups.verdict = std::mem::take(&mut verdicts);
+            let mut views = Vec::new();
+            let g = &self.groups;
+            let (suppress, records, holds) =
+                super::sizes::enforce(&self.s, g, levels, |e| self.class_ok(g, e, &mut views));
+            sizes_hold = holds;
+            for &e in &suppress {
+                let c = g.counts[e] as u64;
+                sq_kept -= c * c;
+                outliers.push((self.s.enc.tuple(g.reps[e] as usize), c as u32));
+            }
+            kept -= suppress.len() as u64;
+            supp += records;
+            verdicts = std::mem::take(&mut self.groups.verdict);
+        }
+        let anonymous = supp <= self.s.budget && !empty_fail && sizes_hold;
         let all_classes = n as u64 - empty;
         let relaxed = if self.s.criteria.relaxing {
             relaxed_supp <= self.s.budget
@@ -125,9 +144,15 @@ impl<const W: usize> Engine<'_, W> {
             false,
         );
         let mut views = Vec::new();
-        let ok: Vec<bool> = (0..g.len())
+        let mut ok: Vec<bool> = (0..g.len())
             .map(|e| self.class_ok(&g, e, &mut views))
             .collect();
+        if !self.s.criteria.sizes.is_empty() {
+            let (suppress, _, _) = super::sizes::enforce(&self.s, &g, levels, |e| ok[e]);
+            for e in suppress {
+                ok[e] = false;
+            }
+        }
         let enc = &self.s.enc;
         (0..enc.table_rows())
             .map(|r| {

@@ -17,7 +17,7 @@
 //!   levels; `encode`: the packed keys; `groupify`: the hash table of classes; `history`: the
 //!   snapshots;
 //! - evaluation: `criteria` (the privacy criteria on one class), `tally` (the per-class pass),
-//!   `evaluate` (budget, loss and class bound);
+//!   `evaluate` (budget, loss and class bound), `sizes` (the models of the class sizes);
 //! - threads: `team` (the threads one check is split over), `partitioned` (a grouping or tally
 //!   split over them by hash), `layout` (the items laid out in parts so that most groupings
 //!   need no partitioning), `plain` (a huge check from scratch split over a pool's threads).
@@ -39,6 +39,7 @@ mod plain;
 mod result;
 mod rollup;
 mod shared;
+mod sizes;
 mod snapshot;
 mod steps;
 mod tally;

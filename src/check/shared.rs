@@ -44,6 +44,9 @@ pub(super) struct Shared<'a> {
     /// Most classes an anonymous transformation can have, if checks stop early (module docs);
     /// `usize::MAX` otherwise.
     pub class_limit: usize,
+    /// With criteria of the class sizes: per column and level, the id of the value labelled as
+    /// the column's top value, if that level has it (see `sizes`).
+    pub top_ids: Vec<Vec<Option<u32>>>,
 }
 
 impl<'a> Shared<'a> {
@@ -73,7 +76,11 @@ impl<'a> Shared<'a> {
             base_verdict: Vec::new(),
             class_limit: usize::MAX,
             item_parts: None,
+            top_ids: Vec::new(),
         };
+        if !shared.criteria.sizes.is_empty() {
+            shared.top_ids = super::sizes::top_ids(table);
+        }
         shared.class_limit = shared.class_limit();
         if shared.criteria.caches_verdicts() {
             shared.base_verdict = shared.item_verdicts();

@@ -366,10 +366,10 @@ impl<'a> Builder<'a> {
             (Some(n), _, _) => Some(SuppressionLimit::Tuples(n)),
             (None, Some(f), _) => Some(SuppressionLimit::Fraction(f)),
             (None, None, Some(f)) => {
-                if !(0.0..1.0).contains(&f) {
+                if !(0.0..=1.0).contains(&f) {
                     return Err(self.source_err(
                         Source::Config(&cfg.root, "suppression"),
-                        format!("suppression {f} is not a fraction in [0, 1)"),
+                        format!("suppression {f} is not a fraction in [0, 1]"),
                     ));
                 }
                 Some(SuppressionLimit::Fraction(f))
@@ -816,7 +816,16 @@ impl<'a> Builder<'a> {
                     }
                     attribute = Some(*a);
                 }
-                (_, PrivacyModel::DeltaPresence { .. }) => {
+                (
+                    _,
+                    PrivacyModel::DeltaPresence { .. }
+                    | PrivacyModel::KMap { .. }
+                    | PrivacyModel::AverageRisk { .. }
+                    | PrivacyModel::SampleUniqueness { .. }
+                    | PrivacyModel::PopulationUniqueness { .. }
+                    | PrivacyModel::DeltaDisclosure { .. }
+                    | PrivacyModel::BetaLikeness { .. },
+                ) => {
                     return Err(refuse(m, ""));
                 }
             }
@@ -1010,6 +1019,52 @@ impl<'a> Builder<'a> {
                         subset,
                     }
                 }
+                PrivacyKind::KMap {
+                    k,
+                    population,
+                    significance,
+                    estimator,
+                } => {
+                    if *k < 1 {
+                        return Err(self.at(&el.site, format!("k must be at least 1 (got {k})")));
+                    }
+                    PrivacyModel::KMap {
+                        k: *k as u64,
+                        population: population.clone(),
+                        significance: *significance,
+                        estimator: *estimator,
+                    }
+                }
+                PrivacyKind::AverageRisk { threshold } => PrivacyModel::AverageRisk {
+                    threshold: *threshold,
+                },
+                PrivacyKind::SampleUniqueness { threshold } => PrivacyModel::SampleUniqueness {
+                    threshold: *threshold,
+                },
+                PrivacyKind::PopulationUniqueness {
+                    threshold,
+                    estimator,
+                    population,
+                } => PrivacyModel::PopulationUniqueness {
+                    threshold: *threshold,
+                    estimator: *estimator,
+                    population: population.clone(),
+                },
+                PrivacyKind::DeltaDisclosure { attribute, delta } => {
+                    PrivacyModel::DeltaDisclosure {
+                        attribute: attr(attribute)?,
+                        delta: *delta,
+                    }
+                }
+                PrivacyKind::BetaLikeness {
+                    attribute,
+                    beta,
+                    enhanced,
+                } => PrivacyModel::BetaLikeness {
+                    attribute: attr(attribute)?,
+                    beta: *beta,
+                    enhanced: *enhanced,
+                },
             };
             models.push(model);
         }

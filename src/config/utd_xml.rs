@@ -37,6 +37,9 @@ use crate::hierarchy::build::{Builder, Params};
 use crate::hierarchy::vgh::{CategoryMap, Interval, VghNode};
 use crate::javafmt::{parse_double, parse_int};
 use crate::job::{Method, MetricKind, OutputFormat, TDistance};
+use crate::privacy::kmap::Estimator;
+use crate::privacy::population::Population;
+use crate::privacy::uniqueness::Estimator as UniquesEstimator;
 use crate::{Error, Result};
 
 /// Where an element was written: its line and its start tag (with the identifying attributes).
@@ -166,6 +169,36 @@ pub enum PrivacyKind {
         dmax: f64,
         subset: Subset,
     },
+    /// `<k-map k='5' population='usa'/>` or `population-size='N'`, with `significance='0.01'`
+    /// and `estimator='poisson|zero-truncated-poisson'` (ARX's defaults).
+    KMap {
+        k: i64,
+        population: Population,
+        significance: f64,
+        estimator: Estimator,
+    },
+    /// `<average-risk threshold='0.05'/>`
+    AverageRisk { threshold: f64 },
+    /// `<sample-uniqueness threshold='0.01'/>`
+    SampleUniqueness { threshold: f64 },
+    /// `<population-uniqueness threshold='0.01' model='pitman|zayatz|snb|dankar'
+    /// population='usa'/>` (or `population-size='N'`; model defaults to `dankar`)
+    PopulationUniqueness {
+        threshold: f64,
+        estimator: UniquesEstimator,
+        population: Population,
+    },
+    /// `<delta-disclosure attribute='occupation' delta='1.2'/>`
+    DeltaDisclosure {
+        attribute: Option<String>,
+        delta: f64,
+    },
+    /// `<beta-likeness attribute='occupation' beta='1.0' enhanced='false'/>`
+    BetaLikeness {
+        attribute: Option<String>,
+        beta: f64,
+        enhanced: bool,
+    },
 }
 
 /// Where delta-presence's research subset comes from.
@@ -183,6 +216,12 @@ pub const PRIVACY_NAMES: &[&str] = &[
     "recursive-cl-diversity",
     "t-closeness",
     "delta-presence",
+    "k-map",
+    "average-risk",
+    "sample-uniqueness",
+    "population-uniqueness",
+    "delta-disclosure",
+    "beta-likeness",
 ];
 
 /// The largest config file read (VGHs of every value of a column included, configs stay far
@@ -738,6 +777,34 @@ impl Parser<'_> {
         Ok(node)
     }
 
+    /// A model's population: `population='REGION'` or `population-size='N'`.
+    fn population(&self, el: &Element) -> Result<Population> {
+        Ok(match (el.attr("population"), el.attr("population-size")) {
+            (Some(p), None) => {
+                Population::parse(p).map_err(|e| self.err(el, &["population"], e.to_string()))?
+            }
+            (None, Some(n)) => {
+                let n = self.int(el, "population-size", n)?;
+                if n < 1 {
+                    return Err(self.err(
+                        el,
+                        &["population-size"],
+                        "population-size must be at least 1",
+                    ));
+                }
+                Population::of_size(n as u64)
+            }
+            _ => {
+                return Err(self.err(
+                    el,
+                    &[],
+                    "give exactly one of population='REGION' (usa, uk, germany, ...) \
+                             and population-size='N'",
+                ))
+            }
+        })
+    }
+
     fn privacy(&self, el: &Element) -> Result<PrivacyElement> {
         let name = el.name.to_ascii_lowercase();
         let shown: &[&str] = &["attribute"];
@@ -823,6 +890,101 @@ impl Parser<'_> {
                 };
                 PrivacyKind::DeltaPresence { dmin, dmax, subset }
             }
+            "k-map" => {
+                let v = self.required(el, "k", &[])?;
+                let k = self.int(el, "k", v)?;
+                let population = self.population(el)?;
+                let significance = match el.attr("significance") {
+                    Some(v) => self.double(el, "significance", v)?,
+                    None => 0.01,
+                };
+                if !(0.0..=1.0).contains(&significance) {
+                    return Err(self.err(el, &["significance"], "need 0 <= significance <= 1"));
+                }
+                let estimator = match el.attr("estimator").map(|d| d.trim().to_ascii_lowercase()) {
+                    None => Estimator::Poisson,
+                    Some(d) if d == "poisson" => Estimator::Poisson,
+                    Some(d) if d == "zero-truncated-poisson" => Estimator::ZeroTruncatedPoisson,
+                    Some(d) => {
+                        return Err(self.err(
+                            el,
+                            &["estimator"],
+                            format!(
+                                "unknown estimator '{d}'; accepted: poisson, \
+                                 zero-truncated-poisson"
+                            ),
+                        ))
+                    }
+                };
+                PrivacyKind::KMap {
+                    k,
+                    population,
+                    significance,
+                    estimator,
+                }
+            }
+            "average-risk" | "sample-uniqueness" => {
+                let threshold = num("threshold")?;
+                if !(0.0..=1.0).contains(&threshold) {
+                    return Err(self.err(el, &["threshold"], "need 0 <= threshold <= 1"));
+                }
+                if name == "average-risk" {
+                    PrivacyKind::AverageRisk { threshold }
+                } else {
+                    PrivacyKind::SampleUniqueness { threshold }
+                }
+            }
+            "population-uniqueness" => {
+                let threshold = num("threshold")?;
+                if !(0.0..=1.0).contains(&threshold) {
+                    return Err(self.err(el, &["threshold"], "need 0 <= threshold <= 1"));
+                }
+                let estimator = match el.attr("model") {
+                    None => UniquesEstimator::Dankar,
+                    Some(m) => UniquesEstimator::parse(m).ok_or_else(|| {
+                        self.err(
+                            el,
+                            &["model"],
+                            format!("unknown model '{m}'; accepted: pitman, zayatz, snb, dankar"),
+                        )
+                    })?,
+                };
+                PrivacyKind::PopulationUniqueness {
+                    threshold,
+                    estimator,
+                    population: self.population(el)?,
+                }
+            }
+            "delta-disclosure" => {
+                let delta = num("delta")?;
+                if delta.is_nan() || delta <= 0.0 {
+                    return Err(self.err(el, &["delta"], format!("delta={delta} must be above 0")));
+                }
+                PrivacyKind::DeltaDisclosure { attribute, delta }
+            }
+            "beta-likeness" => {
+                let beta = num("beta")?;
+                if beta.is_nan() || beta <= 0.0 {
+                    return Err(self.err(el, &["beta"], format!("beta={beta} must be above 0")));
+                }
+                let enhanced = match el.attr("enhanced").map(|d| d.trim().to_ascii_lowercase()) {
+                    None => false,
+                    Some(d) if d == "true" => true,
+                    Some(d) if d == "false" => false,
+                    Some(d) => {
+                        return Err(self.err(
+                            el,
+                            &["enhanced"],
+                            format!("enhanced='{d}': accepted: true, false"),
+                        ))
+                    }
+                };
+                PrivacyKind::BetaLikeness {
+                    attribute,
+                    beta,
+                    enhanced,
+                }
+            }
             _ => {
                 return Err(self.err(
                     el,
@@ -843,6 +1005,21 @@ impl Parser<'_> {
             PrivacyKind::RecursiveCL { .. } => &["attribute", "c", "l"],
             PrivacyKind::TCloseness { .. } => &["attribute", "t", "distance"],
             PrivacyKind::DeltaPresence { .. } => &["dmin", "dmax", "subset", "subset-index"],
+            PrivacyKind::KMap { .. } => &[
+                "k",
+                "population",
+                "population-size",
+                "significance",
+                "estimator",
+            ],
+            PrivacyKind::AverageRisk { .. } | PrivacyKind::SampleUniqueness { .. } => {
+                &["threshold"]
+            }
+            PrivacyKind::PopulationUniqueness { .. } => {
+                &["threshold", "model", "population", "population-size"]
+            }
+            PrivacyKind::DeltaDisclosure { .. } => &["attribute", "delta"],
+            PrivacyKind::BetaLikeness { .. } => &["attribute", "beta", "enhanced"],
         };
         if let Some((a, _)) = el
             .attrs

@@ -89,6 +89,20 @@ pub trait Metric: Send + Sync {
 
     /// The information loss of a valid transformation.
     fn evaluate(&self, table: &EncodedTable, levels: &[usize], stats: &ClassStats<'_>) -> f64;
+
+    /// Where a class of `count` records whose representative is the table's tuple `tuple`
+    /// stands among the classes of its size that the models of the class sizes may suppress
+    /// at `levels`, smaller first (`check::sizes`): ARX's order, the class's own loss for Loss,
+    /// none (0) for the metrics ARX orders by representative only.
+    fn suppression_order(
+        &self,
+        _table: &EncodedTable,
+        _levels: &[usize],
+        _tuple: u32,
+        _count: u64,
+    ) -> f64 {
+        0.0
+    }
 }
 
 /// Builds the metric `kind` for `table`.
@@ -403,6 +417,25 @@ impl Metric for Loss {
             }),
             levels.len(),
         )
+    }
+    /// ARX's loss of one class (`MetricMDNMLoss` on an entry): per attribute the class's
+    /// records times its value's domain share, not normalized, aggregated as the geometric
+    /// mean of `1 + x` per attribute, minus 1.
+    fn suppression_order(
+        &self,
+        table: &EncodedTable,
+        levels: &[usize],
+        tuple: u32,
+        count: u64,
+    ) -> f64 {
+        let d = levels.len().max(1) as f64;
+        let mut p = 1.0;
+        for ((j, &l), code) in levels.iter().enumerate().zip(table.tuple(tuple as usize)) {
+            let h = &table.hierarchies[j];
+            let share = self.share[j][l][h.get(code, l) as usize] as f64 / self.dom[j] as f64;
+            p *= (count as f64 * share + 1.0).powf(1.0 / d);
+        }
+        p - 1.0
     }
 }
 

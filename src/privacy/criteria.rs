@@ -113,7 +113,81 @@ pub fn build(
             })?,
             flavor,
         }),
+        PrivacyModel::KMap {
+            k,
+            ref population,
+            significance,
+            estimator,
+        } => Box::new(super::kmap::KMap {
+            k,
+            derived: super::kmap::derived_k(
+                k,
+                significance,
+                table.records() as u64,
+                population.size,
+                estimator,
+            ),
+            population: population.size,
+        }),
+        PrivacyModel::AverageRisk { threshold } => {
+            Box::new(super::sizes::AverageRisk { threshold })
+        }
+        PrivacyModel::SampleUniqueness { threshold } => {
+            Box::new(super::sizes::SampleUniqueness { threshold })
+        }
+        PrivacyModel::PopulationUniqueness {
+            threshold,
+            estimator,
+            ref population,
+        } => Box::new(super::uniqueness::PopulationUniqueness {
+            threshold,
+            estimator,
+            population: population.size,
+        }),
+        PrivacyModel::DeltaDisclosure { attribute, delta } => {
+            let (name, table) = released_frequencies(table, column(attribute)?);
+            Box::new(super::disclosure::DeltaDisclosure {
+                name,
+                attribute,
+                delta,
+                table,
+            })
+        }
+        PrivacyModel::BetaLikeness {
+            attribute,
+            beta,
+            enhanced,
+        } => {
+            let (name, table) = released_frequencies(table, column(attribute)?);
+            Box::new(super::disclosure::BetaLikeness {
+                name,
+                attribute,
+                beta,
+                enhanced,
+                table,
+            })
+        }
     })
+}
+
+/// The name of a sensitive column and its values' frequencies in the released records.
+fn released_frequencies(
+    table: &EncodedTable,
+    col: &crate::data::SensitiveColumn,
+) -> (String, Vec<f64>) {
+    let dist = DistributionBuf::from_codes(
+        col.codes
+            .iter()
+            .enumerate()
+            .filter(|&(r, _)| table.is_released(r))
+            .map(|(_, &c)| c),
+    );
+    let top = col.codes.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let domain = col.values.len().max(top);
+    (
+        col.name.clone(),
+        super::disclosure::frequencies(&dist, domain),
+    )
 }
 
 fn requirements(min_class_size: f64, attribute: usize) -> Requirements {

@@ -1,4 +1,6 @@
-//! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence.
+//! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence, and the risk-based ones:
+//! k-map ([`kmap`]), δ-disclosure and β-likeness ([`disclosure`]), average risk and sample
+//! uniqueness ([`sizes`]), population uniqueness ([`uniqueness`]).
 //!
 //! The models with a sensitive attribute are pure functions over class distributions
 //! ([`distribution::Distribution`]) (and, for t-closeness, the table's distribution), shared by
@@ -17,15 +19,24 @@
 //! ([`PrivacyCriterion::relaxation`]; entropy and recursive l-diversity: distinct l-diversity)
 //! that the search can still tag by. [`criteria`] holds the models with a sensitive attribute as
 //! criteria, [`delta`] δ-presence, which reads the membership column of a table with a research
-//! subset (the released records; see `EncodedTable::with_subset`).
+//! subset (the released records; see `EncodedTable::with_subset`). A model of the whole table's
+//! class sizes (average risk, uniqueness) is a criterion that
+//! [`judges sizes`](PrivacyCriterion::judges_sizes): the checker builds the histogram of the
+//! sizes of the classes the other criteria keep and suppresses the smallest until it holds
+//! ([`sizes`]).
 
 pub mod criteria;
 pub mod delta;
+pub mod disclosure;
 pub mod distribution;
+pub mod kmap;
 pub mod ldiversity;
 pub mod model;
+pub mod population;
 pub mod properties;
+pub mod sizes;
 pub mod tcloseness;
+pub mod uniqueness;
 
 pub use distribution::Distribution;
 pub use model::{PrivacyModel, SuppressionLimit, TDistance};
@@ -106,6 +117,21 @@ pub trait PrivacyCriterion: Send + Sync {
     /// specializations, are invalid) and checks only what remains. Default: none.
     fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
         None
+    }
+
+    /// True for a model of the table's class sizes ([`sizes`]): it is [`size_only`] with a
+    /// minimum size of 1 (so it judges no single class) and the checker asks
+    /// [`sizes_satisfied`](Self::sizes_satisfied) about the classes the other criteria keep.
+    ///
+    /// [`size_only`]: Self::size_only
+    fn judges_sizes(&self) -> bool {
+        false
+    }
+
+    /// Whether the kept classes, with these sizes, satisfy the model (see
+    /// [`judges_sizes`](Self::judges_sizes)).
+    fn sizes_satisfied(&self, _sizes: &sizes::ClassSizes) -> bool {
+        true
     }
 }
 

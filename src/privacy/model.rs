@@ -3,6 +3,9 @@
 //! suppressed ([`SuppressionLimit`]). The config builds them; the methods turn them into checks
 //! ([`super::build`] for the lattice searches, Incognito's own criteria for the toolbox's).
 
+use super::kmap::Estimator;
+use super::population::Population;
+use super::uniqueness::Estimator as UniquesEstimator;
 use crate::data::subset::SubsetSpec;
 use crate::data::SensitiveAttribute;
 use crate::{Error, Result};
@@ -36,6 +39,39 @@ pub enum PrivacyModel {
         dmin: f64,
         dmax: f64,
         subset: SubsetSpec,
+    },
+    /// k-map against a population of `population` people, estimated (see `privacy::kmap`)
+    /// with significance `significance`.
+    KMap {
+        k: u64,
+        population: Population,
+        significance: f64,
+        estimator: Estimator,
+    },
+    /// Average re-identification risk at most `threshold`.
+    AverageRisk {
+        threshold: f64,
+    },
+    /// Share of sample uniques at most `threshold`.
+    SampleUniqueness {
+        threshold: f64,
+    },
+    /// Estimated share of population uniques at most `threshold`.
+    PopulationUniqueness {
+        threshold: f64,
+        estimator: UniquesEstimator,
+        population: Population,
+    },
+    /// δ-disclosure privacy of a sensitive attribute.
+    DeltaDisclosure {
+        attribute: usize,
+        delta: f64,
+    },
+    /// Basic or enhanced β-likeness of a sensitive attribute.
+    BetaLikeness {
+        attribute: usize,
+        beta: f64,
+        enhanced: bool,
     },
 }
 
@@ -116,6 +152,34 @@ impl PrivacyModel {
             PrivacyModel::DeltaPresence { dmin, dmax, .. } => {
                 format!("({dmin},{dmax})-presence")
             }
+            PrivacyModel::KMap { k, population, .. } => {
+                format!("{k}-map(population {})", population.name)
+            }
+            PrivacyModel::AverageRisk { threshold } => format!("average-risk({threshold})"),
+            PrivacyModel::SampleUniqueness { threshold } => {
+                format!("sample-uniqueness({threshold})")
+            }
+            PrivacyModel::PopulationUniqueness {
+                threshold,
+                estimator,
+                population,
+            } => format!(
+                "population-uniqueness({threshold}, {}, population {})",
+                estimator.name(),
+                population.name
+            ),
+            PrivacyModel::DeltaDisclosure { attribute, delta } => {
+                format!("{delta}-disclosure({})", att(*attribute))
+            }
+            PrivacyModel::BetaLikeness {
+                attribute,
+                beta,
+                enhanced,
+            } => format!(
+                "{}-{beta}-likeness({})",
+                if *enhanced { "enhanced" } else { "basic" },
+                att(*attribute)
+            ),
         }
     }
 }
@@ -125,7 +189,7 @@ impl PrivacyModel {
 pub enum SuppressionLimit {
     /// `-suppThreshold N`: an absolute number of tuples (the toolbox's meaning).
     Tuples(u64),
-    /// `-suppression F`: a fraction of the records, 0 <= F < 1; budget floor(F * n) (ARX's meaning).
+    /// `-suppression F`: a fraction of the records, 0 <= F <= 1; budget floor(F * n) (ARX's meaning).
     Fraction(f64),
 }
 

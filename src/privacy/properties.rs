@@ -12,6 +12,14 @@
 //!   condition survives unions);
 //! - t-closeness (equal, ordered, hierarchical EMD): each EMD is convex in the class
 //!   distribution, so the union's distance is at most the larger part's;
+//! - k-map (estimated): k'-anonymity (`kmap`);
+//! - β-likeness: a union's frequency of each value is at most the larger part's (`disclosure`);
+//! - average risk, sample uniqueness: models of the class sizes, monotonic with suppression too
+//!   (`sizes` has the argument);
+//! - population uniqueness: with Zayatz's estimate and no suppression only, as ARX declares it
+//!   (`uniqueness`);
+//! - δ-disclosure is *not* monotonic, even without suppression (`disclosure` has the
+//!   counterexample): the search checks it everywhere it cannot rule a transformation out.
 //! - δ-presence: the union's share is a mediant of the parts' shares, so it stays within their
 //!   bounds. With a research subset the other models judge the subset's records only and a class
 //!   with population records only is judged by δ alone (see `delta`); a union's subset records
@@ -63,11 +71,20 @@ pub const EXACT_TOLERANCE: f64 = 1e-12;
 /// (see the module docs). Conservative: false only costs search time.
 pub fn is_monotonic(model: &PrivacyModel, suppression: bool) -> bool {
     match model {
-        PrivacyModel::KAnonymity { .. } | PrivacyModel::DistinctL { .. } => true,
+        PrivacyModel::KAnonymity { .. }
+        | PrivacyModel::DistinctL { .. }
+        | PrivacyModel::KMap { .. }
+        | PrivacyModel::AverageRisk { .. }
+        | PrivacyModel::SampleUniqueness { .. } => true,
         PrivacyModel::EntropyL { .. }
         | PrivacyModel::RecursiveCL { .. }
         | PrivacyModel::TCloseness { .. }
-        | PrivacyModel::DeltaPresence { .. } => !suppression,
+        | PrivacyModel::DeltaPresence { .. }
+        | PrivacyModel::BetaLikeness { .. } => !suppression,
+        PrivacyModel::DeltaDisclosure { .. } => false,
+        PrivacyModel::PopulationUniqueness { estimator, .. } => {
+            !suppression && *estimator == super::uniqueness::Estimator::Zayatz
+        }
     }
 }
 
@@ -120,6 +137,46 @@ mod tests {
                 false,
             ),
         ];
+        // The risk-based models (see their modules for the arguments).
+        let risk = [
+            (PrivacyModel::AverageRisk { threshold: 0.1 }, true, true),
+            (
+                PrivacyModel::SampleUniqueness { threshold: 0.1 },
+                true,
+                true,
+            ),
+            (
+                PrivacyModel::KMap {
+                    k: 5,
+                    population: crate::privacy::population::Population::of_size(100),
+                    significance: 0.01,
+                    estimator: crate::privacy::kmap::Estimator::Poisson,
+                },
+                true,
+                true,
+            ),
+            (
+                PrivacyModel::BetaLikeness {
+                    attribute: 0,
+                    beta: 1.0,
+                    enhanced: true,
+                },
+                true,
+                false,
+            ),
+            (
+                PrivacyModel::DeltaDisclosure {
+                    attribute: 0,
+                    delta: 1.0,
+                },
+                false,
+                false,
+            ),
+        ];
+        for (m, without, with) in risk {
+            assert_eq!(is_monotonic(&m, false), without, "{m:?}");
+            assert_eq!(is_monotonic(&m, true), with, "{m:?}");
+        }
         for (m, with_suppression) in models {
             assert!(is_monotonic(&m, false), "{m:?} without suppression");
             assert_eq!(

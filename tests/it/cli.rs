@@ -335,7 +335,7 @@ fn bad_flags() {
     fails(
         &w,
         &["-config", "c.xml", "--suppression=2"],
-        &["-suppression: 2 is not a fraction in [0, 1)"],
+        &["-suppression: 2 is not a fraction in [0, 1]"],
     );
     fails(&w, &["c.xml"], &["unexpected argument 'c.xml'"]);
 }

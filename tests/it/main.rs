@@ -24,5 +24,6 @@ mod quiet;
 mod readme;
 mod regression;
 mod report;
+mod risk_models;
 mod summary;
 mod utd_methods;

@@ -180,7 +180,7 @@ fn audit_flags(models: &[PrivacyModel], sensitive: &str, hierarchy: Option<&Path
                 };
                 f.extend(["-t".into(), t.to_string(), "--distance".into(), d.into()])
             }
-            PrivacyModel::DeltaPresence { .. } => unreachable!(),
+            _ => unreachable!("the audit checks the models with a sensitive attribute"),
         }
     }
     f

@@ -1,0 +1,508 @@
+//! The risk-based privacy models (k-map, average risk, sample uniqueness, δ-disclosure,
+//! β-likeness) against ARX 3.9.2 on ADULT (`reference/arx-adult-risk-models.jsonl`, the runner's
+//! rows), and every release re-checked by an independent implementation of each model here.
+
+use std::collections::HashMap;
+
+use anonbox::algorithms::{run_lattice, solve_for, LatticeAlgorithm};
+use anonbox::check::CheckerConfig;
+use anonbox::cli::RunArgs;
+use anonbox::config::build_job;
+use anonbox::data::EncodedTable;
+use serde_json::Value;
+
+use crate::common;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300)
+}
+
+/// The reference rows (one JSON object a line).
+pub fn rows() -> Vec<Value> {
+    std::fs::read_to_string(common::data("reference/arx-adult-risk-models.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The `<privacy>` element of a reference row (plus `<k-anonymity>` when ARX ran k on top).
+pub fn privacy_of(row: &Value) -> String {
+    let f = |k: &str| row[k].as_f64().unwrap();
+    let model = match row["model"].as_str().unwrap() {
+        "kmap" => {
+            let pop = row["population_model"].as_str().unwrap();
+            let pop = match pop.parse::<u64>() {
+                Ok(n) => format!("population-size='{n}'"),
+                Err(_) => format!("population='{pop}'"),
+            };
+            return format!("<k-map k='{}' {pop}/>", row["k"]);
+        }
+        "average-risk" => format!("<average-risk threshold='{}'/>", f("risk_threshold")),
+        "sample-uniqueness" => format!("<sample-uniqueness threshold='{}'/>", f("risk_threshold")),
+        "population-uniqueness" => {
+            let pop = row["population_model"].as_str().unwrap();
+            let pop = match pop.parse::<u64>() {
+                Ok(n) => format!("population-size='{n}'"),
+                Err(_) => format!("population='{pop}'"),
+            };
+            format!(
+                "<population-uniqueness threshold='{}' model='{}' {pop}/>",
+                f("risk_threshold"),
+                row["pop_model"].as_str().unwrap()
+            )
+        }
+        "delta-disclosure" => format!("<delta-disclosure delta='{}'/>", f("delta")),
+        "basic-beta-likeness" => format!("<beta-likeness beta='{}'/>", f("beta")),
+        "enhanced-beta-likeness" => {
+            format!("<beta-likeness beta='{}' enhanced='true'/>", f("beta"))
+        }
+        m => panic!("model {m}"),
+    };
+    match row["k"].as_u64() {
+        Some(k) => format!("<k-anonymity k='{k}'/>{model}"),
+        None => model,
+    }
+}
+
+/// A config for ADULT with the row's quasi-identifiers, sensitive attribute and model.
+pub fn config_of(dir: &std::path::Path, row: &Value, method: &str) -> std::path::PathBuf {
+    let data = common::data("adult");
+    let header = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
+    ];
+    let h = |c: &str| {
+        data.join(format!("adult_hierarchy_{c}.csv"))
+            .display()
+            .to_string()
+    };
+    let qis: Vec<&str> = row["quasi_identifiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let att = |c: &str| {
+        let i = header.iter().position(|h| *h == c).unwrap();
+        format!("<att index='{i}' name='{c}' hierarchy='{}'/>", h(c))
+    };
+    let qid: String = qis.iter().map(|c| att(c)).collect();
+    let sens = match row["sensitive"].as_str() {
+        Some(s) => format!("<sens>{}</sens>", att(s)),
+        None => String::new(),
+    };
+    let metric = match row["metric"].as_str().unwrap() {
+        "dmstar" => "DMStar",
+        "loss" => "Loss",
+        m => panic!("metric {m}"),
+    };
+    let config = dir.join(format!("{method}.xml"));
+    std::fs::write(
+        &config,
+        format!(
+            "<config method='{method}' suppression='{}' metric='{metric}'>\
+             <input filename='{}' separator=';' header='true'/><output filename='o.csv'/>\
+             <qid>{qid}</qid>{sens}<privacy>{}</privacy></config>",
+            row["suppression_limit"],
+            data.join("adult.csv").display(),
+            privacy_of(row)
+        ),
+    )
+    .unwrap();
+    config
+}
+
+/// Every reference row: Flash finds ARX's optimum (same loss within 1e-9 relative, same
+/// transformation, suppressed records and classes), and the release satisfies the model by the
+/// independent check below.
+#[test]
+fn flash_reproduces_arx_with_risk_based_models() {
+    let dir = tempfile::tempdir().unwrap();
+    for row in rows() {
+        let what = format!("{} s={}", privacy_of(&row), row["suppression_limit"]);
+        let config = config_of(dir.path(), &row, "Flash");
+        let job = build_job(&RunArgs {
+            config: Some(config),
+            quiet: true,
+            ..RunArgs::default()
+        })
+        .unwrap();
+        let table = common::load_table(&job).unwrap().0;
+        let (outcome, result) = run_lattice(&job.lattice(), &table, None).unwrap();
+        let loss = outcome.information_loss.expect("a solution");
+        let want = row["information_loss"].as_f64().unwrap();
+        assert!(close(loss, want), "{what}: {loss} vs ARX {want}");
+        let levels: Vec<usize> = common::levels(&row);
+        assert_eq!(result.levels, levels, "{what}");
+        // ARX counts a class at every top value as suppressed in its output (not in its check).
+        let top = levels
+            .iter()
+            .zip(&table.hierarchies)
+            .all(|(&l, h)| l == h.max_level());
+        if !top {
+            assert_eq!(
+                outcome.suppressed_records,
+                row["suppressed_records"].as_u64().unwrap(),
+                "{what}"
+            );
+            assert_eq!(
+                outcome.equivalence_classes,
+                row["equivalence_classes"].as_u64().unwrap(),
+                "{what}"
+            );
+        }
+        let suppressed = result.suppressed.iter().filter(|&&s| s).count() as u64;
+        if !top {
+            assert_eq!(
+                suppressed, outcome.suppressed_records,
+                "{what}: rows suppressed"
+            );
+        }
+        assert!(
+            independent::satisfies(&table, &row, &result.levels, &result.suppressed),
+            "{what}: the release fails the model"
+        );
+        eprintln!("{what}: {levels:?} loss {loss} ok");
+    }
+}
+
+/// OLA and BFS find ARX's optimum for one row of each kind of model (a class-size model, two
+/// distribution models), as every lattice search must (the exhaustive search is compared on
+/// small lattices, `risk_props`).
+#[test]
+fn every_lattice_search_agrees_on_risk_based_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let picked: Vec<Value> = rows()
+        .into_iter()
+        .filter(|r| {
+            let m = r["model"].as_str().unwrap();
+            (m == "average-risk" && r["k"].is_null() && r["metric"] == "loss")
+                || m == "delta-disclosure"
+                || m == "enhanced-beta-likeness"
+        })
+        .collect();
+    assert!(picked.len() >= 3);
+    for row in picked {
+        let what = privacy_of(&row);
+        let config = config_of(dir.path(), &row, "Flash");
+        let job = build_job(&RunArgs {
+            config: Some(config),
+            quiet: true,
+            ..RunArgs::default()
+        })
+        .unwrap();
+        let table = common::load_table(&job).unwrap().0;
+        let want = row["information_loss"].as_f64().unwrap();
+        for algorithm in [LatticeAlgorithm::Ola, LatticeAlgorithm::Bfs] {
+            let got = solve_for(&job.lattice(), &table, algorithm, CheckerConfig::default())
+                .unwrap()
+                .optimum
+                .expect("a solution");
+            assert!(
+                close(got.loss, want),
+                "{what} {algorithm:?}: {} vs {want}",
+                got.loss
+            );
+        }
+    }
+}
+
+/// Each model checked from the released records alone, written from the definitions (not
+/// anonbox's code): classes are the released records' generalized tuples.
+pub mod independent {
+    use super::*;
+
+    /// The released records' classes: generalized QI labels -> sensitive labels of its records.
+    pub fn classes(
+        table: &EncodedTable,
+        levels: &[usize],
+        suppressed: &[bool],
+    ) -> HashMap<Vec<String>, Vec<u32>> {
+        let mut out: HashMap<Vec<String>, Vec<u32>> = HashMap::new();
+        let tuples = table.record_tuples();
+        for (r, &t) in tuples.iter().enumerate() {
+            if suppressed[r] {
+                continue;
+            }
+            let key: Vec<String> = table
+                .tuple(t as usize)
+                .zip(&table.hierarchies)
+                .zip(levels)
+                .map(|((code, h), &l)| h.label(l, h.get(code, l)).to_string())
+                .collect();
+            let s = table.sensitive.first().map_or(0, |c| c.codes[r]);
+            out.entry(key).or_default().push(s);
+        }
+        out
+    }
+
+    /// Poisson quantile as k-map's estimate: smallest c with P[X <= c] >= 1 - alpha, by a
+    /// running sum of terms λ^i e^-λ / i!.
+    fn kmap_k(k: u64, records: u64, population: u64) -> u64 {
+        let lambda = records as f64 / population as f64 * k as f64;
+        let (mut term, mut sum) = ((-lambda).exp(), 0.0);
+        for c in 0..k {
+            if c > 0 {
+                term *= lambda / c as f64;
+            }
+            sum += term;
+            if sum >= 0.99 {
+                return (c + 2).min(k).min(records);
+            }
+        }
+        k.min(records)
+    }
+
+    /// Zayatz's population uniques from class sizes: sample uniques times P[unique in the
+    /// population | unique in the sample] over the sampling fraction, the conditional
+    /// probability from hypergeometric P[X = 1] = C(K,1) C(N-K,n-1) / C(N,n) as a product.
+    /// Populations count at most 2^31 - 1 (as ARX passes them).
+    pub fn zayatz(sizes: &[f64], population: f64) -> f64 {
+        let n: f64 = sizes.iter().sum();
+        let u = sizes.len() as f64;
+        let uniques = sizes.iter().filter(|&&s| s == 1.0).count() as f64;
+        let big_n = population.min(2_147_483_647.0);
+        let one = |k: f64| {
+            // K n / N * prod_{i < K-1} (N - n - i) / (N - 1 - i)
+            let mut p = k * n / big_n;
+            let mut i = 0.0;
+            while i < k - 1.0 {
+                p *= (big_n - n - i) / (big_n - 1.0 - i);
+                i += 1.0;
+            }
+            p
+        };
+        let mean: f64 = sizes.iter().map(|&s| one(s) / u).sum();
+        uniques * (uniques / u * one(1.0) / mean) / (n / population)
+    }
+
+    pub fn satisfies(table: &EncodedTable, row: &Value, levels: &[usize], sup: &[bool]) -> bool {
+        let all_top = levels
+            .iter()
+            .zip(&table.hierarchies)
+            .all(|(&l, h)| l == h.max_level());
+        let classes = classes(table, levels, sup);
+        let n_all = table.rows() as f64;
+        let sizes: Vec<f64> = if all_top {
+            Vec::new()
+        } else {
+            classes.values().map(|v| v.len() as f64).collect()
+        };
+        let records: f64 = sizes.iter().sum();
+        // Suppressed records within the budget.
+        let budget = (row["suppression_limit"].as_f64().unwrap() * n_all).floor();
+        if (sup.iter().filter(|&&s| s).count() as f64) > budget {
+            return false;
+        }
+        if let Some(k) = row["k"].as_u64() {
+            if row["model"] != "kmap" && sizes.iter().any(|&s| s < k as f64) {
+                return false;
+            }
+        }
+        // Sensitive frequencies over all records.
+        let freq = |code: u32| {
+            let col = &table.sensitive[0].codes;
+            col.iter().filter(|&&c| c == code).count() as f64 / col.len() as f64
+        };
+        match row["model"].as_str().unwrap() {
+            "kmap" => {
+                let pop = row["population_size"].as_u64().unwrap();
+                let k = kmap_k(row["k"].as_u64().unwrap(), table.rows() as u64, pop);
+                sizes.iter().all(|&s| s >= k as f64)
+            }
+            "average-risk" => {
+                sizes.is_empty()
+                    || sizes.len() as f64 / records <= row["risk_threshold"].as_f64().unwrap()
+            }
+            "sample-uniqueness" => {
+                sizes.is_empty()
+                    || sizes.iter().filter(|&&s| s == 1.0).count() as f64 / records
+                        <= row["risk_threshold"].as_f64().unwrap()
+            }
+            "population-uniqueness" if row["pop_model"] == "zayatz" => {
+                let pop = row["population_size"].as_u64().unwrap() as f64;
+                sizes.is_empty()
+                    || zayatz(&sizes, pop) / pop <= row["risk_threshold"].as_f64().unwrap()
+            }
+            // Pitman's, SNB's and Dankar's estimates are compared with ARX's in `risk_report`.
+            "population-uniqueness" => true,
+            "delta-disclosure" => {
+                let d = row["delta"].as_f64().unwrap();
+                classes.values().all(|v| {
+                    let mut codes = v.clone();
+                    codes.sort_unstable();
+                    codes.dedup();
+                    codes.iter().all(|&c| {
+                        let q = v.iter().filter(|&&x| x == c).count() as f64 / v.len() as f64;
+                        (q / freq(c)).log2().abs() < d + 1e-12
+                    })
+                })
+            }
+            m @ ("basic-beta-likeness" | "enhanced-beta-likeness") => {
+                let b = row["beta"].as_f64().unwrap();
+                classes.values().all(|v| {
+                    v.iter().all(|&c| {
+                        let p = freq(c);
+                        let q = v.iter().filter(|&&x| x == c).count() as f64 / v.len() as f64;
+                        let bound = if m.starts_with("enhanced") {
+                            b.min(-p.ln())
+                        } else {
+                            b
+                        };
+                        (q - p) / p <= bound + 1e-12
+                    })
+                })
+            }
+            m => panic!("model {m}"),
+        }
+    }
+}
+
+/// The new `<privacy>` elements: what they build, and the configs they refuse (exit 2, before
+/// the input is read).
+mod config {
+    use anonbox::config::build_job_with_warnings;
+    use anonbox::job::PrivacyModel;
+
+    use crate::config::{args, small_config, Workdir, SMALL_INPUT, SMALL_QID};
+
+    fn build(privacy: &str, method: &str) -> anonbox::Result<Vec<PrivacyModel>> {
+        let w = Workdir::new();
+        w.write("in.csv", SMALL_INPUT);
+        let body = format!("{SMALL_QID}<sens><att index='3'/></sens><privacy>{privacy}</privacy>");
+        let cfg = w.write("c.xml", &small_config(&format!("method='{method}'"), &body));
+        build_job_with_warnings(&args(&["-config", cfg.to_str().unwrap()])).map(|(j, _)| j.privacy)
+    }
+
+    #[test]
+    fn builds_the_models() {
+        let models = build(
+            "<k-map k='5' population='USA'/><k-map k='3' population-size='1000' \
+             significance='0.05' estimator='zero-truncated-poisson'/>\
+             <average-risk threshold='0.09'/><sample-uniqueness threshold='0.01'/>\
+             <delta-disclosure delta='1.5'/><beta-likeness beta='2' enhanced='true'/>\
+             <population-uniqueness threshold='0.01' population='germany'/>\
+             <population-uniqueness threshold='0.02' model='SNB' population-size='5000'/>",
+            "Flash",
+        )
+        .unwrap();
+        let names: Vec<String> = models.iter().map(|m| m.describe(&[])).collect();
+        assert_eq!(
+            names,
+            [
+                "5-map(population usa)",
+                "3-map(population 1000)",
+                "average-risk(0.09)",
+                "sample-uniqueness(0.01)",
+                "1.5-disclosure(?)",
+                "enhanced-2-likeness(?)",
+                "population-uniqueness(0.01, dankar, population germany)",
+                "population-uniqueness(0.02, snb, population 5000)",
+            ]
+        );
+        match &models[1] {
+            PrivacyModel::KMap {
+                population,
+                significance,
+                ..
+            } => assert_eq!((population.size, *significance), (1000, 0.05)),
+            m => panic!("{m:?}"),
+        }
+    }
+
+    #[test]
+    fn refuses_bad_elements_and_toolbox_methods() {
+        for (privacy, method, says) in [
+            (
+                "<average-risk threshold='1.5'/>",
+                "Flash",
+                "need 0 <= threshold <= 1",
+            ),
+            ("<sample-uniqueness/>", "Flash", "threshold"),
+            ("<k-map k='5'/>", "Flash", "give exactly one of population"),
+            (
+                "<k-map k='5' population='usa' population-size='9'/>",
+                "Flash",
+                "give exactly one of population",
+            ),
+            (
+                "<k-map k='5' population='mars'/>",
+                "Flash",
+                "neither a region",
+            ),
+            (
+                "<k-map k='0' population='usa'/>",
+                "Flash",
+                "k must be at least 1",
+            ),
+            ("<delta-disclosure delta='0'/>", "Flash", "must be above 0"),
+            (
+                "<population-uniqueness threshold='0.1' model='poisson' population='usa'/>",
+                "Flash",
+                "accepted: pitman, zayatz, snb, dankar",
+            ),
+            (
+                "<population-uniqueness threshold='0.1'/>",
+                "Flash",
+                "give exactly one of population",
+            ),
+            (
+                "<population-uniqueness threshold='0.1' population='usa'/>",
+                "Mondrian",
+                "population-uniqueness(0.1, dankar, population usa) is not enforced by Mondrian",
+            ),
+            (
+                "<beta-likeness beta='1' enhanced='yes'/>",
+                "Flash",
+                "accepted: true, false",
+            ),
+            (
+                "<beta-likeness beta='1' tresh='2'/>",
+                "Flash",
+                "unknown attribute 'tresh'",
+            ),
+            (
+                "<average-risk threshold='0.1'/>",
+                "Datafly",
+                "average-risk(0.1) is not enforced by Datafly",
+            ),
+            (
+                "<k-map k='5' population='uk'/>",
+                "Mondrian",
+                "5-map(population uk) is not enforced by Mondrian",
+            ),
+            (
+                "<beta-likeness beta='1'/>",
+                "Incognito_L",
+                "is not enforced by Incognito_L",
+            ),
+            (
+                "<sample-uniqueness threshold='0.1'/>",
+                "Incognito_K",
+                "is not enforced by Incognito_K",
+            ),
+            (
+                "<delta-disclosure delta='2'/>",
+                "Anatomy",
+                "is not enforced by Anatomy",
+            ),
+        ] {
+            let e = build(privacy, method).unwrap_err();
+            assert_eq!(
+                anonbox::cmd::Stage::Setup.exit_code(&e),
+                2,
+                "{privacy} {method}: {e:?}"
+            );
+            assert!(e.to_string().contains(says), "{privacy} {method}: {e}");
+        }
+    }
+}

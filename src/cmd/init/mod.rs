@@ -1,11 +1,17 @@
 //! `anonbox init DATA`: from a raw delimited file to a config that runs.
 //!
+//! 0. Without `--header` or `--no-header`, [`header`] decides on the first records whether the
+//!    first line names the columns; init says so, and why, on its first line.
 //! 1. [`profile`] reads the file once, streaming: per column the kind of values, the distinct
 //!    values with their counts and the missing share (memory grows with distinct values).
-//! 2. [`propose`] gives each column a role (identifier, insensitive, quasi-identifier) and each
-//!    quasi-identifier a builder of [`crate::hierarchy::build`], keeping the lattice small or,
-//!    with many quasi-identifiers, the search limited in time; past what a search takes (2^64
-//!    transformations), the least identifying are left out and removed from the release.
+//! 2. [`propose`] gives each column a role with its reason (identifier, sensitive,
+//!    quasi-identifier, insensitive; from what [`meaning`] reads in its name and values, with
+//!    the HIPAA Safe Harbor flags), keeps the quasi-identifiers to what a release bears, and
+//!    gives each a builder of [`crate::hierarchy::build`], keeping the lattice small or, with
+//!    many quasi-identifiers, the search limited in time. Sensitive attributes get distinct
+//!    l-diversity in `<privacy>` and a file listing their values (read as categories).
+//!    What init prints of each hierarchy is made from the builder that wrote it and the row of
+//!    the column's most frequent value, so it says what the file holds.
 //! 3. The config's method and the lattice init prints come from the levels of the hierarchies
 //!    it writes, checked by the run's own check ([`crate::algorithms::lattice_limits`]): init
 //!    never writes a config, nor prints a command, that the run refuses.
@@ -31,6 +37,8 @@
 //! data is read (exit 2), and [`InitJob::run`] the rest (exit 1); see [`crate::cmd::Stage`].
 
 pub mod encoding;
+pub mod header;
+pub mod meaning;
 pub mod profile;
 pub mod propose;
 
@@ -53,14 +61,15 @@ use propose::{Proposal, Role};
     name = "anonbox init",
     about = "Profile a delimited file and write a config and hierarchies to start from",
     long_about = "Profile a delimited file (kind of values, distinct values, missing share per \
-                  column), propose a role per column (near-unique: identifier; free text: \
-                  insensitive; the rest: quasi-identifier), and write DIR/config.xml with a \
-                  comment per column and a hierarchy file per quasi-identifier. Then run the \
+                  column), propose a role per column with its reason (identifiers: names, \
+                  contact details, numbers, near-unique columns; sensitive: outcomes, \
+                  diagnoses, income, under distinct l-diversity; quasi-identifiers: \
+                  demographics, geography, dates, as many as the release bears; the rest kept \
+                  as it is or left out), flag HIPAA Safe Harbor identifiers with their \
+                  treatment, and write DIR/config.xml with a comment per column and a \
+                  hierarchy file per quasi-identifier and sensitive attribute. Then run the \
                   command it prints: anonbox -config DIR/config.xml -method Flash -k 5 (with \
-                  ten quasi-identifiers or more: -method Optimal -timeLimit 60 -k 5). Past \
-                  what a search takes (2^64 transformations: about 40 quasi-identifiers), the \
-                  most identifying are kept and the others left out, removed from the release \
-                  and named.\n\n\
+                  a large lattice: -method Optimal -timeLimit 60 -k 5).\n\n\
                   Exit status: 0 written, 1 a data or I/O error (nothing written), 2 bad flags.",
     disable_version_flag = true
 )]
@@ -71,9 +80,13 @@ pub struct InitArgs {
     /// Field separator (one character, \t, or a string such as ", ")
     #[arg(long, value_name = "SEP", default_value = ",")]
     pub separator: String,
-    /// The first line is a header (names the columns)
-    #[arg(long)]
+    /// The first line is a header (names the columns) [default: decided on the first 200
+    /// records, said on the first line printed]
+    #[arg(long, conflicts_with = "no_header")]
     pub header: bool,
+    /// The first line is a record
+    #[arg(long)]
+    pub no_header: bool,
     /// Text encoding of the file (and of the hierarchy files written): a WHATWG label such as
     /// windows-1252 (latin1), iso-8859-15, shift_jis [default: UTF-8 if the file is, else
     /// windows-1252, said in the output and written in the config]
@@ -124,16 +137,7 @@ pub fn prepare(args: &[String]) -> Result<Request> {
     };
     let usage = |m: String| Error::Usage(format!("init: {m}"));
     let separator = crate::io::separator_arg(&a.separator);
-    // A user's own file: `?` is a value like any other (the config says `unknown="keep"`, so
-    // the run reads the rows the profile read).
-    let format = Format::new(&separator, a.header)
-        .map_err(|e| usage(format!("--separator: {e}")))?
-        .unknown_kept(true)
-        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8))
-        .max_line(
-            a.max_line_length
-                .unwrap_or(crate::io::source::DEFAULT_MAX_LINE),
-        );
+    let format = format_of(&a, &separator, a.header).map_err(usage)?;
     if !a.data.is_file() {
         return Err(usage(format!(
             "{} does not exist or is not a file",
@@ -171,6 +175,19 @@ pub fn prepare(args: &[String]) -> Result<Request> {
         separator,
         format,
     })))
+}
+
+/// The format init reads DATA with: `?` is a value like any other (the config says
+/// `unknown="keep"`, so the run reads the rows the profile read).
+fn format_of(a: &InitArgs, separator: &str, header: bool) -> std::result::Result<Format, String> {
+    Ok(Format::new(separator, header)
+        .map_err(|e| format!("--separator: {e}"))?
+        .unknown_kept(true)
+        .encoded(a.encoding.unwrap_or(encoding_rs::UTF_8))
+        .max_line(
+            a.max_line_length
+                .unwrap_or(crate::io::source::DEFAULT_MAX_LINE),
+        ))
 }
 
 /// True for the names init writes in its folder: `config.xml` and `hierarchy_*.csv`.
@@ -257,6 +274,10 @@ fn other_separator(profile: &Profile, separator: &str) -> Option<&'static str> {
 struct Reading<'a> {
     encoding: &'static crate::io::encoding::Encoding,
     guessed: Option<String>,
+    /// The first line is a header (given, or decided).
+    header: bool,
+    /// Why, when init decided it (neither `--header` nor `--no-header`).
+    header_said: Option<String>,
     profile: &'a Profile,
 }
 
@@ -268,6 +289,11 @@ struct Built {
     builder: Builder,
     /// Levels of the file written (its columns: the value, each level, `*`).
     levels: usize,
+    /// What the hierarchy written does, in words, with the row of the column's most frequent
+    /// value as the file holds it: `intervals of 5, 10, 20: 36 -> [35:40) -> ... -> *`.
+    hierarchy: String,
+    /// A quasi-identifier's (else a sensitive attribute's, which lists its values).
+    qi: bool,
 }
 
 /// The search the config runs, decided on the levels of the hierarchy files written.
@@ -285,6 +311,7 @@ impl Search {
     fn of(profile: &Profile, built: &[Built]) -> Result<Search> {
         let heights: Vec<(&str, usize)> = built
             .iter()
+            .filter(|b| b.qi)
             .map(|b| (profile.columns[b.column].name.as_str(), b.levels))
             .collect();
         let size = propose::lattice_size(heights.iter().map(|&(_, l)| l));
@@ -321,13 +348,25 @@ impl InitJob {
         let a = &self.args;
         let started = Instant::now();
         // Without --encoding: UTF-8, or windows-1252 for a file that is not (said and kept).
+        // Without --header or --no-header: decided on the first records, and said.
+        let (header, header_said) = if a.header || a.no_header {
+            (a.header, None)
+        } else {
+            let d = header::detect(&self.format, &a.data)?;
+            (d.header, Some(d.why))
+        };
+        let base = if header == self.format.header() {
+            self.format.clone()
+        } else {
+            format_of(a, &self.separator, header).map_err(Error::Invalid)?
+        };
         let guessed = match a.encoding {
             Some(_) => None,
-            None => encoding::not_utf8(&self.format, &a.data)?,
+            None => encoding::not_utf8(&base, &a.data)?,
         };
         let format = match guessed {
-            Some(_) => self.format.clone().encoded(encoding::FALLBACK),
-            None => self.format.clone(),
+            Some(_) => base.encoded(encoding::FALLBACK),
+            None => base,
         };
         let profile = profile::profile(&format, &a.data)?;
         let profiled = started.elapsed().as_secs_f64();
@@ -347,7 +386,7 @@ impl InitJob {
         }
         let mut proposal = propose::propose(&profile, &self.separator);
         let built = self.choose_builders(&profile, &mut proposal)?;
-        if built.is_empty() {
+        if !built.iter().any(|b| b.qi) {
             return Err(Error::in_file(
                 &a.data,
                 "no column qualifies as a quasi-identifier (every column is an identifier, \
@@ -383,6 +422,8 @@ impl InitJob {
         let read = Reading {
             encoding: format.encoding(),
             guessed,
+            header,
+            header_said,
             profile: &profile,
         };
         let xml = self.config_xml(&read, &proposal, &built, &search)?;
@@ -398,24 +439,59 @@ impl InitJob {
         let mut built = Vec::new();
         let mut files: HashSet<String> = HashSet::new();
         for (c, p) in profile.columns.iter().zip(proposal.columns.iter_mut()) {
-            let Role::QuasiIdentifier { kind, params } = &p.role else {
-                continue;
+            // A sensitive attribute's file lists its values (value -> `*`): the run reads them
+            // as categories, whatever they are (without one it reads numbers).
+            let (kind, params, qi) = match &p.role {
+                Role::QuasiIdentifier { kind, params } => (*kind, params.clone(), true),
+                Role::Sensitive { .. } => ("categories", Vec::new(), false),
+                _ => continue,
             };
-            let builder = propose::builder(kind, params)
+            let builder = propose::builder(kind, &params)
                 .ok()
                 .filter(|b| c.values_and_missing().all(|(v, _)| b.check(v).is_ok()));
             let builder = match builder {
                 Some(b) => b,
-                None => {
+                None if qi => {
                     p.role = Role::QuasiIdentifier {
                         kind: "categories",
                         params: Vec::new(),
                     };
-                    p.reason = format!("{}; value -> * (its builder refused a value)", p.reason);
+                    p.reason = format!("{} (its proposed builder refused a value)", p.reason);
                     Builder::from_params("categories", &Default::default())
                         .map_err(Error::Invalid)?
                 }
+                None => {
+                    return Err(Error::Invalid(format!(
+                        "init: no hierarchy lists the values of {} (please report it)",
+                        crate::error::shown(&c.name)
+                    )))
+                }
             };
+            // The words come from the final builder and the example from its rows: what is
+            // printed is what the file holds.
+            let words = match &p.role {
+                Role::QuasiIdentifier { kind, params } => propose::hierarchy_words(kind, params),
+                _ => "its values listed in a hierarchy file, read as categories".to_string(),
+            };
+            let values: Vec<(&str, u64)> = c.values_and_missing().collect();
+            // The most frequent value that is not missing (missing ones stay themselves).
+            let most = c
+                .values
+                .values()
+                .max_by_key(|&(v, n)| (n, std::cmp::Reverse(v)))
+                .or_else(|| values.first().copied())
+                .map_or("", |(v, _)| v);
+            let example = builder
+                .rows(&values)
+                .find(|row| row.first().is_some_and(|v| v == most))
+                .map(|row| {
+                    row.iter()
+                        .map(|v| crate::error::shown(v))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                })
+                .unwrap_or_default();
+            let hierarchy = format!("{words}, e.g. {example}");
             // The levels of the file it writes: fixed by the builder, or (a mask without a
             // length) by the longest value, as the first row shows.
             let levels = match builder.levels() {
@@ -446,6 +522,8 @@ impl InitJob {
                 description: builder.describe(),
                 builder,
                 levels,
+                hierarchy,
+                qi,
             });
         }
         Ok(built)
@@ -491,7 +569,7 @@ impl InitJob {
         let (method, time_limit) = (search.method.name(), search.time_limit);
         x.push_str(&comment(&format!(
             "suppression: at most 5 % of the records may be suppressed; lattice: {lattice} \
-             transformations{}{}",
+             transformations{}{}{}",
             match time_limit {
                 None => String::new(),
                 Some(t) => format!(
@@ -500,19 +578,21 @@ impl InitJob {
                      one)"
                 ),
             },
+            match &proposal.bounded {
+                None => String::new(),
+                Some(b) => format!(". {b}"),
+            },
             if left_out.is_empty() {
                 String::new()
             } else {
                 format!(
-                    ". {} quasi-identifiers were left out, so that a search can take the rest \
-                     (at most 2^64 transformations): the {} of the most identifying values \
-                     (highest entropy) are kept; those left out are under <id>, removed from \
-                     the release (released as they are, they could single records out again \
-                     beside the generalized ones). To release one generalized, write its \
-                     hierarchy with anonbox hierarchy and move its <att> into <qid> in place of \
-                     another",
+                    ". {} quasi-identifiers were left out and {} kept (each comment says why); \
+                     those left out are under <id>, removed from the release (released as they \
+                     are, they could single records out again beside the generalized ones). \
+                     To release one generalized, write its hierarchy with anonbox hierarchy \
+                     and move its <att> into <qid> in place of another",
                     left_out.len(),
-                    built.len()
+                    built.iter().filter(|b| b.qi).count()
                 )
             }
         )));
@@ -536,7 +616,7 @@ impl InitJob {
             "  <input filename=\"{}\" separator=\"{}\"{} unknown=\"keep\"{}/>\n",
             esc(&input),
             esc(&separator),
-            if a.header { " header=\"true\"" } else { "" },
+            if read.header { " header=\"true\"" } else { "" },
             if crate::io::encoding::is_utf8(read.encoding) {
                 String::new()
             } else {
@@ -551,7 +631,7 @@ impl InitJob {
             let name = &profile.columns[i].name;
             // XML 1.0 has no way to write most control characters, even as references: such a
             // name is left out (the index alone names the column).
-            if a.header && name.chars().all(xml_char) {
+            if read.header && name.chars().all(xml_char) {
                 format!("<att index=\"{i}\" name=\"{}\"{extra}/>", esc(name))
             } else {
                 format!("<att index=\"{i}\"{extra}/>")
@@ -567,20 +647,22 @@ impl InitJob {
                 let c = &profile.columns[i];
                 x.push_str(&format!(
                     "    {}",
-                    comment(&format!("{}: {}", c.name, proposal.columns[i].reason))
+                    comment(&format!("{}: {}", c.name, proposal.columns[i].line(None)))
                 ));
                 x.push_str(&format!("    {}\n", att(i, "")));
             }
             x.push_str("  </id>\n");
         }
         x.push_str("  <qid>\n");
-        for b in built {
+        for b in built.iter().filter(|b| b.qi) {
             let c = &profile.columns[b.column];
             x.push_str(&format!(
                 "    {}",
                 comment(&format!(
                     "{}: {}; built by: {}",
-                    c.name, proposal.columns[b.column].reason, b.description
+                    c.name,
+                    proposal.columns[b.column].line(Some(&b.hierarchy)),
+                    b.description
                 ))
             ));
             x.push_str(&format!(
@@ -589,13 +671,79 @@ impl InitJob {
             ));
         }
         x.push_str("  </qid>\n");
+        let sensitive: Vec<(usize, usize)> = proposal
+            .columns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p.role {
+                Role::Sensitive { l } => Some((i, l)),
+                _ => None,
+            })
+            .collect();
+        if !sensitive.is_empty() {
+            x.push_str("  <sens>\n");
+            for &(i, _) in &sensitive {
+                x.push_str(&format!(
+                    "    {}",
+                    comment(&format!(
+                        "{}: {}",
+                        profile.columns[i].name,
+                        proposal.columns[i].line(None)
+                    ))
+                ));
+                let file = built
+                    .iter()
+                    .find(|b| b.column == i)
+                    .map_or(String::new(), |b| {
+                        format!(" hierarchy=\"{}\"", esc(&b.file))
+                    });
+                x.push_str(&format!("    {}\n", att(i, &file)));
+            }
+            x.push_str("  </sens>\n");
+            x.push_str(&format!(
+                "  {}",
+                comment(&format!(
+                    "privacy: every class of at least {} records, and the sensitive \
+                     attributes diverse in every class (raise l for more protection; a run \
+                     that finds no release names the model to relax)",
+                    propose::K
+                ))
+            ));
+            x.push_str("  <privacy>\n");
+            x.push_str(&format!("    <k-anonymity k=\"{}\"/>\n", propose::K));
+            for &(i, l) in &sensitive {
+                // The attribute by its name, which XML may be unable to hold: then the only
+                // sensitive attribute goes without (the config reader takes it), and several
+                // cannot be told apart.
+                let name = &profile.columns[i].name;
+                let attribute = if read.header && name.chars().all(xml_char) {
+                    format!(" attribute=\"{}\"", esc(name))
+                } else if sensitive.len() == 1 {
+                    String::new()
+                } else {
+                    return Err(Error::in_file(
+                        &a.data,
+                        format!(
+                            "column {i}, a sensitive attribute, has a name XML cannot hold \
+                             ({}): rename it in the header line and run init again",
+                            crate::error::shown(name)
+                        ),
+                    ));
+                };
+                x.push_str(&format!(
+                    "    <distinct-l-diversity{attribute} l=\"{l}\"/>\n"
+                ));
+            }
+            x.push_str("  </privacy>\n");
+        }
         for (i, p) in proposal.columns.iter().enumerate() {
             if p.role == Role::Insensitive {
                 x.push_str(&format!(
                     "  {}",
                     comment(&format!(
                         "{} (column {i}): {}; released as it is",
-                        profile.columns[i].name, p.reason
+                        profile.columns[i].name,
+                        p.line(None)
                     ))
                 ));
             }
@@ -625,28 +773,79 @@ impl InitJob {
                 read.encoding.name()
             )?;
         }
+        let header = match (&read.header_said, read.header) {
+            (None, _) => String::new(),
+            (Some(why), true) => format!(
+                " (its first line read as the header: {why}; give --no-header if it is a \
+                 record)"
+            ),
+            (Some(why), false) => {
+                format!(" (no header: {why}; give --header if the first line names the columns)")
+            }
+        };
         writeln!(
             out,
-            "{}: {} records, {} columns, profiled in {seconds:.2} s",
+            "{}: {} records, {} columns{header}, profiled in {seconds:.2} s",
             a.data.display(),
             profile.records,
             profile.columns.len(),
         )?;
-        let mut files: Vec<Option<&str>> = vec![None; profile.columns.len()];
+        let mut files: Vec<Option<&Built>> = vec![None; profile.columns.len()];
         for b in built {
-            files[b.column] = Some(&b.file);
+            files[b.column] = Some(b);
         }
         for (c, p) in profile.columns.iter().zip(&proposal.columns) {
-            let file = files[c.index].map_or(String::new(), |f| {
-                format!(" -> {}", a.dir.join(f).display())
+            let built = files[c.index];
+            let file = built.map_or(String::new(), |b| {
+                format!(" -> {}", a.dir.join(&b.file).display())
             });
             writeln!(
                 out,
                 "  {:>3} {}: {}{file}",
                 c.index,
                 crate::error::shown(&c.name),
-                p.reason
+                p.line(built.map(|b| b.hierarchy.as_str()))
             )?;
+        }
+        let flagged: Vec<String> = profile
+            .columns
+            .iter()
+            .zip(&proposal.columns)
+            .filter_map(|(c, p)| {
+                let sh = p.safe_harbor.as_ref()?;
+                Some(format!("{} ({})", crate::error::shown(&c.name), sh.letter))
+            })
+            .collect();
+        if !flagged.is_empty() {
+            writeln!(
+                out,
+                "HIPAA Safe Harbor identifiers: {}; each line above says its treatment",
+                flagged.join(", ")
+            )?;
+        }
+        let sensitive: Vec<String> = profile
+            .columns
+            .iter()
+            .zip(&proposal.columns)
+            .filter_map(|(c, p)| match p.role {
+                Role::Sensitive { l } => Some(format!(
+                    "distinct {l}-diversity of {}",
+                    crate::error::shown(&c.name)
+                )),
+                _ => None,
+            })
+            .collect();
+        writeln!(
+            out,
+            "privacy: {}-anonymity{}",
+            propose::K,
+            sensitive
+                .iter()
+                .map(|s| format!(", {s}"))
+                .collect::<String>()
+        )?;
+        if let Some(bounded) = &proposal.bounded {
+            writeln!(out, "{bounded}")?;
         }
         let left_out: Vec<usize> = proposal.left_out().collect();
         if !left_out.is_empty() {
@@ -663,11 +862,11 @@ impl InitJob {
             writeln!(
                 out,
                 "left out of the quasi-identifiers: {} columns ({}{more}), removed from the \
-                 release as identifiers are: a search takes at most 2^64 transformations, so \
-                 the {} of the most identifying values (highest entropy) are kept",
+                 release as identifiers are (each one's line says why); {} quasi-identifiers \
+                 kept",
                 left_out.len(),
                 names.join(", "),
-                built.len()
+                built.iter().filter(|b| b.qi).count()
             )?;
         }
         let config = a.dir.join("config.xml");

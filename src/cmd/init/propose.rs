@@ -1,15 +1,28 @@
 //! From a profile to proposals: a role per column and, per quasi-identifier, a builder.
 //!
-//! Roles:
-//! - **identifier** (removed from the output): near-unique columns, at least 90 % distinct
-//!   values over at least 50 records (99 % for integers, so that a measurement with many
-//!   values stays a quasi-identifier), codes and categories only: a date of birth or a
-//!   measurement is near-unique in a small file but is what an attacker knows, to generalize.
-//! - **insensitive** (released as it is): free text (a quasi-identifier hierarchy cannot
-//!   generalize sentences; review it by hand), empty columns and columns of one value.
-//! - **quasi-identifier**: the rest. Declaring too many is safe, declaring too few is not.
-//! - **left out** (removed from the output, as an identifier): the least identifying
-//!   quasi-identifiers past what a search takes ([`keep_within_limits`]).
+//! Roles, each with its reason (what its name or values say, see [`super::meaning`]):
+//! - **identifier** (removed from the output): named as one (names, contact details, record,
+//!   account and other numbers: `id`, `nr`, `mrn`, ...), shaped as one (e-mail, web and IP
+//!   addresses, sequences), or near-unique: at least 90 % distinct values over at least 50
+//!   records (99 % for integers, so that a measurement with many values stays a
+//!   quasi-identifier), codes and categories only: a date of birth or a measurement is
+//!   near-unique in a small file but is what an attacker knows, to generalize.
+//! - **sensitive** (released as it is, under distinct l-diversity): named as an outcome,
+//!   a diagnosis, income, a special category; or, when nothing is so named, the last column if
+//!   a category of 2 to 10 values (where survey and census files keep their outcome). l is 2
+//!   below six values, else 3 ([`sensitive_l`]).
+//! - **quasi-identifier**: named as a demographic, geography or a date, or shaped as an age
+//!   or a date; then the others, since declaring too many is safe and too few is not, up to
+//!   what a release bears ([`bound_quasi_identifiers`]).
+//! - **insensitive** (released as it is): free text (a hierarchy cannot generalize sentences;
+//!   review it by hand), empty columns, columns of one value, and, past the bound, columns
+//!   nothing names a quasi-identifier whose every value is shared by at least [`K`] records.
+//! - **left out** (removed, as an identifier): past the bound, the others: released raw
+//!   beside the generalized ones, they could single records out again.
+//!
+//! HIPAA Safe Harbor identifiers are flagged with their treatment ([`super::meaning`]); the
+//! proposal applies it where a hierarchy can: ZIP codes masked to their first three digits at
+//! the first level, ages top-coded at 90 (`>=90`), dates with calendar levels.
 //!
 //! Default hierarchies, chosen to be useful at the first try:
 //! - integers and decimals: `intervals` of a round width giving about 16 intervals over the
@@ -26,23 +39,17 @@
 //! Flash proves the optimum in seconds to minutes, even on 200,000 records: a larger lattice
 //! loses the finest level of its tallest hierarchy (of a code, the coarsest masking level: a
 //! larger step would hide the first characters, the useful ones), one at a time, down to
-//! value, one level, `*`. If it is still larger (ten quasi-identifiers or more, as real releases have), every
+//! value, one level, `*`. If it is still larger (nine or ten quasi-identifiers), every
 //! quasi-identifier stays and the config runs `-method Optimal` (BFS over antichains above
 //! [`crate::algorithms::OPTIMAL_FLASH_LIMIT`]) with a time limit of [`TIME_LIMIT`] seconds: the
 //! release is the best transformation found by then, with the proven bound in the report.
 //! (Removing quasi-identifiers from the output until Flash could take the rest, as init once
 //! did, releases less: a removed column is generalized all the way, on every record.)
 //!
-//! Every quasi-identifier stays as long as a search can take them all: no lattice search runs
-//! on more than 2^64 transformations ([`crate::algorithms::lattice_limits`], the run's own
-//! check; about 40 quasi-identifiers of three levels, 63 of two). Past that, [`keep_within_limits`]
-//! keeps the most identifying ones, by the entropy of their values (the information a column
-//! gives about a record: many values, evenly spread, identify more than two values of which one
-//! is nearly everywhere), as many as the limits take, and leaves the rest out: a column left
-//! out is removed from the release as an identifier is, never released as it is (its raw
-//! values beside the generalized ones could single records out again). Removing the least
-//! identifying columns loses the least information; the config says which were left out and
-//! how to swap one in.
+//! The bound keeps the lattice within what a search takes: at most
+//! [`MAX_QUASI_IDENTIFIERS`] hierarchies, each coarsened to three levels at most when the
+//! budget needs it, are far below the 2^64 transformations a search takes
+//! ([`crate::algorithms::lattice_limits`], which init still checks on the files it writes).
 //!
 //! Coarsening and choosing take time near-linear in the columns: a heap finds the tallest
 //! hierarchy and a count of hierarchies per height gives the lattice's size, so that a file of
@@ -50,6 +57,7 @@
 
 use std::collections::BinaryHeap;
 
+use super::meaning::{self, Meaning, SafeHarbor};
 use super::profile::{ColumnProfile, Kind, Profile};
 use crate::hierarchy::build::dates::DateFormat;
 use crate::hierarchy::build::number::Decimal;
@@ -69,13 +77,18 @@ pub const TIME_LIMIT: u32 = 60;
 pub enum Role {
     Identifier,
     Insensitive,
+    /// Released as it is, protected by distinct l-diversity of this `l` (see [`sensitive_l`]).
+    Sensitive {
+        l: usize,
+    },
     /// With the builder's kind and parameters (name, value), in order.
     QuasiIdentifier {
         kind: &'static str,
         params: Vec<(String, String)>,
     },
-    /// A quasi-identifier left out so that a search can take the rest
-    /// ([`keep_within_limits`]): removed from the release, as an identifier is.
+    /// A quasi-identifier left out of the bounded set ([`bound_quasi_identifiers`]) or past
+    /// what a search takes ([`keep_within_limits`]): removed from the release, as an
+    /// identifier is.
     LeftOut,
 }
 
@@ -83,7 +96,39 @@ pub enum Role {
 #[derive(Debug, Clone)]
 pub struct ColumnProposal {
     pub role: Role,
+    /// Why this role: `quasi-identifier: demographic, by its name (age)`.
     pub reason: String,
+    /// The profile the reason rests on: `integer 17..90, 72 distinct, 0.0 % missing`.
+    pub profile: String,
+    /// Its name or values say what it is (a quasi-identifier by name or shape comes before
+    /// one that is a quasi-identifier only because nothing says otherwise).
+    pub known: bool,
+    /// Finest levels were taken off its hierarchy to keep the lattice small.
+    pub coarsened: bool,
+    /// The HIPAA Safe Harbor identifier it is, with the treatment.
+    pub safe_harbor: Option<SafeHarbor>,
+}
+
+impl ColumnProposal {
+    /// The line init prints and writes as the column's comment: the role and why, the
+    /// hierarchy actually written (`hierarchy`, for a quasi-identifier), the profile and the
+    /// Safe Harbor flag.
+    pub fn line(&self, hierarchy: Option<&str>) -> String {
+        let mut s = self.reason.clone();
+        if let Some(h) = hierarchy {
+            s.push_str(": ");
+            s.push_str(h);
+        }
+        s.push_str(&format!(" ({})", self.profile));
+        if self.coarsened {
+            s.push_str("; finest levels dropped to keep the lattice small");
+        }
+        if let Some(sh) = &self.safe_harbor {
+            s.push_str("; ");
+            s.push_str(&sh.text());
+        }
+        s
+    }
 }
 
 /// The proposals of a file.
@@ -91,6 +136,8 @@ pub struct ColumnProposal {
 pub struct Proposal {
     /// One per column, in column order.
     pub columns: Vec<ColumnProposal>,
+    /// Why fewer quasi-identifiers were kept than there were ([`bound_quasi_identifiers`]).
+    pub bounded: Option<String>,
 }
 
 impl Proposal {
@@ -144,6 +191,35 @@ pub fn method_flags(method: Method, time_limit: Option<u32>) -> String {
     }
 }
 
+/// The k of the config init writes (the suppression limit and the run's `-k` go with it).
+pub const K: u64 = 5;
+
+/// Most quasi-identifiers init proposes, whatever the file's size: beyond ten, Flash no longer
+/// proves the optimum in seconds, and a release keeps little of any.
+pub const MAX_QUASI_IDENTIFIERS: usize = 10;
+
+/// Fewest quasi-identifiers the bound leaves, however small the file.
+pub const MIN_QUASI_IDENTIFIERS: usize = 3;
+
+/// How many quasi-identifiers a release of `records` records bears at k = [`K`]: at the
+/// coarsest level short of `*`, q attributes of (at least) two groups each make up to 2^q
+/// classes, and `records` records fill classes of k only if 2^q <= records / k. So
+/// floor(log2(records / k)), within [`MIN_QUASI_IDENTIFIERS`]..=[`MAX_QUASI_IDENTIFIERS`].
+pub fn quasi_identifier_bound(records: u64) -> usize {
+    let fill = (records as f64 / K as f64).max(1.0).log2().floor() as usize;
+    fill.clamp(MIN_QUASI_IDENTIFIERS, MAX_QUASI_IDENTIFIERS)
+}
+
+/// The l of the distinct l-diversity proposed for a sensitive attribute of `distinct` values:
+/// 2 below six values (a yes/no outcome can have no more), else 3.
+pub fn sensitive_l(distinct: usize) -> usize {
+    if distinct < 6 {
+        2
+    } else {
+        3
+    }
+}
+
 /// Proposes a role per column of `profile`, a file whose fields are separated by `separator`
 /// (interval labels avoid it: `[20:25)` rather than `[20, 25[` in a comma-separated file, so
 /// the release needs no quotes).
@@ -154,11 +230,97 @@ pub fn propose(profile: &Profile, separator: &str) -> Proposal {
         .iter()
         .map(|c| column(c, profile.records, toolbox_labels))
         .collect();
+    sensitive_by_shape(&mut columns, profile);
+    let bounded = bound_quasi_identifiers(&mut columns, profile);
     coarsen_to_budget(&mut columns);
-    if lattice_size(columns.iter().filter_map(qi_levels)).is_none_or(|s| s > LATTICE_BUDGET) {
-        keep_within_limits(&mut columns, profile);
+    Proposal { columns, bounded }
+}
+
+/// Without a sensitive attribute by name, the last column when it is a category of 2 to 10
+/// values that nothing names a quasi-identifier: files of survey and census data end with the
+/// outcome (ADULT's salary class, the census sample's income class).
+fn sensitive_by_shape(columns: &mut [ColumnProposal], profile: &Profile) {
+    if columns
+        .iter()
+        .any(|c| matches!(c.role, Role::Sensitive { .. }))
+    {
+        return;
     }
-    Proposal { columns }
+    let (Some(last), Some(c)) = (columns.last_mut(), profile.columns.last()) else {
+        return;
+    };
+    let distinct = c.distinct();
+    if matches!(last.role, Role::QuasiIdentifier { .. })
+        && !last.known
+        && matches!(c.kind, Kind::Category | Kind::Code { .. })
+        && (2..=10).contains(&distinct)
+    {
+        let l = sensitive_l(distinct);
+        last.role = Role::Sensitive { l };
+        last.reason = format!(
+            "sensitive: the last column, of {distinct} values (a file's outcome, by the usual \
+             layout); released as it is, every class holding at least {l} of its values \
+             (distinct {l}-diversity)"
+        );
+    }
+}
+
+/// Keeps the quasi-identifiers to what a release bears ([`quasi_identifier_bound`]): those
+/// known by name or shape first, then the most identifying ([`identifying`]); ties: column
+/// order. Past the bound, a known one is left out (removed: an outsider may know it, and its
+/// raw values beside the generalized ones would single records out again); another is kept as
+/// it is (insensitive) when each of its values is shared by at least [`K`] records, else left
+/// out too. Returns why, when it kept fewer than there were.
+pub fn bound_quasi_identifiers(
+    columns: &mut [ColumnProposal],
+    profile: &Profile,
+) -> Option<String> {
+    let bound = quasi_identifier_bound(profile.records);
+    let mut ranked: Vec<(bool, f64, usize)> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| qi_levels(c).is_some())
+        .map(|(i, c)| (c.known, identifying(&profile.columns[i]), i))
+        .collect();
+    if ranked.len() <= bound {
+        return None;
+    }
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    for &(known, bits, i) in &ranked[bound..] {
+        let column = &profile.columns[i];
+        let c = &mut columns[i];
+        let rare = column.values_and_missing().filter(|&(_, n)| n < K).count();
+        if !known && rare == 0 {
+            c.role = Role::Insensitive;
+            c.reason = format!(
+                "insensitive, kept as it is: past the quasi-identifiers the release bears, \
+                 nothing names it one and each of its values is shared by at least {K} \
+                 records; move its <att> into <qid> if an outsider could know it"
+            );
+        } else {
+            let how = if known {
+                "named as one".to_string()
+            } else {
+                format!("{rare} of its values are shared by fewer than {K} records")
+            };
+            c.role = Role::LeftOut;
+            c.reason = format!(
+                "left out, past the quasi-identifiers the release bears, and removed ({how}; \
+                 its values give {bits:.2} bits): released as it is, it could single \
+                 records out beside the generalized ones"
+            );
+        }
+    }
+    Some(format!(
+        "{bound} quasi-identifiers kept of {}: a release of {} records bears about {bound} at \
+         k = {K} ({} attributes of two groups each make up to 2^{} classes, more than the \
+         records fill with {K} each); those named as quasi-identifiers first, then the most \
+         identifying",
+        ranked.len(),
+        profile.records,
+        bound + 1,
+        bound + 1
+    ))
 }
 
 /// Keeps the lattice under [`LATTICE_BUDGET`] if coarsening can: the tallest hierarchy first
@@ -202,10 +364,7 @@ fn coarsen_to_budget(columns: &mut [ColumnProposal]) {
         if let Role::QuasiIdentifier { kind, params } = &mut c.role {
             coarsen(kind, params);
         }
-        const NOTE: &str = "; finest levels dropped to keep the lattice small";
-        if !c.reason.contains(NOTE) {
-            c.reason.push_str(NOTE);
-        }
+        c.coarsened = true;
         let now = qi_levels(c).expect("still a quasi-identifier");
         count(&mut per_height, l, false);
         count(&mut per_height, now, true);
@@ -234,53 +393,6 @@ pub fn identifying(c: &ColumnProfile) -> f64 {
         })
         .sum::<f64>()
         .max(0.0)
-}
-
-/// Leaves out quasi-identifiers until a search can take the rest: ranked by how much they
-/// identify ([`identifying`], ties: column order), they are kept while the lattice of those
-/// kept passes [`crate::algorithms::lattice_limits`] for `-method Optimal` (at most 2^64
-/// transformations, and BFS's 64 quasi-identifiers); the first that does not pass and every
-/// one after it are left out (so that those kept are exactly the most identifying ones), each
-/// with the reason, and are removed from the release (see the module docs).
-pub fn keep_within_limits(columns: &mut [ColumnProposal], profile: &Profile) {
-    let mut ranked: Vec<(f64, usize)> = columns
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| qi_levels(c).is_some())
-        .map(|(i, _)| (identifying(&profile.columns[i]), i))
-        .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut kept: Vec<(&str, usize)> = Vec::new();
-    let mut first_out = ranked.len();
-    for (r, &(_, i)) in ranked.iter().enumerate() {
-        let l = qi_levels(&columns[i]).expect("a quasi-identifier");
-        kept.push((profile.columns[i].name.as_str(), l));
-        if crate::algorithms::lattice_limits(Method::Optimal, &kept).is_err() {
-            kept.pop();
-            first_out = r;
-            break;
-        }
-    }
-    if first_out == ranked.len() {
-        return;
-    }
-    let size = lattice_size(kept.iter().map(|&(_, l)| l));
-    let why = format!(
-        "the {} quasi-identifiers of more identifying values already make a lattice of {} \
-         transformations, and a search takes at most 2^64 (and {} quasi-identifiers)",
-        kept.len(),
-        size_text(size),
-        crate::lattice::MAX_DIMS
-    );
-    for &(bits, i) in &ranked[first_out..] {
-        let c = &mut columns[i];
-        c.role = Role::LeftOut;
-        c.reason = format!(
-            "left out of the quasi-identifiers and removed from the release, as an identifier \
-             is: {why}; its values give {bits:.2} bits; proposed as a {}",
-            c.reason
-        );
-    }
 }
 
 /// Levels (columns of the hierarchy file) a proposed builder gives.
@@ -416,7 +528,8 @@ fn percent(part: u64, whole: u64) -> String {
     format!("{:.1} %", 100.0 * part as f64 / whole.max(1) as f64)
 }
 
-/// The proposal for one column.
+/// The proposal for one column: its role by what its name or values say ([`meaning`]), its
+/// profile, and for a quasi-identifier the builder of its hierarchy.
 fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnProposal {
     let missing_records = c.missing();
     let present = records - missing_records.min(records);
@@ -438,38 +551,104 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
             (false, m) => format!(": {}", m.join(", ")),
         }
     );
-    let say = |role: Role, why: &str| ColumnProposal {
+    // What the name says, else what the values say. A date is never an identifier
+    // (`record_date` is a date), and a column of numbers is no name or address.
+    let by_name = meaning::by_name(&c.name).filter(|(m, _)| match m {
+        Meaning::Identifier(_) => !matches!(c.kind, Kind::Date { .. }),
+        _ => true,
+    });
+    let (meaning, word, by) = match by_name {
+        Some((m, w)) => (Some(m), w.clone(), format!("by its name ({w})")),
+        None => (
+            meaning::by_shape(c),
+            String::new(),
+            "by its values".to_string(),
+        ),
+    };
+    let safe_harbor = meaning::safe_harbor(c, meaning, &word);
+    let say = |role: Role, why: String, known: bool| ColumnProposal {
         role,
-        reason: format!("{why} ({profile})"),
+        reason: why,
+        profile: profile.clone(),
+        known,
+        coarsened: false,
+        safe_harbor: safe_harbor.clone(),
     };
     let near_unique = |threshold: f64| c.overflowed || (present >= 50 && share >= threshold);
+    if let Some(Meaning::Identifier(what)) = meaning {
+        return say(Role::Identifier, format!("identifier: {what}, {by}"), true);
+    }
     match &c.kind {
-        Kind::Empty => return say(Role::Insensitive, "insensitive: no values"),
+        Kind::Empty => return say(Role::Insensitive, "insensitive: no values".into(), false),
         Kind::Text => {
             return say(
                 Role::Insensitive,
-                "insensitive: free text, review it by hand",
+                "insensitive: free text, review it by hand".into(),
+                false,
             )
-        }
-        Kind::Code { .. } | Kind::Category if near_unique(0.9) => {
-            return say(Role::Identifier, "identifier: near-unique")
-        }
-        Kind::Integer { .. } if near_unique(0.99) => {
-            return say(Role::Identifier, "identifier: near-unique")
         }
         _ if distinct <= 1 && missing_records == 0 => {
             return say(
                 Role::Insensitive,
-                "insensitive: one value, identifies no one",
+                "insensitive: one value, identifies no one".into(),
+                false,
+            )
+        }
+        _ => {}
+    }
+    if let Some(Meaning::Sensitive(what)) = meaning {
+        let l = sensitive_l(distinct as usize);
+        return say(
+            Role::Sensitive { l },
+            format!(
+                "sensitive: {what}, {by}; released as it is, every class holding at least {l} \
+                 of its values (distinct {l}-diversity)"
+            ),
+            true,
+        );
+    }
+    match &c.kind {
+        Kind::Code { .. } | Kind::Category if near_unique(0.9) => {
+            return say(
+                Role::Identifier,
+                "identifier: near-unique (90 % distinct or more)".into(),
+                true,
+            )
+        }
+        Kind::Integer { .. } if near_unique(0.99) => {
+            return say(
+                Role::Identifier,
+                "identifier: near-unique (99 % distinct or more)".into(),
+                true,
             )
         }
         _ => {}
     }
     let missing = missing_records > 0;
-    let (kind, params, what): (&'static str, Vec<(String, String)>, String) = match &c.kind {
+    let zip = safe_harbor.as_ref().is_some_and(|s| s.what == "ZIP code");
+    let age = meaning::is_age(c, &word) && matches!(meaning, Some(Meaning::QuasiIdentifier(_)));
+    let (kind, params): (&'static str, Vec<(String, String)>) = match &c.kind {
+        // Safe Harbor's ZIP codes keep their first 3 digits at the first masking level.
+        Kind::Integer { .. } | Kind::Code { .. }
+            if zip && c.values.values().all(|(v, _)| v.len() == 5) =>
+        {
+            (
+                "mask",
+                pairs(&[
+                    ("step", "2".to_string()),
+                    ("levels", "2".to_string()),
+                    ("longest", "5".to_string()),
+                ]),
+            )
+        }
         Kind::Integer { min, max } | Kind::Decimal { min, max, .. } if distinct > 5 => {
             let (widths, start) = widths(*min, *max);
             let mut p = vec![("widths", widths.join(",")), ("start", start)];
+            if age {
+                // Safe Harbor: ages over 89 aggregated into 90 or older.
+                p.push(("end", "90".to_string()));
+                p.push(("top", "true".to_string()));
+            }
             if toolbox_labels {
                 p.push(("labels", "toolbox".to_string()));
             }
@@ -479,17 +658,16 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
             if missing {
                 keep_missing(&mut p, &markers);
             }
-            let what = format!("intervals of {}", widths.join(", "));
-            ("intervals", pairs(&p), what)
+            ("intervals", pairs(&p))
         }
         Kind::Date { format } => match &date_levels(c, format)[..] {
-            [] => ("categories", Vec::new(), "value -> *".to_string()),
+            [] => ("categories", Vec::new()),
             levels => {
                 let mut p = vec![("format", format.to_string()), ("levels", levels.join(","))];
                 if missing {
                     keep_missing(&mut p, &markers);
                 }
-                ("dates", pairs(&p), levels.join(", "))
+                ("dates", pairs(&p))
             }
         },
         Kind::Code { longest } => {
@@ -503,22 +681,45 @@ fn column(c: &ColumnProfile, records: u64, toolbox_labels: bool) -> ColumnPropos
             }
             // Not a builder parameter: the level count's input, removed before building.
             p.push(("longest", longest.to_string()));
-            ("mask", pairs(&p), "masked from the right".to_string())
+            ("mask", pairs(&p))
         }
         Kind::Category if distinct > 20 => {
             let min = (records / 1000).max(5);
-            (
-                "categories",
-                pairs(&[("frequency", min.to_string())]),
-                format!("values of fewer than {min} records grouped into Other"),
-            )
+            ("categories", pairs(&[("frequency", min.to_string())]))
         }
-        _ => ("categories", Vec::new(), "value -> *".to_string()),
+        _ => ("categories", Vec::new()),
     };
-    say(
-        Role::QuasiIdentifier { kind, params },
-        &format!("quasi-identifier: {what}"),
-    )
+    let (why, known) = match meaning {
+        Some(Meaning::QuasiIdentifier(what)) => (format!("quasi-identifier: {what}, {by}"), true),
+        _ => (
+            "quasi-identifier: nothing says it is not (an outsider may know it)".to_string(),
+            false,
+        ),
+    };
+    say(Role::QuasiIdentifier { kind, params }, why, known)
+}
+
+/// What a quasi-identifier's hierarchy does, in words, from its builder's final parameters
+/// (after coarsening and any fallback): `intervals of 5, 10, 20`, `masked from the right`.
+pub fn hierarchy_words(kind: &str, params: &[(String, String)]) -> String {
+    let get = |n: &str| params.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+    match kind {
+        "intervals" => format!(
+            "intervals of {}{}",
+            get("widths").unwrap_or("").replace(',', ", "),
+            if get("top").is_some() {
+                format!(", from {} on one group", get("end").unwrap_or(""))
+            } else {
+                String::new()
+            }
+        ),
+        "dates" => get("levels").unwrap_or("").replace(',', ", "),
+        "mask" => "masked from the right".to_string(),
+        _ => match get("frequency") {
+            Some(min) => format!("values of fewer than {min} records grouped into Other"),
+            None => "value -> *".to_string(),
+        },
+    }
 }
 
 /// About 16 intervals over `[min, max]`: the smallest round width (1, 2 or 5 times a power of
@@ -609,17 +810,25 @@ mod tests {
         );
     }
 
-    fn qi(kind: &'static str, params: &[(&str, &str)]) -> ColumnProposal {
+    fn proposal(role: Role) -> ColumnProposal {
         ColumnProposal {
-            role: Role::QuasiIdentifier {
-                kind,
-                params: params
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            },
+            role,
             reason: "quasi-identifier".into(),
+            profile: String::new(),
+            known: false,
+            coarsened: false,
+            safe_harbor: None,
         }
+    }
+
+    fn qi(kind: &'static str, params: &[(&str, &str)]) -> ColumnProposal {
+        proposal(Role::QuasiIdentifier {
+            kind,
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        })
     }
 
     /// The coarsening as it was written first (the whole proposal cloned and its lattice
@@ -650,10 +859,7 @@ mod tests {
             qi("mask", &[("step", "2"), ("levels", "3"), ("longest", "8")]),
             qi("categories", &[("frequency", "5")]),
             qi("categories", &[]),
-            ColumnProposal {
-                role: Role::Insensitive,
-                reason: String::new(),
-            },
+            proposal(Role::Insensitive),
         ];
         for n in [1, 3, 5, 8, 13, 40, 200] {
             let columns: Vec<ColumnProposal> = (0..n)
@@ -665,6 +871,57 @@ mod tests {
             let roles = |c: &[ColumnProposal]| c.iter().map(|c| c.role.clone()).collect::<Vec<_>>();
             assert_eq!(roles(&heap), roles(&scan), "{n} columns");
         }
+    }
+
+    /// Past the bound, the known quasi-identifiers come first; the others are kept as they
+    /// are where every value is shared by K records, else left out.
+    #[test]
+    fn the_bound_keeps_known_ones_first() {
+        assert_eq!(quasi_identifier_bound(7), MIN_QUASI_IDENTIFIERS);
+        assert_eq!(quasi_identifier_bound(463), 6);
+        assert_eq!(quasi_identifier_bound(30_162), MAX_QUASI_IDENTIFIERS);
+        // 40 records: a bound of 3. Columns 0-1 known; 2-5 not: 2 spread evenly (4 values, 10
+        // records each), 3 with one rare value, 4 and 5 of two values.
+        let values: [&[(&str, u64)]; 6] = [
+            &[("a", 20), ("b", 20)],
+            &[("a", 39), ("b", 1)],
+            &[("a", 10), ("b", 10), ("c", 10), ("d", 10)],
+            &[("a", 36), ("b", 3), ("c", 1)],
+            &[("a", 20), ("b", 20)],
+            &[("a", 30), ("b", 10)],
+        ];
+        let profile = Profile {
+            records: 40,
+            columns: values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| profiled(i, v))
+                .collect(),
+        };
+        let mut columns: Vec<ColumnProposal> = (0..6)
+            .map(|i| {
+                let mut c = qi("categories", &[]);
+                c.known = i < 2;
+                c
+            })
+            .collect();
+        let why = bound_quasi_identifiers(&mut columns, &profile).unwrap();
+        assert!(why.starts_with("3 quasi-identifiers kept of 6"), "{why}");
+        let roles: Vec<&str> = columns
+            .iter()
+            .map(|c| match c.role {
+                Role::QuasiIdentifier { .. } => "q",
+                Role::Insensitive => "i",
+                Role::LeftOut => "o",
+                _ => "?",
+            })
+            .collect();
+        // Known 0 and 1, then the most identifying, 2; then 4 (1 bit) and 5 kept as they are
+        // (every value on 5 records or more), 3 left out (values on fewer).
+        assert_eq!(roles, ["q", "q", "q", "o", "i", "i"]);
+        assert!(columns[3]
+            .reason
+            .contains("2 of its values are shared by fewer than 5"));
     }
 
     /// A column of `values` (each with its count) as profiled.
@@ -683,51 +940,5 @@ mod tests {
             overflowed: false,
             missing_values: Vec::new(),
         }
-    }
-
-    /// The most identifying quasi-identifiers are kept while the run's check accepts their
-    /// lattice; the first refused and every one after it are left out, with the reason.
-    #[test]
-    fn the_least_identifying_are_left_out() {
-        // 45 columns of three levels: 3^40 fits in 64 bits, 3^41 does not. Column i has
-        // 2 + i % 9 values, evenly spread: the fewest values identify least.
-        let spread = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
-        let columns: Vec<ColumnProfile> = (0..45)
-            .map(|i| {
-                let values: Vec<(&str, u64)> =
-                    spread[..2 + i % 9].iter().map(|&v| (v, 4)).collect();
-                profiled(i, &values)
-            })
-            .collect();
-        let profile = Profile {
-            records: 40,
-            columns,
-        };
-        let mut proposals: Vec<ColumnProposal> = (0..45)
-            .map(|_| qi("categories", &[("frequency", "5")]))
-            .collect();
-        keep_within_limits(&mut proposals, &profile);
-        let out: Vec<usize> = (0..45)
-            .filter(|&i| proposals[i].role == Role::LeftOut)
-            .collect();
-        // Two values (i % 9 == 0): 0, 9, 18, 27, 36; then three (i % 9 == 1): none needed.
-        assert_eq!(out, [0, 9, 18, 27, 36]);
-        assert!(proposals[0]
-            .reason
-            .starts_with("left out of the quasi-identifiers"));
-        assert!(
-            proposals[0].reason.contains("1.00 bits"),
-            "{}",
-            proposals[0].reason
-        );
-        let kept = Proposal { columns: proposals };
-        assert_eq!(kept.lattice(), Some(3u64.pow(40)));
-        // Equally spread values identify equally, whatever their order.
-        let (a, b) = (
-            profiled(0, &[("x", 3), ("y", 1), ("z", 3)]),
-            profiled(1, &[("z", 1), ("x", 3), ("y", 3)]),
-        );
-        assert_eq!(identifying(&a).to_bits(), identifying(&b).to_bits());
-        assert_eq!(size_text(None), "more than 2^64");
     }
 }

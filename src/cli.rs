@@ -140,6 +140,10 @@ pub struct RawArgs {
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
+    /// Mondrian's cuts of numbers: strict (disjoint ranges) or relaxed (ranges may share the
+    /// median) [default: strict]
+    #[arg(long, value_name = "KIND")]
+    pub partition: Option<String>,
     /// Longest line (or quoted record) of the input, hierarchy and subset files, in bytes or
     /// with K, M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
     #[arg(long = "maxLineLength", value_name = "SIZE")]
@@ -212,6 +216,8 @@ pub struct RunArgs {
     pub mode: Option<u32>,
     pub risk_threshold: Option<f64>,
     pub seed: Option<u64>,
+    /// `-partition`: Mondrian's cuts of numbers.
+    pub partition: Option<crate::algorithms::mondrian::hierarchical::Partitioning>,
     /// `-maxLineLength` in bytes.
     pub max_line: Option<usize>,
     pub quiet: bool,
@@ -563,6 +569,20 @@ impl RunArgs {
                 .map_err(|m| Error::Usage(format!("-mode: {m}")))?,
             risk_threshold,
             seed,
+            partition: match &raw.partition {
+                None => None,
+                Some(s) => Some(
+                    crate::algorithms::mondrian::hierarchical::Partitioning::parse(s.trim())
+                        .ok_or_else(|| {
+                            named(
+                                &raw.partition,
+                                "-partition",
+                                "partitioning",
+                                crate::algorithms::mondrian::hierarchical::Partitioning::NAMES,
+                            )
+                        })?,
+                ),
+            },
             max_line: raw
                 .max_line_length
                 .as_deref()

@@ -35,6 +35,16 @@ impl Job {
     /// report lists them.
     pub fn enforced_models(&self) -> Vec<String> {
         match self.method {
+            Method::Mondrian if self.mondrian_on_hierarchies() => {
+                let mut models = vec![format!("{}-anonymity", self.k)];
+                models.extend(
+                    self.privacy
+                        .iter()
+                        .filter(|m| !matches!(m, PrivacyModel::KAnonymity { .. }))
+                        .map(|m| m.describe(&self.sensitive)),
+                );
+                models
+            }
             Method::Datafly | Method::Mondrian => vec![format!("{}-anonymity", self.k)],
             Method::Anatomy => vec![PrivacyModel::DistinctL {
                 attribute: 0,
@@ -80,6 +90,32 @@ impl Job {
             k: self.k,
             suppression: self.suppression,
             qids: &self.qids,
+        }
+    }
+
+    /// Whether Mondrian runs over hierarchies ([`mondrian::hierarchical`]): a quasi-identifier
+    /// with a hierarchy file or builder, a `<privacy>` model beyond k-anonymity, or relaxed
+    /// partitioning. Otherwise (`<vgh>`s and k alone) it is the toolbox's Mondrian, byte for
+    /// byte.
+    pub fn mondrian_on_hierarchies(&self) -> bool {
+        self.method == Method::Mondrian
+            && (self
+                .qids
+                .iter()
+                .any(|q| !matches!(q.generalization, Generalization::Vgh(_)))
+                || self
+                    .privacy
+                    .iter()
+                    .any(|m| !matches!(m, PrivacyModel::KAnonymity { .. }))
+                || self.partitioning != mondrian::hierarchical::Partitioning::Strict)
+    }
+
+    /// The parameters of Mondrian over hierarchies.
+    pub fn mondrian_hierarchical(&self) -> mondrian::hierarchical::Params<'_> {
+        mondrian::hierarchical::Params {
+            k: self.k,
+            privacy: &self.privacy,
+            partitioning: self.partitioning,
         }
     }
 
@@ -240,6 +276,8 @@ pub struct Job {
     pub privacy: Vec<PrivacyModel>,
     /// Seed of Anatomy's random choices.
     pub seed: u64,
+    /// Mondrian's cuts of numbers (`-partition`).
+    pub partitioning: mondrian::hierarchical::Partitioning,
     /// Keep the SQLite working database here (default: a temporary file).
     pub db: Option<PathBuf>,
     /// Write a JSON report here.

@@ -165,6 +165,64 @@ impl Release {
         Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job))
     }
 
+    /// The release of an in-memory partition whose classes publish labels of their own
+    /// (Mondrian over hierarchies): `tuple_class[tuple]`, each class's released records
+    /// (`sizes`) and labels (`labels[class * width + q]`), and the partition's NCP.
+    pub fn of_partition(
+        job: &Job,
+        table: &EncodedTable,
+        tuple_class: &[u32],
+        sizes: &[u64],
+        labels: &[String],
+        ncp: f64,
+    ) -> Release {
+        let d = table.width();
+        let mut leaf: Vec<Vec<u64>> = table
+            .hierarchies
+            .iter()
+            .map(|h| vec![0; h.leaves()])
+            .collect();
+        let mut tuple_records = vec![0u64; table.tuples()];
+        for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+            for (counts, code) in leaf.iter_mut().zip(table.row(r)) {
+                counts[code as usize] += 1;
+            }
+            tuple_records[table.tuple_of(r)] += 1;
+        }
+        let mut input_class_sizes: rustc_hash::FxHashMap<u64, u64> = Default::default();
+        for &n in tuple_records.iter().filter(|&&n| n > 0) {
+            *input_class_sizes.entry(n).or_insert(0) += 1;
+        }
+        debug_assert_eq!(tuple_class.len(), table.tuples());
+        let mut utility = Utility::of_classes(sizes.iter().copied(), 0);
+        utility.ncp = Some(ncp);
+        let attributes = table
+            .hierarchies
+            .iter()
+            .enumerate()
+            .map(|(j, h)| AttributeProfile {
+                name: job.qids[j].name.clone(),
+                level: None,
+                height: h.max_level(),
+                before: before(h, &leaf[j], shown_before(job)),
+                after: Values::of(
+                    sizes
+                        .iter()
+                        .enumerate()
+                        .map(|(c, &n)| (labels[c * d + j].as_str(), n)),
+                    1,
+                ),
+            })
+            .collect();
+        Release::new(
+            utility,
+            sizes.to_vec(),
+            SizeCounts::from_counts(input_class_sizes),
+            attributes,
+            job.risk_threshold,
+        )
+    }
+
     /// The release of a store-backed method, after the method filled `EquivalenceTable` and
     /// `QidTuple.EquivalenceID`. `levels`: the transformation of a full-domain method.
     pub fn of_store(

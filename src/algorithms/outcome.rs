@@ -49,6 +49,14 @@ pub enum Details {
         /// Passes over the classes.
         passes: u64,
     },
+    /// Mondrian over hierarchies (`mondrian::hierarchical`), in memory.
+    MondrianHierarchies {
+        /// `strict` or `relaxed`.
+        partitioning: &'static str,
+        /// Each quasi-identifier's name, whether it was split as a number, and its records'
+        /// mean normalized certainty penalty.
+        attributes: Vec<(String, bool, f64)>,
+    },
     Incognito {
         backend: &'static str,
         /// The nodes that passed, in evaluation order (`1_0_2`).
@@ -74,6 +82,7 @@ impl Details {
             | Details::Mondrian { backend, .. }
             | Details::Incognito { backend, .. }
             | Details::Anatomy { backend, .. } => Some(backend),
+            Details::MondrianHierarchies { .. } => Some("memory"),
             Details::None | Details::Lattice(_) => None,
         }
     }

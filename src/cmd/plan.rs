@@ -332,6 +332,12 @@ fn method_why(job: &Job, lattice: Option<&Lattice<'_>>) -> Vec<String> {
         Method::Datafly => "greedy full-domain generalization of the attribute with the most \
                             distinct values, then suppression (SQL on the working database)"
             .to_string(),
+        Method::Mondrian if job.mondrian_on_hierarchies() => format!(
+            "multidimensional partitioning over the hierarchies ({}): numbers at their median, \
+             other attributes along their hierarchy's tree, every model checked per class, in \
+             memory",
+            job.partitioning.name()
+        ),
         Method::Mondrian => "multidimensional partitioning by median splits".into(),
         Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {
             "breadth-first full-domain lattice search, the toolbox's selection (most classes)"

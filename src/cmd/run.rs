@@ -96,6 +96,9 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 Backend::Auto,
             )
         })?,
+        Method::Mondrian if job.mondrian_on_hierarchies() => {
+            super::partition::run(job, out, &progress, started)?
+        }
         Method::Mondrian => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::mondrian::run(
                 store,
@@ -453,7 +456,7 @@ fn finish(job: &Job, publication: &Publication, ran: &mut Ran) -> Result<()> {
 
 /// One behaviour for every method: an input without records, or with fewer records than k, is
 /// an error (exit 1, nothing written), found right after the load.
-fn check_records(job: &Job, records: u64) -> Result<()> {
+pub(super) fn check_records(job: &Job, records: u64) -> Result<()> {
     let input = &job.input.path;
     if records == 0 {
         return Err(Error::NoRecords(input.clone()));

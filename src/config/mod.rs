@@ -211,28 +211,8 @@ impl<'a> Builder<'a> {
             let (index, name) = resolve(&self, att, "a quasi-identifier")?;
             let generalization = match (&att.hierarchy, &att.vgh) {
                 _ if att.builder.is_some() => {
-                    let (site, builder) = att.builder.as_ref().expect("checked");
-                    if method == Method::Mondrian {
-                        return Err(self.at(
-                            site,
-                            format!(
-                                "Mondrian: quasi-identifier '{name}' has a hierarchy builder; \
-                                 Mondrian splits numbers and mapped categories, so it needs a \
-                                 <vgh> (its root is the starting interval)"
-                            ),
-                        ));
-                    }
+                    let (_, builder) = att.builder.as_ref().expect("checked");
                     Generalization::Built(Box::new(builder.clone()))
-                }
-                (Some(_), _) if method == Method::Mondrian => {
-                    return Err(self.at(
-                        &att.site,
-                        format!(
-                            "Mondrian: quasi-identifier '{name}' has a hierarchy file; Mondrian \
-                             splits numbers and mapped categories, so it needs a <vgh> (its root \
-                             is the starting interval)"
-                        ),
-                    ))
                 }
                 (Some(path), _) => Generalization::File {
                     hierarchy: self.hierarchy(att, path, &name)?,
@@ -378,6 +358,12 @@ impl<'a> Builder<'a> {
         };
 
         let output = self.output(method, &input)?;
+        if args.partition.is_some() && method != Method::Mondrian {
+            return Err(Error::Usage(format!(
+                "-partition: {} does not partition (Mondrian does)",
+                method.name()
+            )));
+        }
 
         let job = Job {
             method,
@@ -397,6 +383,7 @@ impl<'a> Builder<'a> {
             metric: args.metric.or(cfg.metric).unwrap_or(MetricKind::Loss),
             privacy,
             seed: args.seed.unwrap_or(DEFAULT_SEED),
+            partitioning: args.partition.unwrap_or_default(),
             db: args.db.clone(),
             report: args.report.clone(),
             quiet: args.quiet,
@@ -419,6 +406,19 @@ impl<'a> Builder<'a> {
                 .risk_threshold
                 .unwrap_or(crate::risk::DEFAULT_THRESHOLD),
         };
+        if job.mondrian_on_hierarchies() {
+            if let Some(o) = job
+                .output
+                .as_ref()
+                .filter(|o| o.format != OutputFormat::GenVals)
+            {
+                return Err(Error::Usage(format!(
+                    "output format {}: Mondrian over hierarchies writes genVals only (genValsDist \
+                     and anatomy describe the toolbox's Mondrian on <vgh>s with k-anonymity alone)",
+                    crate::output::format_name(o.format)
+                )));
+            }
+        }
         crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))
     }
@@ -733,7 +733,9 @@ impl<'a> Builder<'a> {
 
     /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never
     /// silently releases less protection than asked). What each method enforces:
-    /// - Datafly, Mondrian: k-anonymity only (its k becomes the method's k);
+    /// - Datafly: k-anonymity only (its k becomes the method's k);
+    /// - Mondrian: every model but δ-presence (k-anonymity alone on `<vgh>`s is the toolbox's
+    ///   Mondrian, the rest Mondrian over hierarchies, which checks every model per partition);
     /// - Anatomy: distinct l-diversity of the first sensitive attribute only (its l becomes l);
     /// - Incognito_K/_L/_T: k-anonymity, the three l-diversities and t-closeness with equal or
     ///   ordered distance, of one sensitive attribute;
@@ -779,10 +781,16 @@ impl<'a> Builder<'a> {
         for m in models {
             match (method, m) {
                 (m2, _) if m2.is_lattice() => {}
-                (Method::Datafly | Method::Mondrian, PrivacyModel::KAnonymity { .. }) => {}
-                (Method::Datafly | Method::Mondrian, _) => {
-                    return Err(refuse(m, " (it enforces k-anonymity only)"))
+                // δ-presence judges the population's classes, which a partition of the released
+                // records does not have.
+                (Method::Mondrian, PrivacyModel::DeltaPresence { .. }) => {
+                    return Err(refuse(m, " (δ-presence needs a lattice method)"))
                 }
+                // Models beyond k-anonymity run Mondrian over hierarchies, which checks every
+                // model per partition (`Job::mondrian_on_hierarchies`).
+                (Method::Mondrian, _) => {}
+                (Method::Datafly, PrivacyModel::KAnonymity { .. }) => {}
+                (Method::Datafly, _) => return Err(refuse(m, " (it enforces k-anonymity only)")),
                 (
                     Method::Anatomy,
                     PrivacyModel::DistinctL {

@@ -61,6 +61,36 @@ impl LabelSource for FullDomainLabels<'_> {
     }
 }
 
+/// Labels of a partition of an in-memory [`EncodedTable`] whose classes publish labels of their
+/// own (Mondrian over hierarchies): each record prints its tuple's class's labels,
+/// `labels[class * width + q]`. Records outside a research subset are omitted.
+pub struct PartitionLabels<'a> {
+    pub table: &'a EncodedTable,
+    /// `tuple_class[tuple]`: the class of each distinct tuple.
+    pub tuple_class: &'a [u32],
+    pub labels: &'a [String],
+}
+
+impl LabelSource for PartitionLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let mut row = LabelRow::new();
+        let width = self.table.width();
+        for r in 0..self.table.rows() {
+            row.clear();
+            if !self.table.is_released(r) {
+                row.omit();
+            } else {
+                let c = self.tuple_class[self.table.tuple_of(r)] as usize;
+                for l in &self.labels[c * width..(c + 1) * width] {
+                    row.push(l.as_bytes());
+                }
+            }
+            f(&row)?;
+        }
+        Ok(())
+    }
+}
+
 /// The canonical name of an output format (`genVals`).
 pub fn format_name(f: OutputFormat) -> &'static str {
     match f {

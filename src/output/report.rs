@@ -230,6 +230,24 @@ pub fn details(details: &Details) -> Map<String, Value> {
             m.insert("backend".into(), json!(backend));
             m.insert("passes".into(), json!(passes));
         }
+        Details::MondrianHierarchies {
+            partitioning,
+            attributes,
+        } => {
+            m.insert("backend".into(), json!("memory"));
+            m.insert("partitioning".into(), json!(partitioning));
+            let per: Vec<Value> = attributes
+                .iter()
+                .map(|(name, numeric, ncp)| {
+                    json!({
+                        "attribute": name,
+                        "split": if *numeric { "median" } else { "hierarchy" },
+                        "ncp": ncp,
+                    })
+                })
+                .collect();
+            m.insert("ncp_by_attribute".into(), json!(per));
+        }
         Details::Incognito {
             backend,
             anonymous_generalizations,

@@ -15,6 +15,7 @@ mod hostile;
 mod init;
 mod kcheck;
 mod kept_db;
+mod mondrian_hierarchies;
 mod observe;
 mod pipeline;
 mod plan;

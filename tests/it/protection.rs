@@ -15,7 +15,8 @@
 //!   one row per input record (the research subset's with δ-presence), identifier columns gone,
 //!   every other non-quasi-identifier field unchanged; full-domain quasi-identifiers are their
 //!   hierarchy's labels at the reported levels (or all top, suppressed, counted as reported),
-//!   Mondrian's intervals contain the value, the anatomy pair holds every record once.
+//!   Mondrian's intervals contain the value (over hierarchies: a node above the value, or a
+//!   range of numbers holding it: [`covers`]), the anatomy pair holds every record once.
 //! - exit 2: the config is one the README refuses ([`refusal`] says which rule), refused before
 //!   the input was read (the input of such a case ends in a ragged row, a data error, exit 1,
 //!   for a run that reads it), and nothing was written; exit 1: nothing written, one line on stderr, and the release that puts every
@@ -574,8 +575,8 @@ impl Case {
 fn refusal(c: &Case) -> Option<&'static str> {
     let lattice = is_lattice(c.method);
     let one_sens = matches!(c.method, "Incognito_L" | "Incognito_T" | "Anatomy");
-    if c.method == "Mondrian" && c.qis.iter().any(|q| !matches!(q, Qi::Vgh { .. })) {
-        return Some("Mondrian needs a <vgh> for every quasi-identifier");
+    if on_hierarchies(c) && c.format != "genVals" {
+        return Some("Mondrian over hierarchies writes genVals only");
     }
     if one_sens && c.sens.len() != 1 {
         return Some("one sensitive attribute only");
@@ -604,6 +605,7 @@ fn refusal(c: &Case) -> Option<&'static str> {
         };
     };
     if !lattice && models.iter().any(|m| matches!(m, Pm::Delta(..))) {
+        // (Mondrian too: its partition has no population classes.)
         return Some("delta-presence needs a lattice method");
     }
     // Recursive (c,l) and distinct l count values: a fractional l (the model's, or a stricter -l)
@@ -635,9 +637,7 @@ fn refusal(c: &Case) -> Option<&'static str> {
     }
     match c.method {
         m if is_lattice(m) => None,
-        "Datafly" | "Mondrian" if has(|m| !matches!(m, Pm::K(_))) => {
-            Some("Datafly and Mondrian enforce k-anonymity only")
-        }
+        "Datafly" if has(|m| !matches!(m, Pm::K(_))) => Some("Datafly enforces k-anonymity only"),
         "Anatomy" if has(|m| !matches!(m, Pm::Distinct(_, 0))) => {
             Some("Anatomy enforces distinct l-diversity only")
         }
@@ -654,6 +654,14 @@ fn refusal(c: &Case) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// Whether Mondrian runs over hierarchies (README "Methods"): a quasi-identifier without a
+/// `<vgh>`, or a model beyond k-anonymity.
+fn on_hierarchies(c: &Case) -> bool {
+    c.method == "Mondrian"
+        && (c.qis.iter().any(|q| !matches!(q, Qi::Vgh { .. }))
+            || c.privacy.iter().flatten().any(|m| !matches!(m, Pm::K(_))))
 }
 
 /// What a run must deliver: the models of each sensitive attribute (k and the suppression limit
@@ -1040,6 +1048,7 @@ fn check_release(c: &Case, d: &Path, table: &[Vec<String>], asked: &Asked) -> Re
             for (j, (&q, &i)) in qid_out.iter().zip(&lay.qis).enumerate() {
                 let ok = match (&levels, c.format) {
                     (Some(l), "genVals") => c.qis[j].labels(&r[i])[l[j]] == o[q],
+                    (None, "genVals") if on_hierarchies(c) => covers(c.qis[j], &o[q], &r[i]),
                     (None, "genVals") => contains(&o[q], &r[i]),
                     _ => true,
                 };
@@ -1099,6 +1108,29 @@ fn check_release(c: &Case, d: &Path, table: &[Vec<String>], asked: &Asked) -> Re
         check_delta(c, d, table, &report, bounds)?;
     }
     Ok(())
+}
+
+/// Whether Mondrian over hierarchies' `label` covers `value`: a node of its hierarchy above it
+/// (a `<vgh>`'s interval, its own value, `*`), or a range `[a:b]` of numbers holding it.
+fn covers(q: Qi, label: &str, value: &str) -> bool {
+    if q.labels(value).iter().any(|l| l == label) || label == value || label == "*" {
+        return true;
+    }
+    if let Qi::Vgh { .. } = q {
+        return contains(label, value);
+    }
+    // A range of numbers, closed: `[a:b]`, a < b.
+    let Some((lo, hi)) = label
+        .strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .and_then(|l| l.split_once(':'))
+    else {
+        return false;
+    };
+    match (lo.parse::<f64>(), hi.parse::<f64>(), value.parse::<f64>()) {
+        (Ok(lo), Ok(hi), Ok(x)) => lo <= x && x <= hi && lo < hi,
+        _ => false,
+    }
 }
 
 /// Whether Mondrian's interval `label` (`[a:b)`, `(a:b]`, ..., or a point `[a]`) holds `value`.
@@ -1275,7 +1307,8 @@ prop_compose! {
 /// the method accepts (the rest test the refusals).
 fn accept(mut c: Case) -> Case {
     let lattice = is_lattice(c.method);
-    if c.method == "Mondrian" {
+    // Half the Mondrian cases are the toolbox's (<vgh>s), the others over any hierarchy.
+    if c.method == "Mondrian" && c.seed.is_multiple_of(2) {
         for q in &mut c.qis {
             let domain = q.domain().max(2) as u32;
             *q = Qi::Vgh {
@@ -1287,9 +1320,6 @@ fn accept(mut c: Case) -> Case {
     if matches!(c.method, "Incognito_L" | "Incognito_T" | "Anatomy") {
         c.sens.truncate(1);
     }
-    if lattice {
-        c.format = "genVals";
-    }
     let n = c.sens.len();
     if let Some(models) = &mut c.privacy {
         let mut attr = None;
@@ -1297,7 +1327,9 @@ fn accept(mut c: Case) -> Case {
             (m, _) if is_lattice(m) => true,
             ("Datafly" | "Mondrian", Pm::K(_)) => true,
             ("Anatomy", Pm::Distinct(_, 0)) => true,
-            ("Datafly" | "Mondrian" | "Anatomy", _) | (_, Pm::Delta(..)) => false,
+            ("Mondrian", Pm::Delta(..)) => false,
+            ("Mondrian", _) => true,
+            ("Datafly" | "Anatomy", _) | (_, Pm::Delta(..)) => false,
             (_, Pm::T(_, "hierarchical", _)) => false,
             (_, m) => m
                 .attr()
@@ -1311,6 +1343,9 @@ fn accept(mut c: Case) -> Case {
     }
     if c.privacy.as_ref().is_some_and(Vec::is_empty) {
         c.privacy = None;
+    }
+    if lattice || on_hierarchies(&c) {
+        c.format = "genVals";
     }
     if c.privacy.is_none() && matches!(c.method, "Incognito_L" | "Anatomy") {
         c.l = Some(c.l.unwrap_or(2.0).min(3.0));

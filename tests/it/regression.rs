@@ -753,10 +753,18 @@ fn config_errors_exit_2_before_reading_the_input() {
     };
     let out = d.join("out.csv");
     let out_s = out.to_str().unwrap();
-    let (code, err) = run(&["-method", "Mondrian", "-output", out_s]);
+    // (Mondrian now runs on hierarchy files; a format it cannot write them in is refused.)
+    let (code, err) = run(&[
+        "-method",
+        "Mondrian",
+        "-outputFormat",
+        "genValsDist",
+        "-output",
+        out_s,
+    ]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("Mondrian: quasi-identifier 'sex' has a hierarchy file"),
+        err.contains("Mondrian over hierarchies writes genVals only"),
         "{err}"
     );
     let db = d.join("missing/work.db");

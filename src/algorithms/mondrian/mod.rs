@@ -1,5 +1,6 @@
 //! Mondrian multidimensional k-anonymity (LeFevre et al. 2006), exactly as the UT Dallas toolbox
-//! runs it (`../shared/UTD-TOOLBOX.md` §7.2).
+//! runs it (`../shared/UTD-TOOLBOX.md` §7.2), on `<vgh>`s with k-anonymity alone. Every other
+//! config (hierarchy files, builders, other privacy models, relaxed cuts) runs [`hierarchical`].
 //!
 //! The VGH is ignored except for its root: every quasi-identifier starts as the root interval
 //! (printed verbatim, e.g. `[0:100)`) and is split on raw points (numbers, or the mapped integers
@@ -34,6 +35,7 @@
 
 use std::collections::VecDeque;
 
+pub mod hierarchical;
 pub mod hybrid;
 
 use super::tuples::{qid_points, Backend};

@@ -137,6 +137,12 @@ pub struct RawArgs {
     /// risk figures, 0..1 [default: 0.2]
     #[arg(long = "riskThreshold", value_name = "RISK")]
     pub risk_threshold: Option<String>,
+    /// Population the data are a sample of, for the report's journalist, marketer and
+    /// population-uniqueness figures: a region (usa, uk, germany, france, canada, australia,
+    /// brazil, china, india, eu, europe, africa, north-america, south-america) or a number of
+    /// people [default: usa]
+    #[arg(long, value_name = "REGION|N")]
+    pub population: Option<String>,
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
@@ -211,6 +217,7 @@ pub struct RunArgs {
     pub report: Option<PathBuf>,
     pub mode: Option<u32>,
     pub risk_threshold: Option<f64>,
+    pub population: Option<crate::privacy::population::Population>,
     pub seed: Option<u64>,
     /// `-maxLineLength` in bytes.
     pub max_line: Option<usize>,
@@ -562,6 +569,12 @@ impl RunArgs {
                 .transpose()
                 .map_err(|m| Error::Usage(format!("-mode: {m}")))?,
             risk_threshold,
+            population: raw
+                .population
+                .as_deref()
+                .map(crate::privacy::population::Population::parse)
+                .transpose()
+                .map_err(|e| Error::Usage(format!("-population: {e}")))?,
             seed,
             max_line: raw
                 .max_line_length

@@ -25,5 +25,6 @@ mod readme;
 mod regression;
 mod report;
 mod risk_models;
+mod risk_report;
 mod summary;
 mod utd_methods;

@@ -137,6 +137,12 @@ pub struct RawArgs {
     /// risk figures, 0..1 [default: 0.2]
     #[arg(long = "riskThreshold", value_name = "RISK")]
     pub risk_threshold: Option<String>,
+    /// Population the data are a sample of, for the report's journalist, marketer and
+    /// population-uniqueness figures: a region (usa, uk, germany, france, canada, australia,
+    /// brazil, china, india, eu, europe, africa, north-america, south-america) or a number of
+    /// people [default: usa]
+    #[arg(long, value_name = "REGION|N")]
+    pub population: Option<String>,
     /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
@@ -215,6 +221,7 @@ pub struct RunArgs {
     pub report: Option<PathBuf>,
     pub mode: Option<u32>,
     pub risk_threshold: Option<f64>,
+    pub population: Option<crate::privacy::population::Population>,
     pub seed: Option<u64>,
     /// `-partition`: Mondrian's cuts of numbers.
     pub partition: Option<crate::algorithms::mondrian::hierarchical::Partitioning>,
@@ -568,6 +575,12 @@ impl RunArgs {
                 .transpose()
                 .map_err(|m| Error::Usage(format!("-mode: {m}")))?,
             risk_threshold,
+            population: raw
+                .population
+                .as_deref()
+                .map(crate::privacy::population::Population::parse)
+                .transpose()
+                .map_err(|e| Error::Usage(format!("-population: {e}")))?,
             seed,
             partition: match &raw.partition {
                 None => None,

@@ -296,4 +296,6 @@ pub struct Job {
     pub threads: Option<usize>,
     /// Risk above which a record counts as at risk in the report (`-riskThreshold`).
     pub risk_threshold: f64,
+    /// The population of the report's risk analysis (`-population`).
+    pub population: crate::privacy::population::Population,
 }

@@ -5,7 +5,10 @@
 //! are released without quasi-identifiers), as the JSON report and `anonbox audit` say.
 //!
 //! This module sees class sizes only; [`crate::release`] derives them from a run's result (the
-//! input's classes are its distinct quasi-identifier tuples).
+//! input's classes are its distinct quasi-identifier tuples). [`analysis`] adds the journalist
+//! and marketer models, sample and population uniques (ARX's full risk analysis).
+
+pub mod analysis;
 
 use serde::Serialize;
 

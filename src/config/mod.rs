@@ -405,6 +405,10 @@ impl<'a> Builder<'a> {
             risk_threshold: args
                 .risk_threshold
                 .unwrap_or(crate::risk::DEFAULT_THRESHOLD),
+            population: args
+                .population
+                .clone()
+                .unwrap_or_else(crate::risk::analysis::default_population),
         };
         if job.mondrian_on_hierarchies() {
             if let Some(o) = job

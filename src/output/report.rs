@@ -18,6 +18,7 @@ use crate::io::Publication;
 use crate::job::{Generalization, Job};
 use crate::metrics::Utility;
 use crate::release::Release;
+use crate::risk::analysis::RiskAnalysis;
 use crate::risk::Risk;
 use crate::store::LoadTimings;
 use crate::{Error, Result};
@@ -75,6 +76,9 @@ pub struct Report {
     /// The same figures for the input before anonymization (its classes are the distinct
     /// quasi-identifier tuples).
     pub risk_input: Option<Risk>,
+    /// The full risk analysis of the input and the release (journalist, marketer, sample and
+    /// population uniques): [`crate::risk::analysis`].
+    pub risk_analysis: RiskAnalysis,
     /// The hierarchies the config's builders built (`<intervals/>`, ...), so that a release
     /// can be reproduced and read: `null` when no builder ran.
     pub built_hierarchies: Option<Vec<BuiltHierarchy>>,
@@ -141,6 +145,7 @@ impl Report {
             },
             risk: release.risk.clone(),
             risk_input: release.risk_input.clone(),
+            risk_analysis: RiskAnalysis::of_release(job, release),
             utility: release.utility.clone(),
             built_hierarchies: None,
             extra: details(&outcome.details),

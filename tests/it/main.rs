@@ -26,5 +26,6 @@ mod readme;
 mod regression;
 mod report;
 mod risk_models;
+mod risk_report;
 mod summary;
 mod utd_methods;

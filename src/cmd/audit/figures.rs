@@ -99,6 +99,11 @@ impl Classes {
     }
 
     /// Number of classes.
+    /// The size of every class (suppressed records left out).
+    pub fn sizes(&self) -> &[u64] {
+        &self.sizes
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }

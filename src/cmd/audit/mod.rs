@@ -34,6 +34,7 @@ use crate::data::{Dictionary, Interner};
 use crate::hierarchy::Hierarchy;
 use crate::io::{trim, Format};
 use crate::job::TDistance;
+use crate::risk::analysis::RiskFigures;
 use crate::{Error, Result};
 use figures::{Check, Classes, Figures, Params, Thresholds};
 
@@ -115,6 +116,11 @@ pub struct AuditArgs {
     /// re-identification figures (0..1)
     #[arg(long, value_name = "RISK", default_value_t = 0.2)]
     pub risk_threshold: f64,
+    /// Population the file is a sample of, for the journalist, marketer and population
+    /// uniqueness figures: a region (usa, uk, germany, ...) or a number of people
+    /// [default: usa]
+    #[arg(long, value_name = "REGION|N", value_parser = parse_population)]
+    pub population: Option<crate::privacy::population::Population>,
     /// Check that at most this share of the records is at risk (0..1)
     #[arg(long, value_name = "SHARE")]
     pub max_risk: Option<f64>,
@@ -128,6 +134,12 @@ pub struct AuditArgs {
     /// M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
     #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
     pub max_line_length: Option<usize>,
+}
+
+fn parse_population(
+    text: &str,
+) -> std::result::Result<crate::privacy::population::Population, String> {
+    crate::privacy::population::Population::parse(text).map_err(|e| e.to_string())
 }
 
 /// Ground distance of `--distance`.
@@ -497,10 +509,28 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
     };
     let checks = figures::checks(&loaded.classes, &params, &thresholds).map_err(invalid)?;
     let holds = checks.iter().all(|c| c.holds);
+    let population = a
+        .population
+        .clone()
+        .unwrap_or_else(crate::risk::analysis::default_population);
+    let analysis = RiskFigures::of_sizes(
+        loaded.classes.sizes().iter().map(|&s| (s, 1)),
+        &population,
+        a.risk_threshold,
+    );
     let text = if a.json {
-        json(a, &loaded, &figures, &checks, holds)
+        json(
+            a,
+            &loaded,
+            &figures,
+            &checks,
+            holds,
+            (&population, &analysis),
+        )
     } else {
-        text(a, &loaded, &figures, &checks)
+        let mut t = text(a, &loaded, &figures, &checks);
+        risk_lines(&mut t, &population, &analysis);
+        t
     };
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
@@ -516,19 +546,90 @@ struct JsonReport<'a> {
     figures: &'a Figures,
     checks: &'a [Check],
     holds: bool,
+    population: &'a crate::privacy::population::Population,
+    /// The risk analysis of the classes ([`crate::risk::analysis`]).
+    risk_analysis: &'a RiskFigures,
 }
 
-fn json(a: &AuditArgs, l: &Loaded, f: &Figures, checks: &[Check], holds: bool) -> String {
+fn json(
+    a: &AuditArgs,
+    l: &Loaded,
+    f: &Figures,
+    checks: &[Check],
+    holds: bool,
+    (population, risk_analysis): (&crate::privacy::population::Population, &RiskFigures),
+) -> String {
     let report = JsonReport {
         file: a.file.display().to_string(),
         quasi_identifiers: &l.qi_names,
         figures: f,
         checks,
         holds,
+        population,
+        risk_analysis,
     };
     let mut s = serde_json::to_string_pretty(&report).expect("serializable report");
     s.push('\n');
     s
+}
+
+/// The risk analysis's lines of the text output (after the checks).
+fn risk_lines(
+    s: &mut String,
+    population: &crate::privacy::population::Population,
+    r: &RiskFigures,
+) {
+    use std::fmt::Write as _;
+    let mut row = |label: &str, value: String| {
+        let _ = writeln!(s, "{label:<22}{value}");
+    };
+    row(
+        "population",
+        format!(
+            "{} ({} people; sampling fraction {})",
+            population.name,
+            population.size,
+            num(r.sampling_fraction)
+        ),
+    );
+    row(
+        "journalist risk",
+        format!(
+            "highest {}, average {}, {} of the records at risk",
+            num(r.journalist.highest),
+            num(r.journalist.average),
+            percent(r.journalist.records_at_risk)
+        ),
+    );
+    row("marketer risk", num(r.marketer));
+    row(
+        "sample uniques",
+        format!("{} ({})", r.sample_uniques, percent(r.sample_uniqueness)),
+    );
+    let p = &r.population_uniques;
+    for (name, e) in [
+        ("pitman", &p.pitman),
+        ("zayatz", &p.zayatz),
+        ("snb", &p.snb),
+        ("dankar", &p.dankar),
+    ] {
+        let label = if name == "pitman" {
+            "population uniques"
+        } else {
+            ""
+        };
+        let value = if e.available {
+            format!("{:.0} ({})", e.uniques, percent(e.share))
+        } else {
+            "no estimate (did not converge)".to_string()
+        };
+        let pick = if name == "dankar" {
+            format!(" [{}]", p.dankar_model.name())
+        } else {
+            String::new()
+        };
+        row(label, format!("{name:<7}{value}{pick}"));
+    }
 }
 
 /// A share as a percentage with two decimals.

@@ -62,6 +62,65 @@ struct Page<'a> {
     utility: Vec<Figure>,
     attributes: &'a [AttributeProfile],
     charts: Vec<Chart>,
+    /// The risk analysis, input beside release ([`risk_rows`]).
+    risk_analysis: Vec<RiskRow>,
+    risk_population: String,
+}
+
+/// One row of the risk analysis table: a figure of the input and of the release.
+#[derive(Debug, Serialize)]
+struct RiskRow {
+    label: &'static str,
+    input: Option<Figure>,
+    release: Option<Figure>,
+}
+
+/// The risk analysis table: label and key below `risk_analysis.input` / `.release`.
+const RISK_ANALYSIS: [(&str, &str); 13] = [
+    ("records", "records"),
+    ("classes", "classes"),
+    ("prosecutor: highest risk", "prosecutor.highest"),
+    ("prosecutor: average risk", "prosecutor.average"),
+    ("prosecutor: records at risk", "prosecutor.records_at_risk"),
+    ("journalist: highest risk", "journalist.highest"),
+    ("journalist: records at risk", "journalist.records_at_risk"),
+    ("marketer risk", "marketer"),
+    ("sample uniques (share)", "sample_uniqueness"),
+    (
+        "population uniques: Pitman",
+        "population_uniques.pitman.share",
+    ),
+    (
+        "population uniques: Zayatz",
+        "population_uniques.zayatz.share",
+    ),
+    ("population uniques: SNB", "population_uniques.snb.share"),
+    (
+        "population uniques: Dankar",
+        "population_uniques.dankar.share",
+    ),
+];
+
+/// The rows of the risk analysis table; an estimate that did not converge shows as none.
+fn risk_rows(json: &serde_json::Value) -> Vec<RiskRow> {
+    let side = |side: &str, key: &str| {
+        let full = format!("risk_analysis.{side}.{key}");
+        if let Some(e) = key.strip_suffix(".share") {
+            let available = format!("/risk_analysis/{side}/{}/available", e.replace('.', "/"));
+            if json.pointer(&available) == Some(&serde_json::Value::Bool(false)) {
+                return None;
+            }
+        }
+        figures(json, &[("", &full)]).pop()
+    };
+    RISK_ANALYSIS
+        .iter()
+        .map(|&(label, key)| RiskRow {
+            label,
+            input: side("input", key),
+            release: side("release", key),
+        })
+        .collect()
 }
 
 /// The summary table: label and the report key it shows.
@@ -215,6 +274,11 @@ pub fn render(
         utility: figures(&json, &UTILITY),
         attributes: &release.attributes,
         charts: charts_list,
+        risk_analysis: risk_rows(&json),
+        risk_population: format!(
+            "{} ({} people)",
+            report.risk_analysis.population.name, report.risk_analysis.population.size
+        ),
     };
     let mut env = minijinja::Environment::new();
     env.add_template("report.html", TEMPLATE)

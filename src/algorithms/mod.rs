@@ -237,8 +237,10 @@ pub fn execute_observed<'a>(
         if let Some(o) = observer {
             search.set_observer(o);
         }
-        // On the search's pool, the search thread is one of its threads: a split check's ranges
-        // that no other thread has taken yet are its own to run (see `Search::set_threads`).
+        // Where checks split over the pool from the first one (huge inputs), the search runs
+        // on it, one of its threads: a split check's ranges that no other thread has taken yet
+        // are its own to run. Elsewhere it runs on the calling thread, and the pool's threads
+        // start only when the search needs them (see `Search::set_threads`).
         match search.pool() {
             Some(pool) => pool.install(|| run_search(&mut search, setup.algorithm)),
             None => run_search(&mut search, setup.algorithm),

@@ -249,6 +249,22 @@ impl<'a> Checker<'a> {
         on_engine!(&self.engine, e => e.splits_checks())
     }
 
+    /// True if this checker's checks from scratch would split over a pool of `threads`
+    /// threads ([`Checker::set_pool`]): the input has [`CheckerConfig::split_items`] items.
+    pub fn would_split(&self, threads: usize) -> bool {
+        on_engine!(&self.engine, e => threads > 1 && e.s.enc.items() >= e.s.config.split_items)
+    }
+
+    /// The checker's switches and thresholds.
+    pub fn config(&self) -> &CheckerConfig {
+        on_engine!(&self.engine, e => &e.s.config)
+    }
+
+    /// The table's records (the length of [`Checker::outlier_rows`]).
+    pub fn rows(&self) -> usize {
+        on_engine!(&self.engine, e => e.s.enc.table_rows())
+    }
+
     /// Frees the buffer, the groupify tables and the history (when the search is over: the
     /// release is computed next, and these would only add to its peak memory). Checks still
     /// work afterwards, from scratch.

@@ -2,6 +2,8 @@
 //! measurement; the figures behind them are in `BENCHMARKS.md` ("Figures behind the engine's
 //! design").
 
+use std::time::Duration;
+
 /// The history's bytes by default: 256 MiB, a fraction of what a search's other structures
 /// need at the sizes it serves, for a small loss of speed where it binds.
 pub const HISTORY_MAX_BYTES: usize = 256 << 20;
@@ -26,6 +28,13 @@ pub const TEAM_ITEMS: usize = 2048;
 /// [`SPLIT_CHECK_ITEMS`]: from there the team wins most rows, with distributions to merge
 /// too; on ADULT, with the items laid out in parts (see `layout`), most rows with suppression.
 pub const TEAM_INPUT_ITEMS: usize = 1 << 14;
+
+/// How long a search runs on its own thread before a team joins it
+/// ([`CheckerConfig::team_after`]): a search that ends sooner starts no thread and lays no
+/// items out (on CUP without suppression, the layout alone cost a quarter of the search and the
+/// team's hand-overs more than it saved), and a longer one does without the team's help for
+/// that long only (figures in `BENCHMARKS.md`, "Short searches").
+pub const TEAM_AFTER: Duration = Duration::from_millis(10);
 
 /// Largest part of the items laid out for a team, relative to an equal share
 /// ([`CheckerConfig::layout_balance`]): a grouping on the team takes as long as its largest
@@ -71,6 +80,12 @@ pub struct CheckerConfig {
     /// Largest part of the items laid out for a team, relative to an equal share (see
     /// `layout`); `f64::INFINITY` accepts any split, `0.0` none.
     pub layout_balance: f64,
+    /// A team joins a search (see `team_input_items`) once it has run this long on its own
+    /// thread ([`TEAM_AFTER`]) ...
+    pub team_after: Duration,
+    /// ... and made this many checks (0 by default; tests set it to make the team join in
+    /// the middle of a search, at a point that does not depend on time).
+    pub team_after_checks: u64,
 }
 
 impl Default for CheckerConfig {
@@ -90,6 +105,8 @@ impl Default for CheckerConfig {
             team_items: TEAM_ITEMS,
             team_input_items: TEAM_INPUT_ITEMS,
             layout_balance: LAYOUT_BALANCE,
+            team_after: TEAM_AFTER,
+            team_after_checks: 0,
         }
     }
 }

@@ -75,13 +75,21 @@ impl ItemParts {
                     leaves[c as usize] += 1;
                 }
             });
+            // The leaves present (a hierarchy may have many more than the data: CUP's ZIP).
+            let present: Vec<(usize, usize)> = leaves
+                .iter()
+                .enumerate()
+                .filter(|&(_, &k)| k > 0)
+                .map(|(c, &k)| (c, k))
+                .collect();
+            drop(leaves);
             for l in 0..levels.saturating_sub(1) {
                 let covered = (l + 1) as f64 / levels as f64;
                 if best.as_ref().is_some_and(|b| b.0 > covered) {
                     continue;
                 }
                 let mut sizes: Vec<usize> = Vec::new();
-                for (c, &count) in leaves.iter().enumerate().filter(|(_, &k)| k > 0) {
+                for &(c, count) in &present {
                     let v = (enc.gm[j][c * levels + l] / enc.mult[j]) as usize;
                     if v >= sizes.len() {
                         sizes.resize(v + 1, 0);

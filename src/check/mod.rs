@@ -49,7 +49,7 @@ mod transition;
 pub use checker::{Checker, Classification};
 pub use config::{
     CheckerConfig, HISTORY_MAX_BYTES, LAYOUT_BALANCE, SPLIT_CHECK_ITEMS, STOP_EARLY_ITEMS,
-    TEAM_INPUT_ITEMS, TEAM_ITEMS,
+    TEAM_AFTER, TEAM_INPUT_ITEMS, TEAM_ITEMS,
 };
 pub use result::{CheckResult, CheckerStats, Class, Source};
 pub use snapshot::SharedClasses;

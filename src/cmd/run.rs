@@ -170,13 +170,15 @@ pub fn run_on_store(
             store.assign_records()?;
         }
     }
+    let t_search = started.elapsed().as_secs_f64();
+    // The release's figures (utility, risk) are the report's, not the method's: they count as
+    // writing (see [`Elapsed`]).
     let release = Release::of_store(
         job,
         &store,
         &loaded.encoding,
         outcome.transformation.as_deref(),
     )?;
-    let t_search = started.elapsed().as_secs_f64();
 
     write_store_output(
         job,
@@ -231,8 +233,10 @@ pub fn run_in_memory(
     let t_load = started.elapsed().as_secs_f64();
 
     let (mut outcome, chosen) = method(&table, &encoding, progress)?;
-    let release = Release::of_table(job, &table, &chosen.levels, &chosen.suppressed);
+    // The search ends with the transformation and the rows it suppresses; the release's
+    // figures (utility, risk) are the report's and count as writing (see [`Elapsed`]).
     let t_search = started.elapsed().as_secs_f64();
+    let release = Release::of_table(job, &table, &chosen.levels, &chosen.suppressed);
     // Filling a kept database counts as writing.
     if let Some(store) = &mut store {
         keep_full_domain(job, store, &table, &encoding, &summary, &chosen)?;

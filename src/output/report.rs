@@ -26,8 +26,13 @@ use crate::{Error, Result};
 /// Seconds spent per phase.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Elapsed {
+    /// Reading and encoding the input.
     pub load: f64,
+    /// From the loaded input to the method's result: a lattice search's transformation and the
+    /// rows it suppresses (the checker's set-up, its threads and every check included), or the
+    /// classes a store-backed method leaves in the store.
     pub search: f64,
+    /// The release's figures (utility, risk) and the outputs.
     pub write: f64,
     pub total: f64,
 }

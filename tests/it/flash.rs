@@ -521,6 +521,43 @@ fn same_optimum(
             return Err(format!("{alg:?} checked more than exhaustive search"));
         }
     }
+    // The rows the optimum suppresses, as the run releases them: the search's answer (which
+    // groups nothing again when its check suppressed no record) is the plain checker's.
+    let setup = SearchSetup {
+        algorithm: LatticeAlgorithm::Flash,
+        store: StoreKind::Dense,
+        config: CheckerConfig::default(),
+        limit: Limit::default(),
+        threads: 1,
+    };
+    let criteria_now = criteria(kind, k, table);
+    let (out, rows) = execute(
+        table,
+        criteria_now,
+        metrics::build(metric, table),
+        budget,
+        setup,
+        true,
+    )
+    .unwrap();
+    if let Some(opt) = &out.optimum {
+        let mut checker = Checker::new(
+            table,
+            criteria(kind, k, table),
+            metrics::build(metric, table),
+            budget,
+            CheckerConfig::plain(),
+        )
+        .unwrap();
+        let want = checker.outlier_rows(&opt.levels);
+        let n = want.iter().filter(|&&o| o).count() as u64;
+        if rows.as_ref() != Some(&want) || n != opt.suppressed {
+            return Err(format!(
+                "{metric:?}: rows suppressed by {:?} ({} records): {rows:?}, plain {want:?}",
+                opt.levels, opt.suppressed
+            ));
+        }
+    }
     // The result and the counts do not depend on the number of threads.
     for (alg, store) in runs {
         same_for_every_thread_count(table, alg, store, budget, metric, &|| {
@@ -577,17 +614,20 @@ fn same_for_every_thread_count(
         (
             (out.optimum, out.checks, out.proven_optimal, out.lower_bound),
             used,
+            out.stats.team,
         )
     };
-    let (one, none) = with(1, CheckerConfig::default());
+    let (one, none, _) = with(1, CheckerConfig::default());
     if none != 0 {
         return Err(format!(
             "{alg:?}: one thread used {none} results evaluated ahead"
         ));
     }
     let mut used = 0;
-    // With the lookahead, and with every check split over a team: the items laid out in parts
-    // however uneven (2 and 3 threads), or classes by hash only.
+    // With the lookahead, and with every check split over a team from the first check: the
+    // items laid out in parts however uneven (2 and 3 threads), or classes by hash only; and
+    // with the team joining after a few checks, in the middle of the walk (its layout drops the
+    // checker's classes and snapshots), or never (the search ends before it is due).
     let lookahead = CheckerConfig {
         team_input_items: usize::MAX,
         ..CheckerConfig::default()
@@ -596,10 +636,19 @@ fn same_for_every_thread_count(
         team_input_items: 0,
         team_items: 0,
         layout_balance: f64::INFINITY,
+        team_after: std::time::Duration::ZERO,
         ..CheckerConfig::default()
     };
     let by_hash = CheckerConfig {
         layout_balance: 0.0,
+        ..team
+    };
+    let joining = CheckerConfig {
+        team_after_checks: 3,
+        ..team
+    };
+    let never = CheckerConfig {
+        team_after: std::time::Duration::MAX,
         ..team
     };
     for (threads, config, how) in [
@@ -608,9 +657,17 @@ fn same_for_every_thread_count(
         (2, team, "team, laid out"),
         (3, team, "team, laid out"),
         (4, by_hash, "team by hash"),
+        (2, joining, "team joining after 3 checks"),
+        (2, never, "team never joining"),
     ] {
-        let (got, u) = with(threads, config);
+        let (got, u, team) = with(threads, config);
         used += u;
+        // A team that never joined split nothing.
+        if config.team_after == std::time::Duration::MAX && team != 0 {
+            return Err(format!(
+                "{alg:?} ({store:?}) {metric:?}: {how}: {team} split groupings"
+            ));
+        }
         if got != one {
             return Err(format!(
                 "{alg:?} ({store:?}) {metric:?}: 1 thread {one:?}, {threads} threads ({how}) {got:?}"

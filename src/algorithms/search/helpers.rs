@@ -9,7 +9,10 @@
 //! - on inputs of [`crate::check::TEAM_INPUT_ITEMS`] items and more, each check of the walk is
 //!   split over a team of the threads instead ([`Checker::set_team`]: classes partitioned by
 //!   the items' parts or by hash, the same classes in another order, and integer sums), and
-//!   there is no lookahead worker;
+//!   there is no lookahead worker. The team joins only once the walk has run for
+//!   [`crate::check::TEAM_AFTER`] on its own thread: a search that ends within milliseconds
+//!   never starts a thread nor lays the items out for a team (which costs as much as a few
+//!   checks), and a longer one loses at most that much of the team's help;
 //! - on inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more, the other threads split
 //!   each check from scratch ([`Checker::set_pool`]: the same classes in the same order);
 //! - the final phase evaluates batches of candidates on all threads ([`Search::speculate`],
@@ -19,8 +22,12 @@
 //! A check's result depends only on the transformation, never on the checker's state, so a
 //! result computed ahead is the one the search would compute; only the work counters of
 //! [`CheckerStats`] other than `checks` (roll-ups, snapshots, items) and the time differ.
+//!
+//! The pool's threads start on first use (the lookahead worker, the team joining, the final
+//! phase's batches), except on inputs whose checks split over them from the first check; only
+//! then does the search itself run on the pool (see `algorithms::execute_observed`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
@@ -42,10 +49,16 @@ const LOOKAHEAD_AFTER_CHECKS: u64 = 16;
 pub(super) struct Helpers<'a> {
     /// Threads of the final phase (1: the search runs on the calling thread only).
     threads: usize,
-    /// The pool of `threads` threads (with more than one): the final phase's candidates and
-    /// the ranges of a large check from scratch ([`Checker::set_pool`]) run on it. The extra
-    /// checkers (forks of the search's) are built on first use.
+    /// The pool of `threads` threads (with more than one), started on first use: the final
+    /// phase's candidates, the lookahead worker, the team's helpers and the ranges of a large
+    /// check from scratch ([`Checker::set_pool`]) run on it. The extra checkers (forks of the
+    /// search's) are built on first use.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The checker splits its checks from scratch over the pool ([`Checker::set_pool`]).
+    splits: bool,
+    /// Within [`Search::with_helpers`] on an input a team serves: when the walk started, and
+    /// the team once it has joined ([`Search::join_team_if_due`]).
+    team: Option<TeamPlan>,
     workers: Vec<Checker<'a>>,
     /// Results evaluated ahead on other threads, recorded only when the sequential search
     /// checks their transformation.
@@ -68,11 +81,34 @@ pub(super) struct Helpers<'a> {
     generalizations_of_valid: bool,
 }
 
+/// A team that joins the walk once it has run long enough (see the module docs).
+struct TeamPlan {
+    since: Instant,
+    /// Checks made before the walk started.
+    checks: u64,
+    /// The team, once joined; shared with the guard that closes it however the walk ends.
+    joined: Arc<OnceLock<Arc<Team>>>,
+}
+
+/// Closes the team of a walk, if one joined, when dropped (at the end of the walk, or when it
+/// panics: the helpers must not wait for tasks forever).
+struct CloseJoined(Arc<OnceLock<Arc<Team>>>);
+
+impl Drop for CloseJoined {
+    fn drop(&mut self) {
+        if let Some(team) = self.0.get() {
+            team.close();
+        }
+    }
+}
+
 impl Helpers<'_> {
     pub fn new() -> Self {
         Helpers {
             threads: 1,
             pool: None,
+            splits: false,
+            team: None,
             workers: Vec::new(),
             ready: FxHashMap::default(),
             ahead: Ahead::default(),
@@ -99,13 +135,32 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     pub fn set_threads(&mut self, threads: usize) {
         let h = &mut self.helpers;
         h.threads = threads.max(1);
-        h.pool = (h.threads > 1).then(|| pool_of(h.threads)).flatten();
-        self.checker.set_pool(h.pool.clone());
+        h.pool = None;
+        // Checks from scratch of a huge input split over the pool from the first one: its
+        // threads start now. Elsewhere they start on first use (see the module docs).
+        h.splits = self.checker.would_split(h.threads);
+        if h.splits {
+            h.pool = pool_of(h.threads);
+            h.splits = h.pool.is_some();
+        }
+        self.checker
+            .set_pool(h.pool.clone().filter(|_| self.helpers.splits));
     }
 
-    /// The pool of the search's threads (none with one thread).
+    /// The pool of the search's threads if they are started already: from the start when the
+    /// checker splits its checks over them (the search then runs on the pool), else none.
     pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
         self.helpers.pool.clone()
+    }
+
+    /// The pool of the search's threads, started now if need be (none with one thread, or if
+    /// the threads cannot be started).
+    fn started_pool(&mut self) -> Option<Arc<rayon::ThreadPool>> {
+        let h = &mut self.helpers;
+        if h.pool.is_none() && h.threads > 1 {
+            h.pool = pool_of(h.threads);
+        }
+        h.pool.clone()
     }
 
     /// Threads the search may use (see [`Search::set_threads`]).
@@ -117,31 +172,36 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// - inputs of [`crate::check::SPLIT_CHECK_ITEMS`] items and more: each check from scratch
     ///   splits over the pool ([`Checker::set_pool`]);
     /// - from [`crate::check::TEAM_INPUT_ITEMS`] items ([`Checker::prefers_team`]): each
-    ///   check splits over a team of the pool's threads ([`Checker::set_team`]);
+    ///   check splits over a team of the pool's threads ([`Checker::set_team`]), once the
+    ///   strategy has run for [`crate::check::TEAM_AFTER`] ([`Search::join_team_if_due`]);
     /// - below: a lookahead worker ([`crate::algorithms::lookahead`]) evaluates ahead what the strategy
     ///   names ([`Search::guess`]).
     pub fn with_helpers(&mut self, strategy: impl FnOnce(&mut Self)) {
-        // A pool exists with more than one thread only.
-        let pool = match self.helpers.pool.clone() {
-            Some(pool) if !self.checker.splits_checks() => pool,
-            _ => return strategy(self),
-        };
+        if self.helpers.threads <= 1 || self.helpers.splits {
+            return strategy(self);
+        }
         if self.checker.prefers_team() {
-            let helpers = pool.current_num_threads() - 1;
-            let team = Arc::new(Team::new(helpers));
-            self.checker.set_team(Some(team.clone()));
-            pool.in_place_scope(|scope| {
-                for i in 0..helpers {
-                    let team = &team;
-                    scope.spawn(move |_| team.serve(i));
-                }
-                // Closed however the strategy ends (as the lookahead below).
-                let _close = team.closer();
-                strategy(self);
+            let joined: Arc<OnceLock<Arc<Team>>> = Arc::default();
+            self.helpers.team = Some(TeamPlan {
+                since: Instant::now(),
+                checks: self.checks(),
+                joined: joined.clone(),
             });
-            self.checker.set_team(None);
+            {
+                // Closed however the strategy ends (as the lookahead below).
+                let _close = CloseJoined(joined.clone());
+                self.join_team_if_due();
+                strategy(self);
+            }
+            self.helpers.team = None;
+            if joined.get().is_some() {
+                self.checker.set_team(None);
+            }
             return;
         }
+        let Some(pool) = self.started_pool() else {
+            return strategy(self);
+        };
         self.add_workers();
         let mut worker = self.helpers.workers.remove(0);
         let lookahead = Arc::new(Lookahead::new());
@@ -158,6 +218,38 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.helpers.lookahead = None;
         self.helpers.in_flight = None;
         self.helpers.workers.insert(0, worker);
+    }
+
+    /// Within [`Search::with_helpers`] on an input a team serves, lets the team join once the
+    /// strategy has run for [`crate::check::TEAM_AFTER`] (and made
+    /// [`crate::check::CheckerConfig::team_after_checks`] checks): starts the pool, lays the
+    /// items out for the team (the checker's classes and snapshots of the former order are
+    /// dropped, see [`Checker::set_team`]) and hands each helper to a pool thread. The search's
+    /// results do not depend on when, or whether, it joins (see the module docs).
+    pub(super) fn join_team_if_due(&mut self) {
+        let Some(plan) = &self.helpers.team else {
+            return;
+        };
+        let config = self.checker.config();
+        if plan.joined.get().is_some()
+            || self.checks() - plan.checks < config.team_after_checks
+            || plan.since.elapsed() < config.team_after
+        {
+            return;
+        }
+        let joined = plan.joined.clone();
+        let Some(pool) = self.started_pool() else {
+            self.helpers.team = None;
+            return;
+        };
+        let team = Arc::new(Team::new(self.helpers.threads - 1));
+        // Set before the helpers start, so that the guard closes the team whatever happens.
+        let _ = joined.set(team.clone());
+        for i in 0..team.parts() - 1 {
+            let team = team.clone();
+            pool.spawn(move || team.serve(i));
+        }
+        self.checker.set_team(Some(team));
     }
 
     /// True within [`Search::with_helpers`] once the search's own checks take long enough
@@ -356,6 +448,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     /// forks of it) without recording anything: the results, in the order of `ids`. The
     /// callers merge them in their sequential order (see `final_phase`).
     fn evaluate(&mut self, ids: &[NodeId]) -> Vec<CheckResult> {
+        let pool = self.started_pool();
         self.add_workers();
         let cutoff = self.loss_cutoff();
         self.checker.set_loss_cutoff(cutoff);
@@ -377,7 +470,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             let levels = space.levels(*id);
             checker.check(&levels, &finished)
         };
-        let results = match &self.helpers.pool {
+        let results = match &pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
                 ids.par_iter().with_max_len(1).map(run).collect()
@@ -385,7 +478,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
             None => ids.iter().map(run).collect(),
         };
         drop(checkers);
-        self.checker.set_pool(self.helpers.pool.clone());
+        self.checker.set_pool(pool.filter(|_| self.helpers.splits));
         results
     }
 
@@ -415,8 +508,14 @@ impl<'a, S: PropertyStore> Search<'a, S> {
     }
 
     /// Which rows the transformation `levels` suppresses (outlier classes). Called when the
-    /// search is over: frees the checkers' buffers first (see [`Checker::free_buffers`]).
+    /// search is over: frees the checkers' buffers first (see [`Checker::free_buffers`]). A
+    /// checked transformation that suppresses no record has no outlier row: nothing is grouped
+    /// again (every search without suppression, and most short ones).
     pub fn outlier_rows(&mut self, levels: &[usize]) -> Vec<bool> {
+        let id = self.space().id(levels);
+        if self.result(id).is_some_and(|r| r.suppressed == 0) {
+            return vec![false; self.checker.rows()];
+        }
         self.checker.free_buffers();
         for w in &mut self.helpers.workers {
             w.free_buffers();

@@ -289,6 +289,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         let r = self.checker.check(&self.levels, &finished);
         drop(finished);
         self.own_check_done(started);
+        self.join_team_if_due();
         self.record(id, r)
     }
 

@@ -12,7 +12,8 @@
 //! - any other attribute is split along its hierarchy's tree: a class publishes the lowest
 //!   node that covers all its values (a leaf, a group, or the hierarchy's top; the records
 //!   whose values share no node print the suppression label `*`), and a split replaces that
-//!   node by its children, one class per child that holds records.
+//!   node by its children, one class per child that holds records; children that fail the
+//!   models alone are pooled into one class, which keeps their common node ([`pool_small`]).
 //!
 //! Each class tries its attributes by decreasing normalized width (ties: `<qid>` order; the
 //! numeric width is the class's range over the table's, the categorical one the leaves under
@@ -453,6 +454,7 @@ pub fn partition(table: &EncodedTable, params: &Params<'_>) -> Result<Partition>
                         _ => h.max_level(),
                     };
                     split_tree(part, &keys[j], h, level)
+                        .and_then(|groups| pool_small(part, groups, &counts, &mut judge))
                 }
             };
             let Some(bounds) = bounds else { continue };
@@ -559,6 +561,69 @@ fn split_numeric(
     }
 }
 
+/// Keeps each child group of a categorical split that satisfies the criteria as a part of its
+/// own and pools the others into one part (which publishes their lowest common node, the
+/// class's own if they span several children); while the pool fails, the smallest group joins
+/// it. Reorders `part` (groups ending at `groups`) into the parts and returns their ends, or
+/// `None` if fewer than two parts remain. Without the pool one small child would forbid the
+/// split of all the others (a country held by three records keeps every country at `*`).
+fn pool_small(
+    part: &mut [u32],
+    groups: Vec<usize>,
+    counts: &[u64],
+    judge: &mut Judge,
+) -> Option<Vec<usize>> {
+    let mut from = 0;
+    // (start, end, records, passes) per group.
+    let mut info: Vec<(usize, usize, u64, bool)> = groups
+        .iter()
+        .map(|&to| {
+            let g = &part[from..to];
+            let records = g.iter().map(|&t| counts[t as usize]).sum();
+            let passes = judge.fails(g, counts).is_none();
+            let range = (from, to, records, passes);
+            from = to;
+            range
+        })
+        .collect();
+    if info.iter().all(|g| g.3) {
+        return Some(groups);
+    }
+    let pool_of = |info: &[(usize, usize, u64, bool)]| -> Vec<u32> {
+        info.iter()
+            .filter(|g| !g.3)
+            .flat_map(|g| part[g.0..g.1].iter().copied())
+            .collect()
+    };
+    loop {
+        let pool = pool_of(&info);
+        if judge.fails(&pool, counts).is_none() {
+            break;
+        }
+        // The smallest group still apart joins the pool.
+        let smallest = info.iter_mut().filter(|g| g.3).min_by_key(|g| g.2)?;
+        smallest.3 = false;
+    }
+    let apart = info.iter().filter(|g| g.3).count();
+    if apart == 0 || (apart == 1 && info.iter().all(|g| g.3)) {
+        return None;
+    }
+    let mut reordered: Vec<u32> = Vec::with_capacity(part.len());
+    let mut ends = Vec::new();
+    for g in info.iter().filter(|g| g.3) {
+        reordered.extend_from_slice(&part[g.0..g.1]);
+        ends.push(reordered.len());
+    }
+    reordered.extend(pool_of(&info));
+    if reordered.len() > *ends.last().expect("a group apart") {
+        ends.push(reordered.len());
+    }
+    (ends.len() >= 2).then(|| {
+        part.copy_from_slice(&reordered);
+        ends
+    })
+}
+
 /// Reorders a categorical class's tuples by their node at `level` and returns the groups' ends
 /// (`None` if they share one).
 fn split_tree(part: &mut [u32], key: &[u32], h: &Hierarchy, level: usize) -> Option<Vec<usize>> {
@@ -648,6 +713,32 @@ mod tests {
         assert_eq!(p.classes.len(), 2);
         assert_eq!(p.label(&table, 0, 0, "*"), "[20:30]");
         assert_eq!(p.label(&table, 0, 1, "*"), "health");
+    }
+
+    /// Children too small alone are pooled (with the smallest child that passes, if the pool
+    /// fails): b apart, a and c together at the top.
+    #[test]
+    fn small_children_are_pooled() {
+        let x = hierarchy("x", &[&["a", "*"], &["b", "*"], &["c", "*"]]);
+        let rows = vec![0, 0, 0, 1, 1, 1, 2];
+        let table = EncodedTable::new(rows, vec![x], vec![]);
+        let params = Params {
+            k: 3,
+            privacy: &[],
+            partitioning: Partitioning::Strict,
+        };
+        let p = partition(&table, &params).unwrap();
+        let labels: Vec<String> = (0..2).map(|c| p.label(&table, c, 0, "*")).collect();
+        assert_eq!(labels, ["b", "*"]);
+        assert_eq!(p.classes[1].size, 4);
+        // k = 4: the pool takes everything: no split.
+        assert_eq!(
+            partition(&table, &Params { k: 4, ..params })
+                .unwrap()
+                .classes
+                .len(),
+            1
+        );
     }
 
     /// Distinct 2-diversity refuses a split whose parts hold one sensitive value.

@@ -738,8 +738,9 @@ impl<'a> Builder<'a> {
     /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never
     /// silently releases less protection than asked). What each method enforces:
     /// - Datafly: k-anonymity only (its k becomes the method's k);
-    /// - Mondrian: every model but δ-presence (k-anonymity alone on `<vgh>`s is the toolbox's
-    ///   Mondrian, the rest Mondrian over hierarchies, which checks every model per partition);
+    /// - Mondrian: k-anonymity, the l-diversities and t-closeness (k-anonymity alone on
+    ///   `<vgh>`s is the toolbox's Mondrian, the rest Mondrian over hierarchies, which checks
+    ///   them per partition);
     /// - Anatomy: distinct l-diversity of the first sensitive attribute only (its l becomes l);
     /// - Incognito_K/_L/_T: k-anonymity, the three l-diversities and t-closeness with equal or
     ///   ordered distance, of one sensitive attribute;
@@ -790,9 +791,23 @@ impl<'a> Builder<'a> {
                 (Method::Mondrian, PrivacyModel::DeltaPresence { .. }) => {
                     return Err(refuse(m, " (δ-presence needs a lattice method)"))
                 }
-                // Models beyond k-anonymity run Mondrian over hierarchies, which checks every
-                // model per partition (`Job::mondrian_on_hierarchies`).
-                (Method::Mondrian, _) => {}
+                // k-anonymity, l-diversity and t-closeness run Mondrian over hierarchies, which
+                // checks them per partition (`Job::mondrian_on_hierarchies`); the risk-based
+                // models are refused (those of the whole table's class sizes judge no partition).
+                (
+                    Method::Mondrian,
+                    PrivacyModel::KAnonymity { .. }
+                    | PrivacyModel::DistinctL { .. }
+                    | PrivacyModel::EntropyL { .. }
+                    | PrivacyModel::RecursiveCL { .. }
+                    | PrivacyModel::TCloseness { .. },
+                ) => {}
+                (Method::Mondrian, _) => {
+                    return Err(refuse(
+                        m,
+                        " (it checks k-anonymity, l-diversity and t-closeness per partition)",
+                    ))
+                }
                 (Method::Datafly, PrivacyModel::KAnonymity { .. }) => {}
                 (Method::Datafly, _) => return Err(refuse(m, " (it enforces k-anonymity only)")),
                 (

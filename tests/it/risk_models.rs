@@ -475,6 +475,23 @@ mod config {
                 "Datafly",
                 "average-risk(0.1) is not enforced by Datafly",
             ),
+            // Mondrian over hierarchies checks models per partition: a model of the whole
+            // table's class sizes passes every partition and was released unenforced.
+            (
+                "<average-risk threshold='0.05'/>",
+                "Mondrian",
+                "average-risk(0.05) is not enforced by Mondrian",
+            ),
+            (
+                "<sample-uniqueness threshold='0.01'/>",
+                "Mondrian",
+                "is not enforced by Mondrian",
+            ),
+            (
+                "<delta-disclosure delta='2'/>",
+                "Mondrian",
+                "is not enforced by Mondrian",
+            ),
             (
                 "<k-map k='5' population='uk'/>",
                 "Mondrian",

@@ -320,6 +320,14 @@ struct Judge {
 impl Judge {
     fn new(table: &EncodedTable, params: &Params<'_>) -> Result<Judge> {
         let mut criteria = privacy::build(params.privacy, params.k, table)?;
+        // A model of the whole table's class sizes passes every class alone: a partition
+        // cannot enforce it (the config refuses it; this keeps a library caller from it too).
+        if let Some(c) = criteria.iter().find(|c| c.judges_sizes()) {
+            return Err(Error::Invalid(format!(
+                "{} is not enforced by Mondrian: it judges the whole table's class sizes",
+                c.name()
+            )));
+        }
         if !params.privacy.is_empty() {
             criteria.push(Box::new(privacy::KAnonymity { k: params.k }));
         }

@@ -154,6 +154,7 @@ with open(f"{out}/rows.jsonl", "w") as log:
         log.write(json.dumps({"row": name, "arx_cpu_ms": arx_ms, "search_ms": search,
                               "ratio": ratio, "process_cpu_ms": cpu, "same": same,
                               "searches_ms": [r[0] * 1000 for r in runs], "load": l1}) + "\n")
+        log.flush()
 print()
 if ratios:
     worst = max(ratios)

@@ -26,6 +26,7 @@ mod readme;
 mod regression;
 mod report;
 mod risk_models;
+mod risk_props;
 mod risk_report;
 mod summary;
 mod utd_methods;

@@ -80,7 +80,7 @@ fn build(models: &[PrivacyModel], table: &EncodedTable) -> Vec<Box<dyn PrivacyCr
         .collect()
 }
 
-fn search(
+pub fn search(
     table: &EncodedTable,
     models: &[PrivacyModel],
     budget: u64,
@@ -285,7 +285,7 @@ fn arx_adult_sensitive_golden() {
 /// A small random table: 2 or 3 quasi-identifiers with small hierarchies, one sensitive
 /// attribute with a 3-level hierarchy and numeric values.
 #[derive(Debug, Clone)]
-struct Random {
+pub struct Random {
     /// Per QI: leaves and, per level above 0, the group of each leaf (monotonic by construction).
     qis: Vec<(usize, usize)>,
     rows: Vec<(Vec<u32>, u32)>,
@@ -315,7 +315,7 @@ fn qi_hierarchy(name: &str, leaves: usize, levels: usize) -> Hierarchy {
 }
 
 impl Random {
-    fn table(&self) -> EncodedTable {
+    pub fn table(&self) -> EncodedTable {
         let hierarchies: Vec<Hierarchy> = self
             .qis
             .iter()
@@ -354,7 +354,7 @@ impl Random {
     }
 }
 
-fn random_table() -> impl Strategy<Value = Random> {
+pub fn random_table() -> impl Strategy<Value = Random> {
     let qis = prop::collection::vec((2usize..5, 2usize..4), 2..4);
     (qis, 2usize..6, 8usize..40).prop_flat_map(|(qis, values, n)| {
         let row = (

@@ -107,7 +107,8 @@ pub struct RawArgs {
     /// Output file [default: the config's <output filename>]
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
-    /// genVals, genValsDist or anatomy [default: the config's, else genVals]
+    /// genVals, genValsDist or anatomy; parquet or arrow: genVals as a columnar file
+    /// [default: the config's, else the output's extension, else genVals]
     #[arg(long = "outputFormat", value_name = "NAME")]
     pub output_format: Option<String>,
     /// Utility metric of Flash/OLA: DMStar, DM, Height, Precision, Loss, Entropy, AECS
@@ -121,6 +122,10 @@ pub struct RawArgs {
     /// Threads of the lattice searches (1: single-threaded) [default: all cores]
     #[arg(long, value_name = "N")]
     pub threads: Option<String>,
+    /// Engine that reads the records and writes the release: embedded
+    /// [default: the config's <engine>, else embedded]
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
     /// Keep the SQLite working database in FILE [default: a temporary file]
     #[arg(long, value_name = "FILE")]
     pub db: Option<String>,
@@ -214,9 +219,12 @@ pub struct RunArgs {
     pub encoding: Option<&'static crate::io::encoding::Encoding>,
     pub output: Option<PathBuf>,
     pub output_format: Option<OutputFormat>,
+    /// `-outputFormat parquet` or `arrow`: genVals as a columnar file.
+    pub output_columnar: Option<crate::io::columnar::Kind>,
     pub metric: Option<MetricKind>,
     pub time_limit: Option<f64>,
     pub threads: Option<usize>,
+    pub engine: Option<crate::engine::EngineKind>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
     pub mode: Option<u32>,
@@ -505,8 +513,13 @@ impl RunArgs {
                     .ok_or_else(|| named(&raw.method, "-method", "method", Method::NAMES))?,
             ),
         };
+        let output_columnar = raw
+            .output_format
+            .as_deref()
+            .and_then(crate::io::columnar::Kind::parse);
         let output_format = match &raw.output_format {
             None => None,
+            Some(_) if output_columnar.is_some() => Some(OutputFormat::GenVals),
             Some(s) => Some(OutputFormat::parse(s.trim()).ok_or_else(|| {
                 named(
                     &raw.output_format,
@@ -563,6 +576,7 @@ impl RunArgs {
                 .map_err(|m| Error::Usage(format!("-encoding: {m}")))?,
             output: path(&raw.output, "-output")?,
             output_format,
+            output_columnar,
             metric,
             time_limit,
             threads,
@@ -602,6 +616,18 @@ impl RunArgs {
                 .map(crate::io::source::parse_size)
                 .transpose()
                 .map_err(|m| Error::Usage(format!("-maxLineLength: {m}")))?,
+            engine: raw
+                .engine
+                .as_deref()
+                .map(|e| {
+                    crate::engine::EngineKind::parse(e).ok_or_else(|| {
+                        Error::Usage(format!(
+                            "-engine: unknown engine '{e}'; accepted: {}",
+                            crate::engine::EngineKind::NAMES.join(", ")
+                        ))
+                    })
+                })
+                .transpose()?,
             quiet: raw.quiet,
             verbose: raw.verbose,
         })

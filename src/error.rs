@@ -53,6 +53,11 @@ pub enum Error {
         line: u64,
         message: String,
     },
+    /// A file that is not what its format says: a corrupt Parquet or Arrow file. A data
+    /// error (exit 1) wherever it is found, even while the job is built (a schema read from a
+    /// damaged footer).
+    #[error("{}: {message}", .file.display())]
+    Corrupt { file: PathBuf, message: String },
     /// An I/O failure on a named file (`-` is standard output, so named).
     #[error("{}: {source}", io_name(.path))]
     Io {

@@ -200,6 +200,9 @@ pub struct InputSpec {
     /// The longest line (or record) of the input and its hierarchy and subset files, in
     /// bytes (flag `-maxLineLength`).
     pub max_line: usize,
+    /// A columnar input (Parquet, a data set folder, Arrow IPC, record batches in memory):
+    /// `<input format>`, else the file's extension; `None`: delimited text.
+    pub columnar: Option<crate::io::columnar::Columnar>,
 }
 
 impl Job {
@@ -233,10 +236,14 @@ impl InputSpec {
     /// The format of the input: every reader of it (the load, the output, the research
     /// subset) skips the same rows.
     pub fn format(&self) -> crate::Result<Format> {
-        Ok(Format::new(&self.separator, self.header)?
+        let format = Format::new(&self.separator, self.header)?
             .unknown_kept(self.keep_unknown)
             .encoded(self.encoding)
-            .max_line(self.max_line))
+            .max_line(self.max_line);
+        Ok(match &self.columnar {
+            Some(c) => format.columnar(c.clone()),
+            None => format,
+        })
     }
 }
 
@@ -245,6 +252,9 @@ impl InputSpec {
 pub struct OutputSpec {
     pub path: PathBuf,
     pub format: OutputFormat,
+    /// genVals as a columnar file (`<output format='parquet'>`, `-outputFormat parquet`, or
+    /// the file's extension); `None`: delimited text.
+    pub columnar: Option<crate::io::columnar::Kind>,
 }
 
 /// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and
@@ -298,4 +308,6 @@ pub struct Job {
     pub risk_threshold: f64,
     /// The population of the report's risk analysis (`-population`).
     pub population: crate::privacy::population::Population,
+    /// The engine that reads the records and writes the release (`-engine`, `<engine>`).
+    pub engine: crate::engine::EngineKind,
 }

@@ -8,6 +8,8 @@
 //! - [`io`] reads and writes delimited text; [`store`] is the SQLite backend (records larger
 //!   than memory); [`data`] is the in-memory dictionary encoding; [`hierarchy`] holds the
 //!   generalization hierarchies: the encoded model, VGHs, ARX hierarchy files and the builders.
+//! - [`engine`] is the seam of the work that grows with the rows (the frequency set, the
+//!   release): embedded, or Apache DataFusion.
 //! - [`lattice`], [`check`] and [`algorithms`] search over transformations only; [`privacy`] and
 //!   [`metrics`] plug into the checker.
 //! - [`output`] writes genVals, genValsDist, anatomy and the reports, with the figures of
@@ -19,6 +21,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod data;
+pub mod engine;
 pub mod error;
 pub mod hierarchy;
 pub mod io;

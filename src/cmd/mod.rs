@@ -39,15 +39,18 @@ impl Stage {
     /// The exit status of `e`, found at this stage: 2 for a flag or config error (nothing was
     /// read or written), 1 for a failed run.
     /// - Setup: 2, but a data error is 1 wherever it is found (an input without records, text
-    ///   not in its encoding, a line too long: [`Error::NoRecords`], [`Error::Encoding`],
-    ///   [`Error::LineTooLong`]).
+    ///   not in its encoding, a line too long, a corrupt Parquet file: [`Error::NoRecords`],
+    ///   [`Error::Encoding`], [`Error::LineTooLong`], [`Error::Corrupt`]).
     /// - Work: 1, but a flag or config error the work found ([`Error::Usage`]: a destination
     ///   refused once its name is known, a method's limits) is 2.
     /// - Audit: 2 for every error (bad input), as 1 is a failed threshold.
     pub fn exit_code(self, e: &Error) -> u8 {
         let data = matches!(
             e,
-            Error::NoRecords(_) | Error::Encoding { .. } | Error::LineTooLong { .. }
+            Error::NoRecords(_)
+                | Error::Encoding { .. }
+                | Error::LineTooLong { .. }
+                | Error::Corrupt { .. }
         );
         match self {
             Stage::Setup if data => 1,

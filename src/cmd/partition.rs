@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::run::{check_records, warn_skipped, write_output, Ran};
+use super::run::{check_records, warn_skipped, Ran};
 use crate::algorithms::mondrian::hierarchical::{self, Partition};
 use crate::algorithms::{Details, Outcome};
 use crate::data::load::{load_table, Encoding, LoadSummary};
@@ -70,7 +70,29 @@ pub fn run(
         tuple_class: &partition.tuple_class,
         labels: &labels,
     };
-    write_output(job, publication, summary.records(), &mut source, progress)?;
+    if let Some(out) = &job.output {
+        // genVals only (the config refuses the other formats), as text or columnar.
+        let records = summary.records();
+        match out.columnar {
+            Some(kind) => crate::output::columnar::write(
+                publication,
+                job,
+                &out.path,
+                kind,
+                records,
+                &mut source,
+                progress,
+            )?,
+            None => crate::output::genvals::write(
+                publication,
+                job,
+                &out.path,
+                records,
+                &mut source,
+                progress,
+            )?,
+        }
+    }
     let t_total = started.elapsed().as_secs_f64();
     let outcome = Outcome {
         equivalence_classes: partition.classes.len() as u64,

@@ -21,12 +21,13 @@ use std::time::Instant;
 
 use crate::algorithms::tuples::Backend;
 use crate::algorithms::{self, CheckedSample, FullDomainResult, Outcome};
-use crate::data::load::{load_table, Encoding, LoadSummary};
+use crate::data::load::{Encoding, LoadSummary};
 use crate::data::EncodedTable;
+use crate::engine::{Rewrite, Rows};
 use crate::io::{Cleanup, Publication};
 use crate::job::{Job, Method, OutputFormat};
 use crate::output::report::BuiltHierarchy;
-use crate::output::{self, genvals, Elapsed, FullDomainLabels, LabelSource, Report};
+use crate::output::{self, genvals, Elapsed, FullDomainLabels, Report};
 use crate::progress::Progress;
 use crate::release::Release;
 use crate::store::{Loaded, Store};
@@ -157,7 +158,15 @@ pub fn run_on_store(
 ) -> Result<Ran> {
     let mut store = Store::open(job.db.as_deref(), publication)?;
     store.record_run(&job.run_record())?;
-    let loaded = store.load(&job.source()?, &mut progress.load())?;
+    let mut rows = Rows::new(job, publication)?;
+    // Another engine hands the store its frequency set (`table`, kept for the release).
+    let (loaded, table) = if rows.is_embedded() {
+        (store.load(&job.source()?, &mut progress.load())?, None)
+    } else {
+        let (table, encoding, summary) = rows.load(job, &mut progress.load())?;
+        let loaded = store.load_table(&job.source()?, &table, &encoding, &summary)?;
+        (loaded, Some(table))
+    };
     warn_skipped(job, &loaded.summary);
     check_records(job, loaded.summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
@@ -180,14 +189,35 @@ pub fn run_on_store(
         outcome.transformation.as_deref(),
     )?;
 
-    write_store_output(
-        job,
-        publication,
-        &store,
-        &loaded,
-        progress,
-        outcome.transformation.as_deref(),
-    )?;
+    match (&table, outcome.transformation.as_deref()) {
+        (Some(table), Some(levels)) => {
+            let hierarchies = loaded.encoding.qids.iter().map(|q| &q.hierarchy).collect();
+            let mut labels = store.full_domain_labels(hierarchies, levels);
+            let top: Vec<String> = loaded
+                .encoding
+                .qids
+                .iter()
+                .map(|q| q.suppressed.clone())
+                .collect();
+            rows.write(
+                job,
+                publication,
+                loaded.summary.records(),
+                &mut labels,
+                |labels| Rewrite::of_labels(table, levels, &top, labels),
+                &loaded.encoding,
+                progress,
+            )?
+        }
+        _ => write_store_output(
+            job,
+            publication,
+            &store,
+            &loaded,
+            progress,
+            outcome.transformation.as_deref(),
+        )?,
+    }
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -226,8 +256,8 @@ pub fn run_in_memory(
         }
         None => None,
     };
-    let (table, encoding, summary) =
-        load_table(&job.source()?, job.research_subset()?, &mut progress.load())?;
+    let mut rows = Rows::new(job, publication)?;
+    let (table, encoding, summary) = rows.load(job, &mut progress.load())?;
     warn_skipped(job, &summary);
     check_records(job, summary.records())?;
     let t_load = started.elapsed().as_secs_f64();
@@ -250,7 +280,21 @@ pub fn run_in_memory(
         suppressed: &chosen.suppressed,
         suppression_labels: &suppression_labels,
     };
-    write_output(job, publication, summary.records(), &mut labels, progress)?;
+    rows.write(
+        job,
+        publication,
+        summary.records(),
+        &mut labels,
+        |_| {
+            Ok(Rewrite::of_records(
+                &table,
+                &chosen.levels,
+                &chosen.suppressed,
+            ))
+        },
+        &encoding,
+        progress,
+    )?;
     let t_total = started.elapsed().as_secs_f64();
     let elapsed = Elapsed {
         load: t_load,
@@ -305,28 +349,6 @@ fn keep_full_domain(
     store.assign_records()
 }
 
-/// Writes the job's output, if any, from `labels` into `publication`.
-pub fn write_output(
-    job: &Job,
-    publication: &Publication,
-    records: u64,
-    labels: &mut dyn LabelSource,
-    progress: &Progress,
-) -> Result<()> {
-    let Some(out) = &job.output else {
-        return Ok(());
-    };
-    match out.format {
-        OutputFormat::GenVals => {
-            genvals::write(publication, job, &out.path, records, labels, progress)
-        }
-        f => Err(Error::Invalid(format!(
-            "output format {} not implemented yet",
-            output::format_name(f)
-        ))),
-    }
-}
-
 /// Writes the job's output, if any, from a store whose classes are assigned: every format
 /// (genValsDist's statistics and anatomy's raw values come from the store's tuples and
 /// records), into `publication`. `levels`: the transformation of a full-domain method.
@@ -351,7 +373,18 @@ pub fn write_store_output(
                 ),
                 None => store.labels(),
             };
-            genvals::write(publication, job, &out.path, records, &mut labels, progress)
+            match out.columnar {
+                Some(kind) => output::columnar::write(
+                    publication,
+                    job,
+                    &out.path,
+                    kind,
+                    records,
+                    &mut labels,
+                    progress,
+                ),
+                None => genvals::write(publication, job, &out.path, records, &mut labels, progress),
+            }
         }
         OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
             publication,
@@ -480,7 +513,8 @@ pub(super) fn check_records(job: &Job, records: u64) -> Result<()> {
 /// The input must exist (destinations were checked with the job: [`crate::paths`]).
 fn check_paths(job: &Job) -> Result<()> {
     let input = &job.input.path;
-    if !input.is_file() {
+    let folder = job.input.columnar.is_some() && input.exists();
+    if !(input.is_file() || folder) {
         return Err(Error::in_file(input, "input file not found"));
     }
     Ok(())

@@ -146,8 +146,17 @@ impl<'a> Builder<'a> {
 
         let input = self.input()?;
         self.encoding = input.encoding;
-        let first = peek_first_line(&input)?;
-        let header = if input.header {
+        let schema = match &input.columnar {
+            Some(c) => Some(crate::io::columnar::schema(&input.path, c)?),
+            None => None,
+        };
+        let first = match &schema {
+            Some(schema) => Some(FirstLine {
+                fields: schema.fields().iter().map(|f| f.name().clone()).collect(),
+            }),
+            None => peek_first_line(&input)?,
+        };
+        let header = if input.header || schema.is_some() {
             match &first {
                 Some(f) => Some(f.fields.clone()),
                 // Data, not config: exit 1 like an input of a header only.
@@ -178,13 +187,31 @@ impl<'a> Builder<'a> {
             let (index, name) = this.column(att, header.as_deref(), &input.path)?;
             if let Some(w) = width {
                 if index >= w {
-                    return Err(this.at(
-                        &att.site,
-                        format!(
+                    let msg = match &schema {
+                        Some(_) => format!(
+                            "index {index} is beyond the {w} columns of {} (indexes start at 0)",
+                            input.path.display()
+                        ),
+                        None => format!(
                             "index {index} is beyond the row width: the first line of {} has \
                              {w} fields (separator '{}'; indexes start at 0)",
                             input.path.display(),
                             input.separator
+                        ),
+                    };
+                    return Err(this.at(&att.site, msg));
+                }
+            }
+            if let Some(field) = schema.as_ref().and_then(|s| s.fields().get(index)) {
+                if !crate::io::columnar::usable(field.data_type()) {
+                    return Err(this.at(
+                        &att.site,
+                        format!(
+                            "column '{}' of {} is of type {}, which has no text form to \
+                             generalize or count: choose another column",
+                            field.name(),
+                            input.path.display(),
+                            field.data_type()
                         ),
                     ));
                 }
@@ -409,6 +436,10 @@ impl<'a> Builder<'a> {
                 .population
                 .clone()
                 .unwrap_or_else(crate::risk::analysis::default_population),
+            engine: args
+                .engine
+                .or(cfg.engine.as_ref().map(|e| e.kind))
+                .unwrap_or_default(),
         };
         if job.mondrian_on_hierarchies() {
             if let Some(o) = job
@@ -423,6 +454,7 @@ impl<'a> Builder<'a> {
                 )));
             }
         }
+        crate::engine::check_job(&job)?;
         crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))
     }
@@ -440,7 +472,11 @@ impl<'a> Builder<'a> {
                 ))
             }
         };
-        if !path.is_file() {
+        let columnar = cfg_input
+            .and_then(|i| i.format)
+            .or_else(|| crate::io::columnar::Kind::of_input(&path));
+        let data_set = columnar.is_some() && path.is_dir();
+        if !(path.is_file() || data_set) {
             // The input is read twice (load, then output), so it must be a regular file.
             let msg = if path.as_os_str() == "-" || crate::io::is_stream(&path) {
                 format!(
@@ -472,16 +508,34 @@ impl<'a> Builder<'a> {
             (None, None) => ",".to_string(),
         };
         let separator = crate::io::separator_arg(&separator);
+        let encoding = self
+            .args
+            .encoding
+            .or(cfg_input.and_then(|i| i.encoding))
+            .unwrap_or(encoding_rs::UTF_8);
+        if let Some(kind) = columnar {
+            if encoding != encoding_rs::UTF_8 {
+                let msg = format!(
+                    "{} input {} holds UTF-8 strings: an encoding applies to delimited text only",
+                    kind.name(),
+                    path.display()
+                );
+                return Err(match (self.args.encoding, cfg_input) {
+                    (Some(_), _) | (None, None) => Error::Usage(format!("-encoding: {msg}")),
+                    (None, Some(i)) => self.at(&i.site, msg),
+                });
+            }
+        }
         Ok(InputSpec {
+            columnar: columnar.map(crate::io::columnar::Columnar::File),
             path,
             separator,
             header: cfg_input.and_then(|i| i.header).unwrap_or(false),
-            keep_unknown: cfg_input.and_then(|i| i.keep_unknown).unwrap_or(false),
-            encoding: self
-                .args
-                .encoding
-                .or(cfg_input.and_then(|i| i.encoding))
-                .unwrap_or(encoding_rs::UTF_8),
+            // `?` is the toolbox's missing value in its text files; a columnar file has nulls.
+            keep_unknown: cfg_input
+                .and_then(|i| i.keep_unknown)
+                .unwrap_or(columnar.is_some()),
+            encoding,
             max_line: self
                 .args
                 .max_line
@@ -578,7 +632,37 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
-        Ok(Some(OutputSpec { path, format }))
+        let columnar = cfg_output
+            .and_then(|o| o.columnar)
+            .or(self.args.output_columnar)
+            .or_else(|| crate::io::columnar::Kind::of_path(&path));
+        if let Some(kind) = columnar {
+            if format != OutputFormat::GenVals {
+                return Err(self.source_err(
+                    src,
+                    format!(
+                        "a {} release holds genVals: {} is written as delimited text only",
+                        kind.name(),
+                        crate::output::format_name(format)
+                    ),
+                ));
+            }
+            if crate::io::is_stdout(&path) || crate::io::is_stream(&path) {
+                return Err(self.source_err(
+                    src,
+                    format!(
+                        "a {} release is a file: '{}' is not one",
+                        kind.name(),
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        Ok(Some(OutputSpec {
+            path,
+            format,
+            columnar,
+        }))
     }
 
     /// The column index and name of an attribute element, using the header when there is one.

@@ -79,6 +79,15 @@ pub struct UtdConfig {
     pub sens: Option<(Site, Vec<AttributeElement>)>,
     /// The `<privacy>` (one at most).
     pub privacy: Option<(Site, Vec<PrivacyElement>)>,
+    /// Extension `<engine name='embedded'/>` (one at most).
+    pub engine: Option<EngineElement>,
+}
+
+/// `<engine name>`: which engine reads the records and writes the release.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineElement {
+    pub site: Site,
+    pub kind: crate::engine::EngineKind,
 }
 
 /// `<input filename separator header>`.
@@ -93,6 +102,8 @@ pub struct InputElement {
     pub keep_unknown: Option<bool>,
     /// `encoding='LABEL'`: the input's text encoding (a WHATWG label, checked here).
     pub encoding: Option<&'static crate::io::encoding::Encoding>,
+    /// `format='parquet'` (or `arrow`): a columnar input whatever its name says.
+    pub format: Option<crate::io::columnar::Kind>,
 }
 
 /// `<output filename format>`.
@@ -101,6 +112,8 @@ pub struct OutputElement {
     pub site: Site,
     pub filename: Option<PathBuf>,
     pub format: Option<OutputFormat>,
+    /// `format='parquet'` (or `arrow`): genVals written as a columnar file.
+    pub columnar: Option<crate::io::columnar::Kind>,
 }
 
 /// A child of `<id>`, `<qid>` or `<sens>`.
@@ -302,6 +315,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
         qid: None,
         sens: None,
         privacy: None,
+        engine: None,
     };
 
     if let Some(v) = root.attr("k") {
@@ -359,7 +373,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
 
     // A block given twice would replace the first, whose columns would go out as they are
     // (or whose models would not be enforced): refused.
-    for tag in ["input", "output", "qid", "sens", "privacy"] {
+    for tag in ["input", "output", "qid", "sens", "privacy", "engine"] {
         if let Some(second) = root.children.iter().filter(|c| c.is(tag)).nth(1) {
             return Err(p.err(
                 second,
@@ -399,12 +413,28 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
                 .map(|m| p.privacy(m))
                 .collect::<Result<_>>()?;
             cfg.privacy = Some((site(child, &[]), models));
+        } else if child.is("engine") {
+            let name = p.required(child, "name", &[])?;
+            let kind = crate::engine::EngineKind::parse(name).ok_or_else(|| {
+                p.err(
+                    child,
+                    &["name"],
+                    format!(
+                        "unknown engine '{name}'; accepted: {}",
+                        crate::engine::EngineKind::NAMES.join(", ")
+                    ),
+                )
+            })?;
+            cfg.engine = Some(EngineElement {
+                site: site(child, &["name"]),
+                kind,
+            });
         } else if !IGNORED_CHILDREN.iter().any(|t| child.is(t)) {
             return Err(p.err(
                 child,
                 &[],
                 "an element anonbox does not read: the root holds <input>, <output>, <id>, \
-                 <qid>, <sens> and <privacy> (a misspelled one would release identifiers or drop \
+                 <qid>, <sens>, <privacy> and <engine> (a misspelled one would release identifiers or drop \
                  a privacy model)",
             ));
         }
@@ -510,7 +540,19 @@ impl Parser<'_> {
             .map(crate::io::encoding::for_label)
             .transpose()
             .map_err(|m| self.err(el, &["encoding"], m))?;
+        let format = match el.attr("format").map(str::trim) {
+            None => None,
+            Some(v) if v.eq_ignore_ascii_case("delimited") || v.eq_ignore_ascii_case("csv") => None,
+            Some(v) => Some(crate::io::columnar::Kind::parse(v).ok_or_else(|| {
+                self.err(
+                    el,
+                    &["format"],
+                    format!("format='{v}' must be 'delimited', 'parquet' or 'arrow'"),
+                )
+            })?),
+        };
         Ok(InputElement {
+            format,
             site: site(el, &["filename"]),
             filename: el.attr("filename").map(|f| self.resolve(f)),
             separator: el.attr("separator").map(str::to_string),
@@ -521,14 +563,16 @@ impl Parser<'_> {
     }
 
     fn output(&self, el: &Element) -> Result<OutputElement> {
+        let columnar = el.attr("format").and_then(crate::io::columnar::Kind::parse);
         let format = match el.attr("format") {
             None => None,
+            Some(_) if columnar.is_some() => Some(OutputFormat::GenVals),
             Some(v) => Some(OutputFormat::parse(v.trim()).ok_or_else(|| {
                 self.err(
                     el,
                     &["format"],
                     format!(
-                        "unknown output format '{v}'; accepted: {}",
+                        "unknown output format '{v}'; accepted: {}, parquet, arrow",
                         OutputFormat::NAMES.join(", ")
                     ),
                 )
@@ -538,6 +582,7 @@ impl Parser<'_> {
             site: site(el, &["filename"]),
             filename: el.attr("filename").map(|f| self.resolve(f)),
             format,
+            columnar,
         })
     }
 

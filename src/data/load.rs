@@ -514,8 +514,16 @@ pub fn read_prefix(
     mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
     let path = source.path;
-    let mut reader = source.format.open(path)?;
-    let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // A columnar input reads only the attributes' columns.
+    let columns: Vec<usize> = source
+        .qids
+        .iter()
+        .map(|q| q.index)
+        .chain(source.sensitive.iter().map(|s| s.index))
+        .chain(source.ids.iter().copied())
+        .collect();
+    let mut reader = source.format.open_columns(path, Some(&columns))?;
+    let total = io::input_size(path);
     observer.start(total);
     let mut notice = NOTICE_ROWS;
     let mut encoder = RowEncoder::new(source);

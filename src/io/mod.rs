@@ -36,6 +36,7 @@
 
 mod atomic;
 mod cleanup;
+pub mod columnar;
 pub mod dest;
 pub mod encoding;
 mod publication;
@@ -74,10 +75,82 @@ pub struct Format {
     max_line: usize,
     /// Fields of a UTF-8 file must be UTF-8 (else: any bytes, for init's check of the encoding).
     check_utf8: bool,
+    /// A columnar input ([`columnar`]): rows from record batches, the schema as the header;
+    /// `None`: delimited text.
+    columnar: Option<columnar::Columnar>,
 }
 
-/// A reader of a file opened by [`Format::open`]: its bytes, or their decoding to UTF-8.
-pub type FileReader = DelimitedReader<BufReader<Box<dyn Read + Send>>>;
+/// A delimited reader of a file: its bytes, or their decoding to UTF-8.
+pub type TextReader = DelimitedReader<BufReader<Box<dyn Read + Send>>>;
+
+/// A reader of an input opened by [`Format::open`]: delimited text or columnar rows, with one
+/// interface (every reader of the input reads either the same way).
+pub enum FileReader {
+    Text(TextReader),
+    Columnar(columnar::ColumnarReader),
+}
+
+macro_rules! either {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            FileReader::Text($r) => $e,
+            FileReader::Columnar($r) => $e,
+        }
+    };
+}
+
+impl FileReader {
+    /// The file being read, as named in messages.
+    pub fn path(&self) -> &Path {
+        either!(self, r => r.path())
+    }
+
+    /// The header record (a columnar input's column names), if any.
+    pub fn header(&self) -> Option<&csv::ByteRecord> {
+        either!(self, r => r.header())
+    }
+
+    /// Fields per record.
+    pub fn width(&self) -> Option<usize> {
+        either!(self, r => r.width())
+    }
+
+    /// The line the last record returned starts on (a columnar input's row number, from 1).
+    pub fn line(&self) -> u64 {
+        either!(self, r => r.line())
+    }
+
+    /// Bytes consumed so far (for progress).
+    pub fn bytes_read(&self) -> u64 {
+        either!(self, r => r.bytes_read())
+    }
+
+    /// Counts of rows read, skipped and blank lines so far.
+    pub fn stats(&self) -> ReadStats {
+        either!(self, r => r.stats())
+    }
+
+    /// Reads the next data row into `rec`; `false` at the end.
+    pub fn next_row(&mut self, rec: &mut csv::ByteRecord) -> Result<bool> {
+        either!(self, r => r.next_row(rec))
+    }
+}
+
+/// The size of an input in bytes: a file's, or the sum of a data set folder's files (progress).
+pub fn input_size(path: &Path) -> u64 {
+    if path.is_dir() {
+        columnar::dataset_files(path, None)
+            .map(|fs| {
+                fs.iter()
+                    .filter_map(|f| std::fs::metadata(f).ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0)
+    } else {
+        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+    }
+}
 
 impl Format {
     /// A format with `separator` (one byte or several, used literally) and an optional header.
@@ -99,7 +172,20 @@ impl Format {
             encoding: encoding_rs::UTF_8,
             max_line: source::DEFAULT_MAX_LINE,
             check_utf8: true,
+            columnar: None,
         })
+    }
+
+    /// The format of a columnar input: rows from its record batches, its schema the header.
+    pub fn columnar(mut self, source: columnar::Columnar) -> Format {
+        self.header = true;
+        self.columnar = Some(source);
+        self
+    }
+
+    /// The columnar source, if the input is not delimited text.
+    pub fn columnar_source(&self) -> Option<&columnar::Columnar> {
+        self.columnar.as_ref()
     }
 
     /// The format with the file's text encoding: readers decode it to UTF-8, writers encode
@@ -161,9 +247,24 @@ impl Format {
     /// source is called once per megabyte buffered, the line loop is unchanged.) A path that
     /// is not a regular file is refused ([`source::open_regular`]).
     pub fn open(&self, path: &Path) -> Result<FileReader> {
+        self.open_columns(path, None)
+    }
+
+    /// [`Format::open`] for a reader that needs only `columns` (when given): a columnar input
+    /// then reads only those (the others are empty fields); delimited text is read whole.
+    pub fn open_columns(&self, path: &Path, columns: Option<&[usize]>) -> Result<FileReader> {
+        if let Some(c) = &self.columnar {
+            return Ok(FileReader::Columnar(columnar::ColumnarReader::open(
+                path,
+                c,
+                self.keep_unknown,
+                columns,
+            )?));
+        }
         let file = source::open_regular(path).map_err(|e| Error::io(path, e))?;
         let src = encoding::decoded(file, self.encoding);
         DelimitedReader::new(self, path, BufReader::with_capacity(READ_BUFFER, src))
+            .map(FileReader::Text)
     }
 
     /// A reader over any buffered source; `path` names it in error messages.

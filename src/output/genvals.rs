@@ -105,7 +105,7 @@ fn changed(input: &Path, records: u64) -> Error {
     )
 }
 
-fn max_index(job: &Job) -> usize {
+pub(crate) fn max_index(job: &Job) -> usize {
     job.qids
         .iter()
         .map(|q| q.index)

@@ -8,6 +8,7 @@
 //! ([`FullDomainLabels`]). Each writer re-reads the input for the other columns.
 
 pub mod anatomy;
+pub mod columnar;
 pub mod genvals;
 pub mod genvalsdist;
 pub mod html;

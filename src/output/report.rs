@@ -42,6 +42,8 @@ pub struct Elapsed {
 pub struct Report {
     pub anonbox_version: &'static str,
     pub method: &'static str,
+    /// The engine that read the records and wrote the release (`embedded`, `datafusion`).
+    pub engine: &'static str,
     pub input: String,
     /// The input's text encoding (`UTF-8`, `windows-1252`, ...): that of the release too. The
     /// report itself is UTF-8.
@@ -115,6 +117,7 @@ impl Report {
         Report {
             anonbox_version: env!("CARGO_PKG_VERSION"),
             method: job.method.name(),
+            engine: job.engine.name(),
             input: job.input.path.display().to_string(),
             input_encoding: job.input.encoding.name(),
             output: job.output.as_ref().map(|o| o.path.display().to_string()),

@@ -4,6 +4,7 @@ mod anatomy;
 mod audit;
 mod checker_paths;
 mod cli;
+mod columnar;
 mod common;
 mod config;
 mod datafly;

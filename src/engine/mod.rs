@@ -1,0 +1,240 @@
+//! The engine seam: the two parts of a run that grow with the rows.
+//!
+//! Every search works on the frequency set (the distinct quasi-identifier tuples with their
+//! counts, and the sensitive values' with them), which fits one machine for any realistic set of
+//! quasi-identifiers. Only (a) reading the records into that frequency set and (b) writing the
+//! release (each record rewritten by the chosen transformation, with suppression) touch every
+//! row. A [`Rows`] engine does those two; the run ([`crate::cmd::run`]) does the rest the same
+//! way on every engine, and the methods, the checker, the privacy models and the metrics never
+//! know which engine ran.
+//!
+//! - `embedded` (the default): today's path. (a) the load reads the input once into an
+//!   [`EncodedTable`] (or the SQLite store for the toolbox's methods); (b) the writers re-read
+//!   the input beside the labels of every record, in input order.
+//!
+//! An engine other than the embedded one sees only the transformation and the suppressed
+//! classes of the result ([`Rewrite`]), never a row of the driver's. What needs rows on the
+//! driver cannot run on another engine and is refused with the job
+//! (exit 2, [`check_job`]): Anatomy (groups records), Mondrian (labels follow its partition,
+//! not a transformation), δ-presence (its research subset is a set of rows), and the toolbox's
+//! genValsDist and anatomy formats.
+
+use rustc_hash::FxHashSet;
+
+use crate::data::load::{Encoding, LoadObserver, LoadSummary};
+use crate::data::{EncodedTable, LabelRow, LabelSource};
+use crate::io::Publication;
+use crate::job::{Job, Method, OutputFormat};
+use crate::progress::Progress;
+use crate::{Error, Result};
+
+/// Which engine reads the records and writes the release (`-engine`, `<engine name>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub enum EngineKind {
+    #[default]
+    Embedded,
+}
+
+impl EngineKind {
+    pub const NAMES: &'static [&'static str] = &["embedded"];
+
+    /// The engine named `s` (any case).
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "embedded" => Some(EngineKind::Embedded),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Embedded => "embedded",
+        }
+    }
+}
+
+/// Why `job` cannot run on its engine, if it cannot (see the module docs): a config error.
+pub fn check_job(job: &Job) -> Result<()> {
+    if job.engine == EngineKind::Embedded {
+        return Ok(());
+    }
+    let why = if matches!(job.method, Method::Anatomy | Method::Mondrian) {
+        format!(
+            "{} runs on the embedded engine only (its release follows records or partitions, \
+             not a transformation)",
+            job.method.name()
+        )
+    } else if job
+        .output
+        .as_ref()
+        .is_some_and(|o| o.format != OutputFormat::GenVals)
+    {
+        "the toolbox's genValsDist and anatomy formats are written by the embedded engine only"
+            .to_string()
+    } else if job.research_subset()?.is_some() {
+        "δ-presence needs its research subset's rows: it runs on the embedded engine only"
+            .to_string()
+    } else {
+        return Ok(());
+    };
+    Err(Error::Usage(format!(
+        "-engine {}: {why}; use -engine embedded",
+        job.engine.name()
+    )))
+}
+
+/// What a release rewrite needs from the search: the transformation, and the classes it
+/// suppresses (each a generalized tuple: one hierarchy id per quasi-identifier at its level).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rewrite {
+    pub levels: Vec<usize>,
+    pub suppressed: Vec<Vec<u32>>,
+}
+
+impl Rewrite {
+    /// From a full-domain result over `table`: the classes of the suppressed records.
+    pub fn of_records(table: &EncodedTable, levels: &[usize], suppressed: &[bool]) -> Rewrite {
+        let mut set: FxHashSet<Vec<u32>> = FxHashSet::default();
+        let mut last = usize::MAX;
+        for (r, _) in suppressed.iter().enumerate().filter(|(_, &s)| s) {
+            let t = table.tuple_of(r);
+            if t == last {
+                continue;
+            }
+            last = t;
+            set.insert(generalized(table, t, levels));
+        }
+        let mut suppressed: Vec<Vec<u32>> = set.into_iter().collect();
+        suppressed.sort_unstable();
+        Rewrite {
+            levels: levels.to_vec(),
+            suppressed,
+        }
+    }
+
+    /// From the labels of every record of `table` (a store method's): a record printed with
+    /// other labels than its class's at `levels` is suppressed (it must print `suppression`).
+    pub fn of_labels(
+        table: &EncodedTable,
+        levels: &[usize],
+        suppression: &[String],
+        labels: &mut dyn LabelSource,
+    ) -> Result<Rewrite> {
+        let mut set: FxHashSet<Vec<u32>> = FxHashSet::default();
+        let mut r = 0usize;
+        labels.for_each_record(&mut |row: &LabelRow| {
+            let t = table.tuple_of(r);
+            r += 1;
+            let g = generalized(table, t, levels);
+            let same = g.iter().enumerate().all(|(q, &id)| {
+                let h = &table.hierarchies[q];
+                row.get(q) == h.label(levels[q], id).as_bytes()
+            });
+            if !same {
+                let top = suppression
+                    .iter()
+                    .enumerate()
+                    .all(|(q, l)| row.get(q) == l.as_bytes());
+                if !top {
+                    return Err(Error::Invalid(
+                        "internal error: a record is neither generalized nor suppressed".into(),
+                    ));
+                }
+                set.insert(g);
+            }
+            Ok(())
+        })?;
+        let mut suppressed: Vec<Vec<u32>> = set.into_iter().collect();
+        suppressed.sort_unstable();
+        Ok(Rewrite {
+            levels: levels.to_vec(),
+            suppressed,
+        })
+    }
+}
+
+/// The generalized tuple of distinct tuple `t` at `levels`.
+fn generalized(table: &EncodedTable, t: usize, levels: &[usize]) -> Vec<u32> {
+    table
+        .tuple(t)
+        .zip(&table.hierarchies)
+        .zip(levels)
+        .map(|((code, h), &l)| h.get(code, l))
+        .collect()
+}
+
+/// The engine of one run (see the module docs).
+pub enum Rows {
+    Embedded,
+}
+
+impl Rows {
+    /// The engine `job` asks for, ready to run (its working folders listed in
+    /// `publication`'s clean-up).
+    pub fn new(job: &Job, publication: &Publication) -> Result<Rows> {
+        let _ = publication;
+        Ok(match job.engine {
+            EngineKind::Embedded => Rows::Embedded,
+        })
+    }
+
+    pub fn is_embedded(&self) -> bool {
+        matches!(self, Rows::Embedded)
+    }
+
+    /// (a) The frequency set as the in-memory table (see the module docs).
+    pub fn load(
+        &mut self,
+        job: &Job,
+        observer: &mut dyn LoadObserver,
+    ) -> Result<(EncodedTable, Encoding, LoadSummary)> {
+        match self {
+            Rows::Embedded => {
+                crate::data::load::load_table(&job.source()?, job.research_subset()?, observer)
+            }
+        }
+    }
+
+    /// (b) The release of a full-domain result: the embedded engine writes `labels` beside the
+    /// input; another engine rewrites the input with `rewrite` (called only there).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write(
+        &mut self,
+        job: &Job,
+        publication: &Publication,
+        records: u64,
+        labels: &mut dyn LabelSource,
+        rewrite: impl FnOnce(&mut dyn LabelSource) -> Result<Rewrite>,
+        encoding: &Encoding,
+        progress: &Progress,
+    ) -> Result<()> {
+        let Some(out) = &job.output else {
+            return Ok(());
+        };
+        match self {
+            Rows::Embedded => {
+                drop(rewrite);
+                let _ = encoding;
+                match out.columnar {
+                    Some(kind) => crate::output::columnar::write(
+                        publication,
+                        job,
+                        &out.path,
+                        kind,
+                        records,
+                        labels,
+                        progress,
+                    ),
+                    None => crate::output::genvals::write(
+                        publication,
+                        job,
+                        &out.path,
+                        records,
+                        labels,
+                        progress,
+                    ),
+                }
+            }
+        }
+    }
+}

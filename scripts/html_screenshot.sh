@@ -4,9 +4,12 @@
 #
 #   scripts/html_screenshot.sh REPORT.html [OUT.png] [WIDTHxHEIGHT]
 #   scripts/html_screenshot.sh --demo [OUT_DIR]    # ADULT Flash, and census Datafly and Mondrian
+#   scripts/html_screenshot.sh --readme            # docs/report.png, the picture in README.md
 #
 # Needs the Debian package chromium (apt-get install chromium). The demo builds anonbox (release)
-# and writes its reports and screenshots to OUT_DIR (default target/html-report).
+# and writes its reports and screenshots to OUT_DIR (default target/html-report). Chromium runs
+# headless with a new empty profile (removed afterwards) and nothing fetched; as root it needs
+# --no-sandbox.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,9 +19,13 @@ shot() {
     out=${2:-${1%.*}.png}
     size=${3:-1280x3000}
     command -v chromium >/dev/null || { echo "html_screenshot.sh: chromium is not installed (apt-get install chromium)" >&2; exit 2; }
-    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
-        --disable-component-update --no-first-run --hide-scrollbars \
+    local profile
+    profile=$(mktemp -d)
+    chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --hide-scrollbars \
         --window-size="${size/x/,}" --screenshot="$(realpath -m "$out")" "file://$html" 2>/dev/null
+    rm -rf "$profile"
     echo "$out"
 }
 
@@ -39,5 +46,17 @@ if [[ "${1:-}" == --demo ]]; then
     exit 0
 fi
 
-[[ $# -ge 1 ]] || { sed -n '2,9p' "$0"; exit 2; }
+if [[ "${1:-}" == --readme ]]; then
+    # ADULT with occupation sensitive (Flash, 5-anonymity, distinct 2-diversity, 5 %
+    # suppression): the verdict, the parameters and the figures on the first screen.
+    dir=target/readme-report
+    mkdir -p "$dir" docs
+    cargo build --release --quiet
+    target/release/anonbox -config configs/adult-occupation.xml -suppression 0.05 -quiet \
+        -output "$dir/adult-occupation.csv" -report "$dir/report.html"
+    shot "$dir/report.html" docs/report.png 1100x1400
+    exit 0
+fi
+
+[[ $# -ge 1 ]] || { sed -n '2,12p' "$0"; exit 2; }
 shot "$@"

@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+use crate::cmd::audit::figures::{Classes, Figures, Params, SensitiveFigures};
 use crate::data::load::Encoding;
 use crate::data::EncodedTable;
 use crate::hierarchy::vgh::Interval;
@@ -19,12 +20,16 @@ use crate::hierarchy::Hierarchy;
 use crate::job::{Generalization, Job, Method};
 use crate::metrics::utility::interval_ncp;
 use crate::metrics::{FullDomainClasses, Utility};
+use crate::privacy::PrivacyModel;
 use crate::risk::{Risk, SizeCounts};
 use crate::store::Store;
 use crate::Result;
 
 /// Example values kept per attribute and side (the most frequent).
 pub const EXAMPLES: usize = 4;
+
+/// Values of a sensitive attribute shown before and after (the most frequent).
+pub const SENSITIVE_VALUES: usize = 12;
 
 /// The figures of a release.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +45,30 @@ pub struct Release {
     /// Sizes of the input's classes.
     pub input_class_sizes: SizeCounts,
     pub attributes: Vec<AttributeProfile>,
+    /// Each sensitive attribute before and after, with what the release achieves on it.
+    pub sensitive: Vec<SensitiveProfile>,
+    /// δ-presence: the smallest and largest share of research-subset records in a class of the
+    /// generalized population (`None` without a research subset or where not measured).
+    pub delta: Option<(f64, f64)>,
+}
+
+/// A sensitive attribute before and after, and its figures over the released classes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SensitiveProfile {
+    pub name: String,
+    /// Records of the input (of the research subset, with one), suppressed ones included.
+    pub before: Values,
+    /// The released records (suppressed ones left out).
+    pub after: Values,
+    /// The most frequent values (up to [`SENSITIVE_VALUES`], each held by at least as many
+    /// records as a value shown before must be) with their records before and after.
+    pub values: Vec<(String, u64, u64)>,
+    /// Records before and after.
+    pub records: (u64, u64),
+    /// Distinct, entropy and recursive l (at the c of the job's model), t per distance, over
+    /// the released classes; `None` where the method's classes are not measured here (the
+    /// store methods: `anonbox audit` measures any release).
+    pub figures: Option<SensitiveFigures>,
 }
 
 /// One quasi-identifier before and after.
@@ -151,6 +180,8 @@ impl Release {
             class_sizes,
             input_class_sizes,
             attributes,
+            sensitive: Vec::new(),
+            delta: None,
         }
     }
 
@@ -162,7 +193,11 @@ impl Release {
         suppressed: &[bool],
     ) -> Release {
         let classes = FullDomainClasses::of_table(table, levels, suppressed);
-        Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job))
+        let mut release =
+            Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job));
+        release.sensitive = sensitive_of_table(job, table, levels, suppressed);
+        release.delta = delta_of_table(table, levels, suppressed);
+        release
     }
 
     /// The release of an in-memory partition whose classes publish labels of their own
@@ -298,6 +333,123 @@ impl Release {
         }
         Ok(release)
     }
+}
+
+/// A record's class at `levels` (`None` if suppressed).
+fn class_key(
+    table: &EncodedTable,
+    levels: &[usize],
+    suppressed: &[bool],
+    r: usize,
+    key: &mut Vec<u32>,
+) -> bool {
+    if suppressed.get(r).copied().unwrap_or(false) {
+        return false;
+    }
+    key.clear();
+    key.extend(
+        table
+            .row(r)
+            .zip(&table.hierarchies)
+            .zip(levels)
+            .map(|((code, h), &level)| h.get(code, level)),
+    );
+    true
+}
+
+/// The sensitive attributes of an in-memory release: values before and after, and the
+/// figures of the released classes as `anonbox audit` computes them (the same shared models),
+/// with the recursive l at the c of the job's (c,l) model of that attribute.
+fn sensitive_of_table(
+    job: &Job,
+    table: &EncodedTable,
+    levels: &[usize],
+    suppressed: &[bool],
+) -> Vec<SensitiveProfile> {
+    let min = shown_before(job);
+    let mut key = Vec::with_capacity(levels.len());
+    table
+        .sensitive
+        .iter()
+        .enumerate()
+        .map(|(a, s)| {
+            let mut classes = Classes::new(levels.len());
+            let mut before = vec![0u64; s.values.len()];
+            let mut after = vec![0u64; s.values.len()];
+            for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+                let code = s.codes[r];
+                before[code as usize] += 1;
+                if class_key(table, levels, suppressed, r, &mut key) {
+                    after[code as usize] += 1;
+                    classes.add(Some(&key), Some(code), false);
+                } else {
+                    classes.add(None, Some(code), false);
+                }
+            }
+            let c = job.privacy.iter().find_map(|m| match m {
+                PrivacyModel::RecursiveCL { attribute, c, .. } if *attribute == a => Some(*c),
+                _ => None,
+            });
+            let params = Params {
+                risk_k: 1,
+                risk_threshold: job.risk_threshold,
+                sensitive: Some(s.name.clone()),
+                c,
+                numeric: s.numeric.as_deref(),
+                hierarchy: s.hierarchy.as_ref(),
+                ..Params::default()
+            };
+            let values = |counts: &[u64], min: u64| {
+                Values::of(
+                    counts
+                        .iter()
+                        .enumerate()
+                        .map(|(code, &n)| (s.values[code].as_str(), n)),
+                    min,
+                )
+            };
+            let mut shown: Vec<(String, u64, u64)> = (0..s.values.len())
+                .filter(|&code| before[code] >= min)
+                .map(|code| (s.values[code].clone(), before[code], after[code]))
+                .collect();
+            shown.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            shown.truncate(SENSITIVE_VALUES);
+            SensitiveProfile {
+                name: s.name.clone(),
+                before: values(&before, min),
+                after: values(&after, min),
+                values: shown,
+                records: (before.iter().sum(), after.iter().sum()),
+                figures: Figures::compute(&classes, &params)
+                    .ok()
+                    .and_then(|f| f.sensitive),
+            }
+        })
+        .collect()
+}
+
+/// δ-presence of an in-memory release with a research subset: the smallest and largest share
+/// of subset records over the classes of the generalized population.
+fn delta_of_table(
+    table: &EncodedTable,
+    levels: &[usize],
+    suppressed: &[bool],
+) -> Option<(f64, f64)> {
+    let subset = table.subset()?;
+    let mut classes = Classes::new(levels.len());
+    let mut key = Vec::with_capacity(levels.len());
+    for (r, &member) in subset.iter().enumerate().take(table.rows()) {
+        if class_key(table, levels, suppressed, r, &mut key) {
+            classes.add(Some(&key), None, member);
+        }
+    }
+    let params = Params {
+        risk_k: 1,
+        subset: true,
+        ..Params::default()
+    };
+    let d = Figures::compute(&classes, &params).ok()?.delta?;
+    Some((d.min, d.max))
 }
 
 /// Quasi-identifier names of a job.

@@ -14,6 +14,7 @@ pub mod genvalsdist;
 pub mod html;
 pub mod report;
 pub mod summary;
+pub mod verdict;
 
 pub use crate::data::labels::{LabelRow, LabelSource};
 pub use report::{Elapsed, Report};

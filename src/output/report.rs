@@ -65,10 +65,15 @@ pub struct Report {
     pub k: Option<u64>,
     /// Every privacy model the method enforced, e.g. `5-anonymity`.
     pub privacy_models: Vec<String>,
+    /// For each model: its attribute, the figure required and the figure the release achieves
+    /// ([`crate::output::verdict`]).
+    pub privacy_achieved: Vec<crate::output::verdict::Achieved>,
     /// The suppression budget in records.
     pub suppression_limit: Option<u64>,
     /// Levels in `quasi_identifiers` order (full-domain methods).
     pub transformation: Option<Vec<usize>>,
+    /// Quasi-identifiers generalized to the top of their hierarchy (every value `*`).
+    pub attributes_removed: Vec<String>,
     pub metric: Option<&'static str>,
     pub information_loss: Option<f64>,
     pub suppressed_records: u64,
@@ -138,8 +143,10 @@ impl Report {
             quasi_identifiers: job.qids.iter().map(|q| q.name.clone()).collect(),
             k: job.enforced_k(),
             privacy_models: job.enforced_models(),
+            privacy_achieved: crate::output::verdict::achieved(job, release),
             suppression_limit: outcome.suppression_limit,
             transformation: outcome.transformation.clone(),
+            attributes_removed: crate::output::verdict::removed(release),
             metric: metric.map(|m| m.name()),
             information_loss,
             suppressed_records: outcome.suppressed_records,

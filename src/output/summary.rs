@@ -1,15 +1,21 @@
-//! The summary a successful run prints on stderr (not with `-quiet`): a few aligned lines, every
-//! figure taken from the run's [`Report`], so the summary and the JSON report cannot disagree.
+//! The summary a successful run prints on stderr (not with `-quiet`): the verdict first (what
+//! holds, in plain words, [`crate::output::verdict`]), then a few aligned lines; every figure
+//! taken from the run's [`Report`], so the summary and the JSON report cannot disagree, and
+//! written for reading ([`readable`]: four significant digits, shares as %; the JSON keeps
+//! them exact).
 //!
 //! ```text
 //! anonbox: Flash finished in 0.412 s
+//!       verdict  holds: 5-anonymity: every released class has at least 5 records, the smallest 5
+//!                172 of 30162 records suppressed (0.5703 %); the limit was 1508 (5 %)
+//!                proven optimal: no transformation of the lattice that meets the models loses less (Loss)
 //!        output  out.csv
 //!       records  30162 read, 0 skipped, 30162 anonymized, 29990 released, 172 suppressed
 //!       privacy  5-anonymity
 //!     transform  sex 0, age 2, race 1
 //!       classes  312 (average 96.1 records)
-//!          risk  highest 0.2, average 0.0104, 0.00% of records above 0.2
-//!    input risk  highest 1, average 0.413, 50.90% of records above 0.2
+//!          risk  highest 0.2, average 0.0104, 0 % of records above 0.2
+//!    input risk  highest 1, average 0.413, 50.9 % of records above 0.2
 //!          loss  0.0123 (Loss)
 //!       metrics  DM* 1523, DM 1523, Height 3, Precision 0.41, Loss 0.0123, Entropy 12.5, AECS 96.1
 //!       utility  discernibility 1523, average class size 96.1
@@ -17,6 +23,7 @@
 
 use std::fmt::Write as _;
 
+use crate::output::verdict::{lines, percent, readable};
 use crate::output::Report;
 
 /// The summary lines of `report`, each ending in a newline.
@@ -24,12 +31,16 @@ pub fn render(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "anonbox: {} finished in {:.3} s",
-        report.method, report.elapsed_seconds.total
+        "anonbox: {} finished in {} s",
+        report.method,
+        readable(report.elapsed_seconds.total)
     );
     let mut row = |label: &str, value: String| {
         let _ = writeln!(s, "{label:>14}  {value}");
     };
+    for (i, line) in lines(report).into_iter().enumerate() {
+        row(if i == 0 { "verdict" } else { "" }, line);
+    }
     row(
         "output",
         if report.output_files.is_empty() {
@@ -79,17 +90,18 @@ pub fn render(report: &Report) -> String {
     row(
         "classes",
         format!(
-            "{} (average {average:.1} records)",
-            report.equivalence_classes
+            "{} (average {} records)",
+            report.equivalence_classes,
+            readable(average)
         ),
     );
     let risk = |r: &crate::risk::Risk| {
         format!(
-            "highest {}, average {}, {:.2}% of records above {}",
-            r.highest,
-            r.average,
-            100.0 * r.records_at_risk,
-            r.threshold
+            "highest {}, average {}, {} of records above {}",
+            readable(r.highest),
+            readable(r.average),
+            percent(r.records_at_risk),
+            readable(r.threshold)
         )
     };
     if let Some(r) = &report.risk {
@@ -101,7 +113,11 @@ pub fn render(report: &Report) -> String {
     if let Some(loss) = report.information_loss {
         row(
             "loss",
-            format!("{loss} ({})", report.metric.unwrap_or("information loss")),
+            format!(
+                "{} ({})",
+                readable(loss),
+                report.metric.unwrap_or("information loss")
+            ),
         );
     }
     let u = &report.utility;
@@ -115,17 +131,18 @@ pub fn render(report: &Report) -> String {
         ("AECS", u.aecs),
     ]
     .iter()
-    .filter_map(|(name, v)| v.map(|v| format!("{name} {v}")))
+    .filter_map(|(name, v)| v.map(|v| format!("{name} {}", readable(v))))
     .collect();
     if !metrics.is_empty() {
         row("metrics", metrics.join(", "));
     }
     let mut utility = format!(
         "discernibility {}, average class size {}",
-        u.discernibility, u.average_class_size
+        readable(u.discernibility),
+        readable(u.average_class_size)
     );
     if let Some(ncp) = u.ncp {
-        let _ = write!(utility, ", NCP {ncp}");
+        let _ = write!(utility, ", NCP {}", readable(ncp));
     }
     row("utility", utility);
     s

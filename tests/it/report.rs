@@ -291,54 +291,153 @@ fn mondrian_ncp_from_the_output() {
     );
 }
 
-/// What every HTML report must be: one file, charts inline, nothing from the network, no
-/// script; each figure of its tables equal to the JSON report of the same run.
+/// A number as the page shows it for reading (four significant digits, no exponent, shares
+/// as `%`) stands for `exact`.
+fn reads_as(shown: &str, exact: f64, key: &str) {
+    let (text, scale) = match shown.strip_suffix(" %") {
+        Some(t) => (t, 100.0),
+        None => (shown, 1.0),
+    };
+    assert!(!text.contains(['e', 'E']), "{key}: {shown} has an exponent");
+    let got: f64 = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{key}: '{shown}': {e}"));
+    let want = exact * scale;
+    // Four significant digits below 1,000; whole numbers above.
+    let tolerance = if want.abs() >= 1000.0 {
+        0.5
+    } else {
+        5e-4 * want.abs().max(1e-9)
+    };
+    assert!(
+        (got - want).abs() <= tolerance,
+        "{key}: shown {shown}, exact {exact}"
+    );
+}
+
+/// What every HTML report must be, checked on its DOM (parsed by scraper, the html5ever
+/// parser browsers' own rules follow): one file, charts inline, nothing from the network, no
+/// script; the verdict first, stating each model and the figure achieved; the parameters; the
+/// loss per attribute; each figure's exact `data-value` equal to the JSON report of the same
+/// run, and the figure shown for reading equal to it within four significant digits.
 fn check_html(html: &str, report: &Value, charts: usize) {
+    use scraper::{Html, Selector};
+    let sel = |s: &str| Selector::parse(s).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert_eq!(html.matches("<svg").count(), charts, "charts");
-    assert_eq!(html.matches("</svg>").count(), charts);
     let rest = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!rest.contains("http://") && !rest.contains("https://"));
-    assert!(!rest.to_ascii_lowercase().contains("<script"));
     assert!(!rest.contains("<link") && !rest.contains("@import") && !rest.contains("url("));
-    // The summary's figures: data-key="a/b" data-value="v" against report["a"]["b"].
+    let dom = Html::parse_document(html);
+    assert_eq!(dom.select(&sel("svg")).count(), charts, "charts");
+    assert_eq!(dom.select(&sel("script")).count(), 0);
+    // The verdict comes first: the first section of the body, one line per model, then the
+    // suppression and the optimality.
+    let first = dom
+        .select(&sel("body > section, body > h2"))
+        .next()
+        .unwrap();
+    assert_eq!(first.value().attr("id"), Some("verdict"));
+    let achieved = report["privacy_achieved"].as_array().unwrap();
+    assert!(!achieved.is_empty());
+    let lines: Vec<String> = dom
+        .select(&sel("#verdict li"))
+        .map(|li| li.text().collect::<String>())
+        .collect();
+    assert!(lines.len() >= achieved.len() + 2, "{lines:?}");
+    for (i, a) in achieved.iter().enumerate() {
+        assert!(
+            lines[i].contains(a["says"].as_str().unwrap()),
+            "{}",
+            lines[i]
+        );
+        let holds = a["holds"].as_bool();
+        let li = dom.select(&sel("#verdict li")).nth(i).unwrap();
+        let class = li.value().attr("class");
+        match holds {
+            Some(true) => assert_eq!(class, Some("holds")),
+            Some(false) => assert_eq!(class, Some("fails")),
+            None => assert_eq!(class, Some("unmeasured")),
+        }
+    }
+    let suppressed = report["suppressed_records"].as_u64().unwrap();
+    assert!(
+        lines[achieved.len()].starts_with(&format!("{suppressed} of ")),
+        "{lines:?}"
+    );
+    // Every figure: data-key names the JSON value, data-value holds it exactly, the text
+    // shows it for reading.
     let mut seen = 0;
-    for part in html.split("data-key=\"").skip(1) {
-        let key = &part[..part.find('"').unwrap()];
-        let value = part
-            .split("data-value=\"")
-            .nth(1)
-            .map(|v| &v[..v.find('"').unwrap()])
-            .unwrap();
+    for e in dom.select(&sel("[data-key]")) {
+        let key = e.value().attr("data-key").unwrap();
+        let value = e.value().attr("data-value").unwrap();
         let want = report
             .pointer(&format!("/{}", key.replace('.', "/")))
             .unwrap_or_else(|| panic!("{key} not in the report"));
         if key.starts_with("elapsed") {
             continue; // another run
         }
-        let value = value.replace("&quot;", "\"");
+        let shown: String = e.text().collect();
         match want {
             Value::Number(n) => {
-                assert_eq!(value.parse::<f64>().unwrap(), n.as_f64().unwrap(), "{key}")
+                let exact = n.as_f64().unwrap();
+                assert_eq!(value.parse::<f64>().unwrap(), exact, "{key}");
+                reads_as(shown.trim(), exact, key);
             }
-            Value::String(s) => assert_eq!(&value, s, "{key}"),
+            Value::String(s) => {
+                assert_eq!(value, s, "{key}");
+                assert_eq!(shown.trim(), s, "{key}");
+            }
             other => assert_eq!(value, other.to_string(), "{key}"),
         }
         seen += 1;
     }
-    assert!(seen >= 15, "only {seen} figures");
-    // The input's encoding (that of the release) is among them.
-    assert!(html.contains(&format!(
-        "data-key=\"input_encoding\" data-value=\"{}\"",
-        report["input_encoding"].as_str().unwrap()
-    )));
-    // The summary lines are the stderr summary's.
-    assert!(html.contains(&format!(
-        "anonbox: {} finished in",
-        report["method"].as_str().unwrap()
-    )));
-    for q in report["quasi_identifiers"].as_array().unwrap() {
-        assert!(html.contains(&format!("<td>{}</td>", q.as_str().unwrap())));
+    assert!(seen >= 20, "only {seen} figures");
+    // The parameters of the run.
+    let parameters: Vec<String> = dom
+        .select(&sel("#parameter-table td:first-child"))
+        .map(|td| td.text().collect())
+        .collect();
+    for p in ["method", "privacy models", "input encoding"] {
+        assert!(parameters.iter().any(|x| x == p), "{p}: {parameters:?}");
+    }
+    // Every metric shown is explained on its line.
+    for row in dom.select(&sel("#utility tr")).skip(1) {
+        let explain: String = row
+            .select(&sel("td.explain"))
+            .next()
+            .unwrap()
+            .text()
+            .collect();
+        assert!(explain.len() > 20, "{}", row.html());
+    }
+    // The loss per quasi-identifier: one row each; a full-domain release's bar is its level
+    // over the hierarchy's height, said as "level L of H".
+    let rows: Vec<_> = dom.select(&sel("#attribute-table tr")).skip(1).collect();
+    let qis = report["quasi_identifiers"].as_array().unwrap();
+    assert_eq!(rows.len(), qis.len());
+    for (i, (row, q)) in rows.iter().zip(qis).enumerate() {
+        let cells: Vec<String> = row
+            .select(&sel("td"))
+            .map(|td| td.text().collect())
+            .collect();
+        assert_eq!(cells[0], q.as_str().unwrap());
+        if let Some(levels) = report["transformation"].as_array() {
+            let level = levels[i].as_u64().unwrap();
+            let said = cells[2]
+                .strip_prefix(&format!("level {level} of "))
+                .unwrap();
+            let height: u64 = said.split(':').next().unwrap().parse().unwrap();
+            let bar = row.select(&sel(".bar")).next().unwrap();
+            let share: f64 = bar.value().attr("data-share").unwrap().parse().unwrap();
+            assert_eq!(share, level as f64 / height as f64);
+            let removed = report["attributes_removed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r == q);
+            assert_eq!(level == height, removed, "{}", q);
+            assert_eq!(cells[2].ends_with(": removed entirely"), removed);
+        }
     }
 }
 
@@ -657,4 +756,128 @@ fn html_report_of_anatomy() {
         "{risk}"
     );
     assert!(html.contains("a_QIT.csv, a_ST.csv"));
+}
+
+/// `privacy_achieved` states, for each model, the figure required and the figure the release
+/// achieves, equal to the figures computed here from the output file alone: k the smallest
+/// class, distinct l the fewest values of the sensitive attribute in a class, entropy l the
+/// lowest exp(entropy), t (equal distance) the largest half-sum of the differences between a
+/// class's distribution and the whole release's (suppressed records included). The HTML
+/// report of the same run shows them (checked on its DOM).
+#[test]
+fn privacy_achieved_is_what_the_release_holds() {
+    let dir = workdir("adult-occupation.xml");
+    let text = std::fs::read_to_string(dir.path().join("configs/adult-occupation.xml")).unwrap();
+    let start = text.find("<privacy>").unwrap();
+    let end = text.find("</privacy>").unwrap() + "</privacy>".len();
+    let config = format!(
+        "{}<privacy>
+    <k-anonymity k=\"5\"/>
+    <distinct-l-diversity attribute=\"occupation\" l=\"2\"/>
+    <entropy-l-diversity attribute=\"occupation\" l=\"1.5\"/>
+    <t-closeness attribute=\"occupation\" t=\"0.6\" distance=\"equal\"/>
+  </privacy>{}",
+        &text[..start],
+        &text[end..]
+    );
+    std::fs::write(dir.path().join("configs/achieved.xml"), config).unwrap();
+    let args = [
+        "-config",
+        "configs/achieved.xml",
+        "-suppression",
+        "0.05",
+        "-output",
+        "out.csv",
+        "-quiet",
+    ];
+    let (html, r) = html_and_report(dir.path(), &args);
+    check_html(&html, &r, 3);
+    let achieved = r["privacy_achieved"].as_array().unwrap();
+    let figure = |i: usize| achieved[i]["achieved"].as_f64().unwrap();
+    assert_eq!(
+        achieved
+            .iter()
+            .map(|a| (a["figure"].as_str().unwrap(), a["holds"].as_bool().unwrap()))
+            .collect::<Vec<_>>(),
+        [("k", true), ("l", true), ("l", true), ("t", true)]
+    );
+    assert_eq!(achieved[1]["attribute"], "occupation");
+    assert_eq!(achieved[3]["required"], 0.6);
+    // The same figures from the output file.
+    let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(';').collect();
+    let sens = header.iter().position(|h| *h == "occupation").unwrap();
+    let mut classes: HashMap<Vec<String>, HashMap<String, u64>> = HashMap::new();
+    let mut table: HashMap<String, u64> = HashMap::new();
+    let mut all = 0u64;
+    for line in lines {
+        let f: Vec<&str> = line.split(';').collect();
+        *table.entry(f[sens].to_string()).or_insert(0) += 1;
+        all += 1;
+        let key: Vec<String> = (0..f.len())
+            .filter(|&c| c != sens)
+            .map(|c| f[c].to_string())
+            .collect();
+        if key.iter().all(|v| v == "*") {
+            continue;
+        }
+        *classes
+            .entry(key)
+            .or_default()
+            .entry(f[sens].to_string())
+            .or_insert(0) += 1;
+    }
+    let size = |c: &HashMap<String, u64>| c.values().sum::<u64>();
+    let k = classes.values().map(size).min().unwrap();
+    let distinct = classes.values().map(|c| c.len()).min().unwrap();
+    let entropy = classes
+        .values()
+        .map(|c| {
+            let n = size(c) as f64;
+            let h: f64 = c
+                .values()
+                .map(|&m| -(m as f64 / n) * (m as f64 / n).ln())
+                .sum();
+            h.exp()
+        })
+        .fold(f64::INFINITY, f64::min);
+    let t = classes
+        .values()
+        .map(|c| {
+            let n = size(c) as f64;
+            table
+                .iter()
+                .map(|(v, &m)| {
+                    let p = c.get(v).copied().unwrap_or(0) as f64 / n;
+                    (p - m as f64 / all as f64).abs()
+                })
+                .sum::<f64>()
+                / 2.0
+        })
+        .fold(0.0, f64::max);
+    assert_eq!(figure(0), k as f64);
+    assert_eq!(figure(1), distinct as f64);
+    assert!(
+        (figure(2) - entropy).abs() < 1e-9,
+        "{} {entropy}",
+        figure(2)
+    );
+    assert!((figure(3) - t).abs() < 1e-9, "{} {t}", figure(3));
+    // The console summary says the same in words.
+    let summary = anonbox(dir.path(), &args[..6], "again.json");
+    assert!(
+        summary.contains(&format!(
+            "       verdict  holds: 5-anonymity: every released class has at least 5 records, \
+             the smallest {k}\n"
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!(
+            "holds: distinct 2-diversity of occupation: every class holds at least 2 of its \
+             values, the lowest {distinct}\n"
+        )),
+        "{summary}"
+    );
 }

@@ -5,9 +5,17 @@
 //! value is escaped by the template engine's HTML auto-escaping (names, labels and paths are user
 //! data), except the charts, which are SVG text drawn by plotters ([`charts`]) from numbers only.
 //!
-//! Every figure comes from the run's [`Report`] and [`Release`]: the summary table reads its
-//! values from the report's JSON form, and each cell carries the exact JSON value in
-//! `data-key`/`data-value`, so a reader (or a test) can match the page against `-report x.json`.
+//! The page opens with the verdict ([`crate::output::verdict`]: each model and the figure the
+//! release achieves, records suppressed against the limit, proven optimal or the bound,
+//! attributes removed entirely), then the parameters of the run, the figures (each metric
+//! explained in one line), the loss per attribute as bars, each sensitive attribute's values
+//! before and after, and the charts. The page is a list of [`Section`]s, so another section is
+//! one more entry.
+//!
+//! Every figure comes from the run's [`Report`] and [`Release`]: tables read their values from
+//! the report's JSON form, numbers are shown for reading ([`readable`]: four significant
+//! digits, shares as %), and each carries the exact JSON value in `data-key`/`data-value`, so a
+//! reader (or a test) can match the page against `-report x.json`.
 
 pub mod charts;
 
@@ -18,8 +26,9 @@ use serde::Serialize;
 use crate::algorithms::CheckedSample;
 use crate::io::Publication;
 use crate::job::Job;
-use crate::output::{summary, Report};
-use crate::release::{AttributeProfile, Release};
+use crate::output::verdict::{percent, readable};
+use crate::output::Report;
+use crate::release::{AttributeProfile, Release, SensitiveProfile};
 use crate::{Error, Result};
 
 /// The page template (autoescaped as HTML by its name).
@@ -33,13 +42,84 @@ pub fn is_html(path: &Path) -> bool {
 }
 
 /// One row of a table of figures: a label, the report's key (`risk.highest`: the path of the
-/// value in the JSON report), its exact JSON value and a short form for people.
+/// value in the JSON report), its exact JSON value, a form for people and what it means.
 #[derive(Debug, Serialize)]
 struct Figure {
     label: &'static str,
     key: String,
     value: String,
     shown: String,
+    explain: &'static str,
+}
+
+/// One line of the verdict: the words, and where the model's achieved figure is in the JSON.
+#[derive(Debug, Serialize)]
+struct VerdictLine {
+    /// `holds`, `fails`, `unmeasured`, or empty for the lines that are no model.
+    class: &'static str,
+    text: String,
+    /// `privacy_achieved.N.achieved`, its exact value and its form for reading.
+    key: Option<String>,
+    value: String,
+    shown: String,
+}
+
+/// A quasi-identifier's loss for the bars: the share of its hierarchy climbed.
+#[derive(Debug, Serialize)]
+struct AttributeLoss<'a> {
+    profile: &'a AttributeProfile,
+    /// level / height, exact (`None` for a partition's ranges, which have no level).
+    share: Option<f64>,
+    shown: String,
+    percent: String,
+    removed: bool,
+    /// Distinct values after: a partition's ranges are counted as ranges (overlapping ranges
+    /// of different classes can outnumber the values).
+    after_distinct: String,
+    before: Vec<(String, u64)>,
+    after: Vec<(String, u64)>,
+}
+
+/// A label for reading: a toolbox interval's whole numbers without `.0` (`[18.0]` is `18`,
+/// `(34.0:39.0]` is `(34:39]`); other labels as they are.
+fn tidy(label: &str) -> String {
+    let interval = label.len() > 2
+        && matches!(label.as_bytes()[0], b'[' | b'(')
+        && matches!(label.as_bytes()[label.len() - 1], b']' | b')');
+    if !interval {
+        return label.to_string();
+    }
+    let inner = &label[1..label.len() - 1];
+    let whole = |x: &str| match x.strip_suffix(".0") {
+        Some(w) if w.parse::<i64>().is_ok() => w.to_string(),
+        _ => x.to_string(),
+    };
+    if !inner.contains(':') && label.starts_with('[') && label.ends_with(']') {
+        return whole(inner);
+    }
+    let parts: Vec<String> = inner.split(':').map(whole).collect();
+    format!(
+        "{}{}{}",
+        &label[..1],
+        parts.join(":"),
+        &label[label.len() - 1..]
+    )
+}
+
+/// A sensitive attribute's values, before and after, as shares of the records.
+#[derive(Debug, Serialize)]
+struct SensitiveRows<'a> {
+    profile: &'a SensitiveProfile,
+    rows: Vec<(String, String, String)>,
+}
+
+/// A section of the page: its id and title; what it shows is chosen by `kind` in the template
+/// (`figures`, `attributes`, `sensitive`, `chart`).
+#[derive(Debug, Serialize)]
+struct Section {
+    id: &'static str,
+    title: String,
+    kind: &'static str,
 }
 
 /// A chart: its title, the SVG and a caption.
@@ -57,10 +137,13 @@ struct Page<'a> {
     version: &'a str,
     input: &'a str,
     output: Option<&'a str>,
-    summary: String,
+    verdict: Vec<VerdictLine>,
+    sections: Vec<Section>,
+    parameters: Vec<Figure>,
     figures: Vec<Figure>,
     utility: Vec<Figure>,
-    attributes: &'a [AttributeProfile],
+    attributes: Vec<AttributeLoss<'a>>,
+    sensitive: Vec<SensitiveRows<'a>>,
     charts: Vec<Chart>,
     /// The risk analysis, input beside release ([`risk_rows`]).
     risk_analysis: Vec<RiskRow>,
@@ -123,76 +206,213 @@ fn risk_rows(json: &serde_json::Value) -> Vec<RiskRow> {
         .collect()
 }
 
-/// The summary table: label and the report key it shows.
-const SUMMARY: [(&str, &str); 18] = [
-    ("input encoding", "input_encoding"),
-    ("records read", "rows_read"),
-    ("rows skipped", "rows_skipped"),
-    ("records anonymized", "records"),
-    ("records suppressed", "suppressed_records"),
-    ("privacy models", "privacy_models"),
-    ("k", "k"),
-    ("classes released", "equivalence_classes"),
-    ("information loss", "information_loss"),
-    ("metric", "metric"),
-    ("highest risk", "risk.highest"),
-    ("average risk", "risk.average"),
-    ("records at risk", "risk.records_at_risk"),
-    ("input: highest risk", "risk_input.highest"),
-    ("input: average risk", "risk_input.average"),
-    ("input: records at risk", "risk_input.records_at_risk"),
-    ("risk threshold", "risk.threshold"),
-    ("total time (s)", "elapsed_seconds.total"),
+/// The parameters of the run: label and the report key it shows.
+const PARAMETERS: [(&str, &str, &str); 11] = [
+    ("method", "method", "the anonymization method"),
+    ("input", "input", "the file anonymized"),
+    ("output files", "output_files", "the files released"),
+    (
+        "privacy models",
+        "privacy_models",
+        "what every released class must satisfy",
+    ),
+    ("k", "k", "fewest records a released class may hold"),
+    (
+        "suppression limit",
+        "suppression_limit",
+        "most records the method may suppress (remove) to meet the models",
+    ),
+    (
+        "metric",
+        "metric",
+        "the information loss the search minimizes",
+    ),
+    (
+        "time limit (s)",
+        "time_limit_seconds",
+        "the search stops then and releases the best found",
+    ),
+    (
+        "input encoding",
+        "input_encoding",
+        "text encoding of the input and the release",
+    ),
+    (
+        "risk threshold",
+        "risk.threshold",
+        "prosecutor risk above which a record is at risk",
+    ),
+    (
+        "threads",
+        "threads",
+        "threads of the search (the result is the same for any)",
+    ),
 ];
 
-/// The utility table.
-const UTILITY: [(&str, &str); 10] = [
-    ("Loss", "utility.Loss"),
-    ("Precision", "utility.Precision"),
-    ("Height", "utility.Height"),
-    ("Entropy", "utility.Entropy"),
-    ("DM*", "utility.DMStar"),
-    ("DM", "utility.DM"),
-    ("AECS", "utility.AECS"),
-    ("discernibility", "utility.discernibility"),
-    ("average class size", "utility.average_class_size"),
-    ("NCP (Mondrian)", "utility.ncp"),
+/// The figures table: label, the report key it shows, and what it means.
+const SUMMARY: [(&str, &str, &str); 16] = [
+    ("records read", "rows_read", "data rows of the input"),
+    (
+        "rows skipped",
+        "rows_skipped",
+        "rows holding ? (the toolbox's unknown value), not anonymized",
+    ),
+    (
+        "records anonymized",
+        "records",
+        "records the method anonymized",
+    ),
+    (
+        "records suppressed",
+        "suppressed_records",
+        "records removed from the release to meet the models",
+    ),
+    (
+        "classes released",
+        "equivalence_classes",
+        "groups of released records sharing every quasi-identifier value",
+    ),
+    (
+        "information loss",
+        "information_loss",
+        "the metric's loss of the release (0: as the input)",
+    ),
+    (
+        "highest risk",
+        "risk.highest",
+        "prosecutor risk of the most exposed record: 1 / its class's size",
+    ),
+    (
+        "average risk",
+        "risk.average",
+        "prosecutor risk averaged over the released records",
+    ),
+    (
+        "records at risk",
+        "risk.records_at_risk",
+        "share of the released records whose risk is above the threshold",
+    ),
+    (
+        "input: highest risk",
+        "risk_input.highest",
+        "the same for the input (its distinct quasi-identifier tuples)",
+    ),
+    (
+        "input: average risk",
+        "risk_input.average",
+        "the same for the input",
+    ),
+    (
+        "input: records at risk",
+        "risk_input.records_at_risk",
+        "the same for the input",
+    ),
+    (
+        "load (s)",
+        "elapsed_seconds.load",
+        "reading and encoding the input",
+    ),
+    (
+        "search (s)",
+        "elapsed_seconds.search",
+        "the method's own time",
+    ),
+    ("write (s)", "elapsed_seconds.write", "writing the release"),
+    ("total time (s)", "elapsed_seconds.total", "the whole run"),
 ];
+
+/// The utility table: each metric explained in one line.
+const UTILITY: [(&str, &str, &str); 10] = [
+    ("Loss", "utility.Loss", "ARX's loss: the share of each attribute's range a released value covers, averaged (0: as the input, 1: all *)"),
+    ("Precision", "utility.Precision", "Sweeney's precision loss: each value's level over its hierarchy's height, averaged (0: as the input, 1: all *)"),
+    ("Height", "utility.Height", "the sum of the levels of the transformation"),
+    ("Entropy", "utility.Entropy", "non-uniform entropy: bits of information the generalization removed, summed over records and attributes"),
+    ("DM*", "utility.DMStar", "discernibility without suppression: the sum of the squared class sizes (lower: smaller classes, more detail)"),
+    ("DM", "utility.DM", "discernibility: the same, each suppressed record counting as large as the whole table"),
+    ("AECS", "utility.AECS", "average equivalence class size (suppressed records counted as one class)"),
+    ("discernibility", "utility.discernibility", "Bayardo and Agrawal's discernibility of the release (equals DM for full-domain methods)"),
+    ("average class size", "utility.average_class_size", "released records over released classes"),
+    ("NCP (Mondrian)", "utility.ncp", "global certainty penalty: the share of each attribute's range a published interval covers, averaged"),
+];
+
+/// The exact JSON value of `key` and its form for reading (four significant digits; `%` for
+/// shares when `share`).
+fn value_at(json: &serde_json::Value, key: &str, share: bool) -> Option<(String, String)> {
+    let v = json.pointer(&format!("/{}", key.replace('.', "/")))?;
+    Some(match v {
+        serde_json::Value::Null => return None,
+        serde_json::Value::String(s) => (s.clone(), s.clone()),
+        serde_json::Value::Number(n) => (
+            n.to_string(),
+            match (n.as_u64(), share) {
+                (Some(i), false) => i.to_string(),
+                (_, true) => percent(n.as_f64().unwrap_or(f64::NAN)),
+                _ => readable(n.as_f64().unwrap_or(f64::NAN)),
+            },
+        ),
+        serde_json::Value::Array(items) => {
+            let text = items
+                .iter()
+                .map(|i| match i {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Number(n) => readable(n.as_f64().unwrap_or(f64::NAN)),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            (v.to_string(), text)
+        }
+        other => (other.to_string(), other.to_string()),
+    })
+}
 
 /// The figures of `rows` present (not null) in the report's JSON.
-fn figures(json: &serde_json::Value, rows: &[(&'static str, &str)]) -> Vec<Figure> {
+fn figures(json: &serde_json::Value, rows: &[(&'static str, &str, &'static str)]) -> Vec<Figure> {
     rows.iter()
-        .filter_map(|&(label, key)| {
-            let v = json.pointer(&format!("/{}", key.replace('.', "/")))?;
-            let (value, shown) = match v {
-                serde_json::Value::Null => return None,
-                serde_json::Value::String(s) => (s.clone(), s.clone()),
-                serde_json::Value::Number(n) => (
-                    n.to_string(),
-                    match n.as_u64() {
-                        Some(i) => i.to_string(),
-                        None => charts::short(n.as_f64().unwrap_or(f64::NAN)),
-                    },
-                ),
-                serde_json::Value::Array(items) => {
-                    let text = items
-                        .iter()
-                        .map(|i| match i {
-                            serde_json::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    (v.to_string(), text)
-                }
-                other => (other.to_string(), other.to_string()),
-            };
+        .filter_map(|&(label, key, explain)| {
+            let share = key.ends_with("records_at_risk");
+            let (value, shown) = value_at(json, key, share)?;
             Some(Figure {
                 label,
                 key: key.to_string(),
                 value,
                 shown,
+                explain,
             })
+        })
+        .collect()
+}
+
+/// The verdict's lines: each model with its achieved figure, then the other lines.
+fn verdict(report: &Report, json: &serde_json::Value) -> Vec<VerdictLine> {
+    let lines = crate::output::verdict::lines(report);
+    let models = report.privacy_achieved.len();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let Some(a) = report.privacy_achieved.get(i).filter(|_| i < models) else {
+                return VerdictLine {
+                    class: "",
+                    text,
+                    key: None,
+                    value: String::new(),
+                    shown: String::new(),
+                };
+            };
+            let key = format!("privacy_achieved.{i}.achieved");
+            let (value, shown) = value_at(json, &key, false).unwrap_or_default();
+            VerdictLine {
+                class: match a.holds {
+                    Some(true) => "holds",
+                    Some(false) => "fails",
+                    None => "unmeasured",
+                },
+                text,
+                key: Some(key),
+                value,
+                shown,
+            }
         })
         .collect()
 }
@@ -264,15 +484,102 @@ pub fn render(
             ),
         });
     }
+    let attributes = release
+        .attributes
+        .iter()
+        .map(|a| {
+            let share = a
+                .level
+                .filter(|_| a.height > 0)
+                .map(|l| l as f64 / a.height as f64);
+            AttributeLoss {
+                profile: a,
+                share,
+                shown: match a.level {
+                    Some(l) => format!("level {l} of {}", a.height),
+                    None => "ranges of its own per class".to_string(),
+                },
+                percent: share.map_or(String::new(), |s| format!("{:.1}", 100.0 * s)),
+                removed: a.height > 0 && a.level == Some(a.height),
+                after_distinct: match a.level {
+                    Some(_) => a.after.distinct.to_string(),
+                    None => format!("{} ranges", a.after.distinct),
+                },
+                before: a
+                    .before
+                    .examples
+                    .iter()
+                    .map(|(l, n)| (tidy(l), *n))
+                    .collect(),
+                after: a
+                    .after
+                    .examples
+                    .iter()
+                    .map(|(l, n)| (tidy(l), *n))
+                    .collect(),
+            }
+        })
+        .collect();
+    let sensitive = release
+        .sensitive
+        .iter()
+        .map(|p| {
+            let share = |n: u64, of: u64| {
+                if of == 0 {
+                    String::new()
+                } else {
+                    percent(n as f64 / of as f64)
+                }
+            };
+            let rows = p
+                .values
+                .iter()
+                .map(|(value, before, after)| {
+                    (
+                        value.clone(),
+                        share(*before, p.records.0),
+                        share(*after, p.records.1),
+                    )
+                })
+                .collect();
+            SensitiveRows { profile: p, rows }
+        })
+        .collect();
+    let section = |id, title: &str, kind| Section {
+        id,
+        title: title.to_string(),
+        kind,
+    };
+    let mut sections = vec![
+        section("parameters", "Parameters of the run", "parameters"),
+        section("figures", "Figures", "figures"),
+        section(
+            "attributes",
+            "Information loss per quasi-identifier",
+            "attributes",
+        ),
+        section("risk-analysis", "Risk analysis", "risk"),
+    ];
+    if !release.sensitive.is_empty() {
+        sections.push(section(
+            "sensitive",
+            "Sensitive attributes before and after",
+            "sensitive",
+        ));
+    }
+    sections.push(section("charts", "Charts", "charts"));
     let page = Page {
         method: report.method,
         version: report.anonbox_version,
         input: &report.input,
         output: report.output.as_deref(),
-        summary: summary::render(report),
+        verdict: verdict(report, &json),
+        sections,
+        parameters: figures(&json, &PARAMETERS),
         figures: figures(&json, &SUMMARY),
         utility: figures(&json, &UTILITY),
-        attributes: &release.attributes,
+        attributes,
+        sensitive,
         charts: charts_list,
         risk_analysis: risk_rows(&json),
         risk_population: format!(
@@ -304,4 +611,17 @@ pub fn write(
             Error::Io { source, .. } => Error::io(path, source),
             other => other,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn labels_for_reading() {
+        use super::tidy;
+        assert_eq!(tidy("[18.0]"), "18");
+        assert_eq!(tidy("(34.0:39.0]"), "(34:39]");
+        assert_eq!(tidy("[0.5:1.0)"), "[0.5:1)");
+        assert_eq!(tidy("[20, 25["), "[20, 25[");
+        assert_eq!(tidy("Male"), "Male");
+    }
 }

@@ -99,6 +99,7 @@ impl Job {
             suppression: self.suppression,
             c: self.c,
             privacy: &self.privacy,
+            sensitive: &self.sensitive,
         }
     }
 

@@ -26,3 +26,4 @@ mod regression;
 mod report;
 mod summary;
 mod utd_methods;
+mod voice;

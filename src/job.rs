@@ -135,6 +135,7 @@ impl Job {
             suppression: self.suppression,
             c: self.c,
             privacy: &self.privacy,
+            sensitive: &self.sensitive,
         }
     }
 

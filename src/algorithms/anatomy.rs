@@ -245,9 +245,11 @@ pub fn anatomize(
         .map(|(b, &c)| (b, c))
         .collect();
     if initial.len() < l {
+        say("Anatomy l-diversity cannot be satisfied on this dataset!!!");
         return Err(Error::Invalid(format!(
-            "Anatomy l-diversity cannot be satisfied on this dataset!!! (l = {l}, but the \
-             sensitive attribute has {} distinct values)",
+            "Anatomy: distinct {l}-diversity cannot be satisfied: the sensitive attribute has \
+             {} distinct values; give -l {} or less",
+            initial.len(),
             initial.len()
         )));
     }
@@ -256,9 +258,18 @@ pub fn anatomize(
         .iter()
         .find(|&&(_, c)| c as u128 * l as u128 > n as u128)
     {
+        say("This dataset is not eligible for Anatomy!!!");
+        let most = n / c.max(1);
+        let relax = if most >= 2 {
+            format!("give -l {most} or less")
+        } else {
+            "no l of 2 or more is possible on this table (the value is on more than half of \
+             the records)"
+                .to_string()
+        };
         return Err(Error::Invalid(format!(
-            "This dataset is not eligible for Anatomy!!! (a sensitive value occurs in {c} of {n} \
-             records, more than 1/l with l = {l})"
+            "Anatomy: the table is not eligible for distinct {l}-diversity: a sensitive value \
+             occurs in {c} of {n} records, more than 1/l; {relax}"
         )));
     }
     initial.sort_by_key(|e| std::cmp::Reverse(e.1)); // stable: ties keep ascending value
@@ -804,12 +815,12 @@ mod tests {
         let e = anatomize(&src.counts(), 3.0, 1, &mut src, &mut |_| {}).unwrap_err();
         assert!(e
             .to_string()
-            .starts_with("Anatomy l-diversity cannot be satisfied on this dataset!!!"));
+            .starts_with("Anatomy: distinct 3-diversity cannot be satisfied"));
         let mut src = MemorySource::new(&[0, 0, 1], 2);
         let e = anatomize(&src.counts(), 2.0, 1, &mut src, &mut |_| {}).unwrap_err();
         assert!(e
             .to_string()
-            .starts_with("This dataset is not eligible for Anatomy!!!"));
+            .starts_with("Anatomy: the table is not eligible for distinct"));
         let mut lines = Vec::new();
         let mut src = MemorySource::new(&[0, 1, 0, 1], 2);
         anatomize(&src.counts(), 1.2, 1, &mut src, &mut |s| {

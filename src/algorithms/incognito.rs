@@ -79,6 +79,29 @@ pub struct Params<'a> {
     pub c: f64,
     /// The privacy models every class must satisfy.
     pub privacy: &'a [PrivacyModel],
+    /// The sensitive attributes the models name (for messages).
+    pub sensitive: &'a [crate::data::SensitiveAttribute],
+}
+
+/// The parameter to relax when no generalization satisfies the models of `params`.
+fn relax(params: &Params<'_>) -> String {
+    let mut what: Vec<String> = Vec::new();
+    for m in params.privacy {
+        match m {
+            PrivacyModel::KAnonymity { .. } => what.push("k (-k)".into()),
+            PrivacyModel::DistinctL { .. } | PrivacyModel::EntropyL { .. } => {
+                what.push("l (-l)".into())
+            }
+            PrivacyModel::RecursiveCL { c, .. } => what.push(format!(
+                "l (-l) or c (-c, now {c}: a larger c is weaker; -c 0 asks for entropy \
+                 l-diversity instead)"
+            )),
+            PrivacyModel::TCloseness { .. } => what.push("t (-t, a larger t is weaker)".into()),
+            PrivacyModel::DeltaPresence { .. } => what.push("dmin and dmax".into()),
+        }
+    }
+    what.dedup();
+    what.join(" or ")
 }
 
 /// A node's printed name: levels joined by `_`.
@@ -585,10 +608,20 @@ pub fn run(
         say(&line);
     }
     let Some(node) = found.selection().map(<[usize]>::to_vec) else {
-        return Err(Error::Invalid(
-            "No anonymous generalizations!!! (no generalization satisfies the privacy model)"
-                .into(),
-        ));
+        // The toolbox's line for a script that reads it (-verbose), and ours.
+        say("No anonymous generalizations!!!");
+        return Err(Error::Invalid(format!(
+            "{}: no generalization satisfies {} with at most {budget} records suppressed: relax \
+             {}, or raise the suppression limit",
+            params.method.name(),
+            params
+                .privacy
+                .iter()
+                .map(|m| m.describe(params.sensitive))
+                .collect::<Vec<_>>()
+                .join(", "),
+            relax(params)
+        )));
     };
     observer.step(&format!("{name}: writing classes"));
     store.assign_full_domain(encoding, &node, &bad)?;

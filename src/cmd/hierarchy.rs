@@ -60,9 +60,13 @@ pub struct HierarchyArgs {
     /// GiB); a longer one is an error [default: 64M]
     #[arg(long, value_name = "SIZE", value_parser = crate::io::source::parse_size)]
     pub max_line_length: Option<usize>,
-    /// The hierarchy file to write
+    /// The hierarchy file to write (an existing one only with --force)
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Replace an existing --output file (a hierarchy built or edited by hand is not replaced
+    /// without it, as anonbox init does not)
+    #[arg(long)]
+    pub force: bool,
     /// Permission bits (octal) of the file written, new or replaced [default: 600 for a new
     /// file; a replaced file of the user's keeps its own]
     #[arg(long, value_name = "OCTAL", value_parser = crate::io::parse_file_mode)]
@@ -247,6 +251,13 @@ pub fn prepare(args: &[String]) -> Result<Request> {
     reads.extend(builder.reads().map(|m| ("mapping file", m.to_path_buf())));
     crate::paths::check(&reads, &[("hierarchy file", a.output.clone())])
         .map_err(|e| usage(format!("--output: {e}")))?;
+    if !a.force && std::fs::symlink_metadata(&a.output).is_ok() {
+        return Err(usage(format!(
+            "--output: {} exists (a hierarchy you may have built or edited): give --force to \
+             replace it, or another --output",
+            a.output.display()
+        )));
+    }
     // The column: from the header, else the first row's width.
     let mut reader = format.open(&a.input)?;
     let header: Option<Vec<String>> = reader.header().map(|h| {

@@ -69,8 +69,11 @@ pub fn run_job(job: &Job, cleanup: &Cleanup) -> Result<RunResult> {
         // (which it gave before the run).
         Ok(r) if !job.quiet => {
             for file in &job.overwritten {
+                // The toolbox's words inside ours, for a script that looks for them.
                 eprintln!(
-                    "WARNING: Output file will be overwritten ({})",
+                    "anonbox: warning: replaced {} (toolbox: WARNING: Output file will be \
+                     overwritten ({}))",
+                    file.display(),
                     file.display()
                 );
             }

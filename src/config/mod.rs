@@ -552,7 +552,9 @@ impl<'a> Builder<'a> {
             .unwrap_or(OutputFormat::GenVals);
         if method == Method::Anatomy && format != OutputFormat::Anatomy {
             self.warnings.push(
-                "WARNING: Output format set to Anatomy, since anonymization method is Anatomy"
+                "anonbox: warning: the output format is anatomy, as the method is Anatomy \
+                 (toolbox: WARNING: Output format set to Anatomy, since anonymization method is \
+                 Anatomy)"
                     .to_string(),
             );
             format = OutputFormat::Anatomy;
@@ -750,8 +752,9 @@ impl<'a> Builder<'a> {
         let h = crate::hierarchy::file::load(path, name, self.encoding, max_line)?;
         if h.lines() > h.leaves() as u64 {
             self.warnings.push(format!(
-                "WARNING: {}: {} lines repeat an earlier line exactly; accepted as ARX accepts \
-                 them (every line counts in the Loss metric's domain)",
+                "anonbox: warning: {}: {} lines repeat an earlier line exactly; accepted as ARX \
+                 accepts them (every line counts in the Loss metric's domain): remove them to \
+                 silence this",
                 path.display(),
                 h.lines() - h.leaves() as u64
             ));

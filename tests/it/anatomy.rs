@@ -297,11 +297,11 @@ fn output_without_a_dot() {
 fn ineligible_tables_fail_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     for (l, message) in [
-        ("5", "This dataset is not eligible for Anatomy!!!"),
         (
-            "18",
-            "Anatomy l-diversity cannot be satisfied on this dataset!!!",
+            "5",
+            "Anatomy: the table is not eligible for distinct 5-diversity",
         ),
+        ("18", "Anatomy: distinct 18-diversity cannot be satisfied"),
     ] {
         let out = anonbox()
             .args(["-config", "config-education.xml", "-l", l, "-output"])

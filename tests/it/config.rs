@@ -527,7 +527,10 @@ fn anatomy_forces_its_format_with_the_toolbox_warning() {
     assert_eq!(job.output.unwrap().format, OutputFormat::Anatomy);
     assert_eq!(
         warnings,
-        ["WARNING: Output format set to Anatomy, since anonymization method is Anatomy"]
+        [
+            "anonbox: warning: the output format is anatomy, as the method is Anatomy (toolbox: \
+          WARNING: Output format set to Anatomy, since anonymization method is Anatomy)"
+        ]
     );
     assert_eq!(
         job.privacy,

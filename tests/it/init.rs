@@ -571,6 +571,7 @@ fn new_hierarchy_files_are_owner_only() {
                 "sex",
                 "--output",
                 "h.csv",
+                "--force",
             ],
         )
     };

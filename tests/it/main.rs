@@ -31,3 +31,4 @@ mod risk_props;
 mod risk_report;
 mod summary;
 mod utd_methods;
+mod voice;

@@ -528,7 +528,8 @@ fn reference_run(name: &str) {
     let want_plain = reference.join(format!("{name}.data"));
     let want_qit = reference.join(format!("{name}_QIT.data"));
     if !want_plain.exists() && !want_qit.exists() {
-        // An error run: the toolbox's message, a non-zero exit, no file at all.
+        // An error run: the toolbox's message among its console lines (stdout, -verbose),
+        // ours on stderr (one voice: `anonbox:`, no `!!!`), a non-zero exit, no file at all.
         let message = console
             .lines()
             .find_map(|l| l.strip_prefix("java.lang.Exception: "))
@@ -536,8 +537,14 @@ fn reference_run(name: &str) {
         assert!(!run.status.success(), "{name} should fail");
         assert_eq!(run.status.code(), Some(1), "{name}: {stderr}");
         assert!(
-            stderr.contains(&format!("anonbox: {message}")),
-            "{name}: stderr {stderr:?} lacks {message:?}"
+            stdout.lines().any(|l| l == message),
+            "{name}: stdout {stdout:?} lacks {message:?}"
+        );
+        assert!(
+            stderr
+                .lines()
+                .all(|l| l.starts_with("anonbox: ") && !l.contains("!!!")),
+            "{name}: stderr {stderr:?}"
         );
         let left: Vec<_> = std::fs::read_dir(out.path()).unwrap().collect();
         assert!(left.is_empty(), "{name} left files: {left:?}");

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The risk-based privacy models against ARX 3.9.2 on ADULT, in one run (BENCHMARKS.md, "Risk-based
 # models"): per row, ARX's anonymize() CPU time (median of REPS calls after one warm-up, the runner's
-# anonymize_cpu_ms_median) and anonbox's search seconds (median of REPS runs, the report's
-# elapsed_seconds.search), their ratio, whether both found the same transformation, and the load.
+# anonymize_cpu_ms_median: thread CPU, which includes ARX's encoding of the data), anonbox's search
+# CPU time (thread CPU of the search, loading excluded: `cargo bench --bench risk_search`, median of
+# REPS), the CPU ratio, anonbox's whole process CPU (user + system of a run, loading and writing
+# included, median of REPS runs), whether both found the same transformation, and the load.
 #
 #   scripts/bench_risk.sh                 # needs ARX built by ../shared/arx/build.sh (ARX_BUILD)
 #   REPS=5 scripts/bench_risk.sh
@@ -15,6 +17,8 @@ cp="$(cat "$build/classpath.txt")"
 mkdir -p "$OUT"
 bin=target/release/anonbox
 [ -x "$bin" ] || cargo build --release --quiet --bin anonbox
+cargo bench --no-run --quiet --bench risk_search 2> /dev/null
+bench=$(ls -t target/release/deps/risk_search-* | grep -v '\.d$' | head -n 1)
 data=$(realpath tests/data/adult)
 q8=sex,age,race,marital-status,education,native-country,workclass,salary-class
 
@@ -39,20 +43,21 @@ row() { # label config arx-args...
   local arx_ms arx_t
   arx_ms=$(echo "$arx" | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['anonymize_cpu_ms_median'])")
   arx_t=$(echo "$arx" | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['transformation'])" | tr -d ' ')
-  : > "$OUT/s.txt"
+  : > "$OUT/c.txt"
   for _ in $(seq "$REPS"); do
-    "$bin" -config "$cfg" -quiet -report "$OUT/r.json" > /dev/null
-    python3 -c "import json; print(json.load(open('$OUT/r.json'))['elapsed_seconds']['search'])" >> "$OUT/s.txt"
+    /usr/bin/time -f "%U %S" -o "$OUT/time.txt" "$bin" -config "$cfg" -quiet -report "$OUT/r.json" > /dev/null
+    awk '{ print ($1 + $2) * 1000 }' "$OUT/time.txt" >> "$OUT/c.txt"
   done
-  local s t
-  s=$(median < "$OUT/s.txt")
+  local s c t
+  s=$("$bench" --reps "$REPS" "$cfg" | python3 -c "import json,sys; print(json.loads(sys.stdin.read())['cpu_ms_median'])")
+  c=$(median < "$OUT/c.txt")
   t=$(python3 -c "import json; print(json.load(open('$OUT/r.json'))['transformation'])" | tr -d ' ')
-  echo "| $label | $arx_ms | $(awk -v s="$s" 'BEGIN { printf "%.1f", s * 1000 }') | $(awk -v a="$arx_ms" -v s="$s" 'BEGIN { printf "%.3f", s * 1000 / a }') | $([ "$t" = "$arx_t" ] && echo yes || echo "NO $t vs $arx_t") | $(cut -d' ' -f1 /proc/loadavg) |"
+  echo "| $label | $arx_ms | $s | $(awk -v a="$arx_ms" -v s="$s" 'BEGIN { printf "%.3f", s / a }') | $c | $([ "$t" = "$arx_t" ] && echo yes || echo "NO $t vs $arx_t") | $(cut -d' ' -f1 /proc/loadavg) |"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $REPS runs of each (ARX: one warm-up call more)"
-echo "| row | ARX CPU ms | anonbox search ms | anonbox/ARX | same optimum | load |"
-echo "|---|---:|---:|---:|---|---:|"
+echo "| row | ARX CPU ms | anonbox search CPU ms | anonbox/ARX | anonbox process CPU ms | same optimum | load |"
+echo "|---|---:|---:|---:|---:|---|---:|"
 row "average-risk 0.05" "$(config avg "<average-risk threshold='0.05'/>")" --model average-risk --risk 0.05
 row "sample-uniqueness 0.01" "$(config su "<sample-uniqueness threshold='0.01'/>")" --model sample-uniqueness --risk 0.01
 row "5-map usa" "$(config km "<k-map k='5' population='usa'/>")" --model kmap --k 5 --population-model usa

@@ -17,6 +17,13 @@
 //! q_s = 1/11 (|log2(2/11)| = 2.46). It is monotonic in neither setting, so the search checks
 //! every transformation it cannot rule out by the other models (ARX: `DDisclosurePrivacy`
 //! monotonic with neither generalization nor suppression).
+//!
+//! Both have a monotonic necessary condition the search tags by ([`PrivacyCriterion::relaxation`],
+//! [`min_class_size`]): every value of a class of n records has q_s >= 1/n, and (1/n - p)/p
+//! falls as p grows, so a class smaller than the n at which 1/(n·p_max) reaches 1 + β (2^δ) fails
+//! whatever values it holds. That is a class-size bound, monotonic with suppression as
+//! k-anonymity is, and on ADULT it rules out the many transformations near the bottom whose
+//! unique records exceed the budget.
 
 use super::distribution::DistributionBuf;
 use super::{ClassView, PrivacyCriterion, Requirements};
@@ -32,6 +39,30 @@ pub fn frequencies(table_dist: &DistributionBuf, domain: usize) -> Vec<f64> {
         }
     }
     f
+}
+
+/// The smallest class that can satisfy a bound q_s <= p_s·`factor` on every value present, given
+/// the table's frequencies (see the module docs); a little below the exact bound, so that it never
+/// rules out a class the model's own arithmetic would accept. 1 when nothing is ruled out.
+pub fn min_class_size(table: &[f64], factor: f64) -> u64 {
+    let p_max = table.iter().copied().fold(0.0, f64::max);
+    if p_max <= 0.0 || factor.is_nan() || factor <= 0.0 {
+        return 1;
+    }
+    // Smallest n with 1 / (n p_max) <= factor (1 + 1e-9).
+    let n = (1.0 / (p_max * factor * (1.0 + 1e-9))).ceil();
+    if n.is_finite() && n >= 1.0 {
+        n as u64
+    } else {
+        1
+    }
+}
+
+/// The class-size relaxation of a model bounding frequencies by `factor` (none if it rules out
+/// nothing).
+fn size_relaxation(table: &[f64], factor: f64) -> Option<Box<dyn PrivacyCriterion>> {
+    let k = min_class_size(table, factor);
+    (k > 1).then(|| Box::new(super::KAnonymity { k }) as Box<dyn PrivacyCriterion>)
 }
 
 /// δ-disclosure privacy of one sensitive attribute.
@@ -65,6 +96,9 @@ impl PrivacyCriterion for DeltaDisclosure {
             // ARX: log2 as ln / ln 2.
             ((q / p).ln() / std::f64::consts::LN_2).abs() < self.delta
         })
+    }
+    fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
+        size_relaxation(&self.table, self.delta.exp2())
     }
 }
 
@@ -110,6 +144,9 @@ impl PrivacyCriterion for BetaLikeness {
             (q - p) / p <= bound
         })
     }
+    fn relaxation(&self) -> Option<Box<dyn PrivacyCriterion>> {
+        size_relaxation(&self.table, 1.0 + self.beta)
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +175,46 @@ mod tests {
             !judge(&DeltaDisclosure { delta: 1.0, ..d }, &[1, 0]),
             "strict"
         );
+    }
+
+    /// The relaxation's bound: no class below it passes, some class at it can.
+    #[test]
+    fn size_bound_is_necessary() {
+        let table = vec![0.1, 0.2, 0.7];
+        for factor in [1.2, 1.5, 2.0, 3.0, 5.0] {
+            let m = min_class_size(&table, factor);
+            let b = BetaLikeness {
+                name: "s".into(),
+                attribute: 0,
+                beta: factor - 1.0,
+                enhanced: false,
+                table: table.clone(),
+            };
+            // Every class of fewer than m records fails, whatever it holds.
+            for n in 1..m as u32 {
+                for a in 0..=n {
+                    for c in 0..=(n - a) {
+                        assert!(
+                            !judge(&b, &[a, c, n - a - c]),
+                            "factor {factor}, {n} records"
+                        );
+                    }
+                }
+            }
+        }
+        // Tight where the frequencies allow: four values of 1/4, factor 2: classes of 2 can pass.
+        let even = vec![0.25; 4];
+        assert_eq!(min_class_size(&even, 2.0), 2);
+        let b = BetaLikeness {
+            name: "s".into(),
+            attribute: 0,
+            beta: 1.0,
+            enhanced: false,
+            table: even,
+        };
+        assert!(judge(&b, &[1, 1, 0, 0]));
+        assert!(!judge(&b, &[1, 0, 0, 0]));
+        assert_eq!(min_class_size(&[0.5, 0.5], 2.0), 1);
     }
 
     #[test]

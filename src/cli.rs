@@ -207,6 +207,9 @@ pub enum Command {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunArgs {
     pub config: Option<PathBuf>,
+    /// The library's input: Arrow record batches in memory instead of a file (no flag; see
+    /// [`crate::io::columnar::Batches`]). `input`, if given, only names it in messages.
+    pub batches: Option<crate::io::columnar::Batches>,
     pub method: Option<Method>,
     pub k: Option<i64>,
     pub l: Option<f64>,
@@ -559,6 +562,7 @@ impl RunArgs {
         }
         Ok(RunArgs {
             config: path(&raw.config, "-config")?,
+            batches: None,
             method,
             k,
             l: double(&raw.l, "-l")?,

@@ -516,7 +516,11 @@ pub(super) fn check_records(job: &Job, records: u64) -> Result<()> {
 /// The input must exist (destinations were checked with the job: [`crate::paths`]).
 fn check_paths(job: &Job) -> Result<()> {
     let input = &job.input.path;
-    let folder = job.input.columnar.is_some() && input.exists();
+    let folder = match &job.input.columnar {
+        Some(crate::io::columnar::Columnar::Memory(_)) => true,
+        Some(_) => input.exists(),
+        None => false,
+    };
     if !(input.is_file() || folder) {
         return Err(Error::in_file(input, "input file not found"));
     }

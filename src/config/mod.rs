@@ -461,6 +461,22 @@ impl<'a> Builder<'a> {
 
     fn input(&self) -> Result<InputSpec> {
         let cfg_input = self.cfg.input.as_ref();
+        if let Some(batches) = &self.args.batches {
+            // Record batches in memory: read twice as a file is, never opened.
+            return Ok(InputSpec {
+                path: self
+                    .args
+                    .input
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("(record batches)")),
+                separator: ",".to_string(),
+                header: true,
+                keep_unknown: cfg_input.and_then(|i| i.keep_unknown).unwrap_or(true),
+                encoding: encoding_rs::UTF_8,
+                max_line: crate::io::source::DEFAULT_MAX_LINE,
+                columnar: Some(crate::io::columnar::Columnar::Memory(batches.clone())),
+            });
+        }
         let (path, from_flag) = match (&self.args.input, cfg_input.and_then(|i| i.filename.clone()))
         {
             (Some(p), _) => (p.clone(), true),

@@ -549,3 +549,44 @@ fn the_seam_reads_suppressed_classes_from_records_and_labels_alike() {
         );
     }
 }
+
+/// The library's input: ADULT as record batches in memory (no file), in batches of 1,000 rows,
+/// gives the release the Parquet file gives, row for row.
+#[test]
+fn record_batches_in_memory_are_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = adult_rows();
+    let parquet = dir.path().join("adult.parquet");
+    write_parquet(&parquet, &rows, 5000);
+    let cfg = config(dir.path(), &parquet, "", "from-file.parquet");
+    let (out, _) = run(
+        dir.path(),
+        &cfg,
+        &["-method", "Flash", "-k", "5", "-suppression", "0.02"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let batches: Vec<RecordBatch> = rows.chunks(1000).map(adult_batch).collect();
+    let batches = anonbox::io::columnar::Batches::new(adult_schema(), batches).unwrap();
+    let target = dir.path().join("from-memory.parquet");
+    let args = anonbox::cli::RunArgs {
+        config: Some(cfg.clone()),
+        batches: Some(batches),
+        output: Some(target.clone()),
+        method: Some(anonbox::job::Method::Flash),
+        k: Some(5),
+        suppression: Some(0.02),
+        quiet: true,
+        ..Default::default()
+    };
+    let (job, _) = anonbox::config::build_job_with_warnings(&args).unwrap();
+    let result = anonbox::cmd::run::run_job(&job, &anonbox::io::Cleanup::default()).unwrap();
+    assert_eq!(result.report.records, 30162);
+    assert_eq!(
+        read_release(&target).1,
+        read_release(&dir.path().join("from-file.parquet")).1
+    );
+}

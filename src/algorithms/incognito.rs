@@ -98,6 +98,8 @@ fn relax(params: &Params<'_>) -> String {
             )),
             PrivacyModel::TCloseness { .. } => what.push("t (-t, a larger t is weaker)".into()),
             PrivacyModel::DeltaPresence { .. } => what.push("dmin and dmax".into()),
+            // Refused for Incognito at config time; named for library callers.
+            m => what.push(format!("the parameters of {m:?}")),
         }
     }
     what.dedup();

@@ -28,7 +28,8 @@ pub struct Achieved {
     pub model: String,
     /// The sensitive attribute (`null` for k-anonymity and δ-presence).
     pub attribute: Option<String>,
-    /// The figure: `k`, `l`, `t` or `delta`.
+    /// The figure: `k`, `l`, `t`, `delta`, `risk` (average risk), `uniques` (sample uniqueness)
+    /// or `model` (a risk-based model the report does not measure).
     pub figure: &'static str,
     /// The figure required (`[dmin, dmax]` for δ).
     pub required: Value,
@@ -228,6 +229,62 @@ pub fn achieved(job: &Job, release: &Release) -> Vec<Achieved> {
                         ),
                     }
                 }
+                // The models of the class sizes, measured on the released classes (ARX leaves
+                // suppressed records out, as the risk analysis does).
+                PrivacyModel::AverageRisk { threshold } => {
+                    let records: u64 = release.class_sizes.iter().sum();
+                    let got =
+                        (records > 0).then(|| release.class_sizes.len() as f64 / records as f64);
+                    Achieved {
+                        model,
+                        attribute: None,
+                        figure: "risk",
+                        required: json!(threshold),
+                        achieved: json!(got),
+                        holds: Some(got.is_none_or(|g| g <= *threshold + EXACT_TOLERANCE)),
+                        says: format!(
+                            "average re-identification risk at most {}: {}",
+                            percent(*threshold),
+                            got.map_or("no record released".to_string(), |g| format!(
+                                "the release's {}",
+                                percent(g)
+                            ))
+                        ),
+                    }
+                }
+                PrivacyModel::SampleUniqueness { threshold } => {
+                    let records: u64 = release.class_sizes.iter().sum();
+                    let uniques = release.class_sizes.iter().filter(|&&s| s == 1).count();
+                    let got = (records > 0).then(|| uniques as f64 / records as f64);
+                    Achieved {
+                        model,
+                        attribute: None,
+                        figure: "uniques",
+                        required: json!(threshold),
+                        achieved: json!(got),
+                        holds: Some(got.is_none_or(|g| g <= *threshold + EXACT_TOLERANCE)),
+                        says: format!(
+                            "sample uniqueness at most {}: {}",
+                            percent(*threshold),
+                            got.map_or("no record released".to_string(), |g| format!(
+                                "the release's {} of records are alone in their class",
+                                percent(g)
+                            ))
+                        ),
+                    }
+                }
+                PrivacyModel::KMap { .. }
+                | PrivacyModel::PopulationUniqueness { .. }
+                | PrivacyModel::DeltaDisclosure { .. }
+                | PrivacyModel::BetaLikeness { .. } => Achieved {
+                    says: format!("{model}: enforced by the search; {not_measured}"),
+                    model,
+                    attribute: None,
+                    figure: "model",
+                    required: Value::Null,
+                    achieved: Value::Null,
+                    holds: None,
+                },
                 PrivacyModel::DeltaPresence { dmin, dmax, .. } => {
                     let got = release.delta;
                     Achieved {

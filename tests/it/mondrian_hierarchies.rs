@@ -184,9 +184,9 @@ fn init_and_run(data: &str, sep: &str, header: bool, k: usize, extra: &[&str]) -
     report(&d.join("report.json"))
 }
 
-/// ADULT through `anonbox init`'s config (nine quasi-identifiers, hierarchy files; age numeric):
+/// ADULT through `anonbox init`'s config (eight quasi-identifiers, hierarchy files; age numeric):
 /// strict and relaxed releases are 5-anonymous and generalize along the hierarchies; relaxed
-/// loses no more than strict here; the report gives NCP, per attribute too.
+/// loses about what strict loses; the report gives NCP, per attribute too.
 #[test]
 fn adult_init_config() {
     let strict = init_and_run("adult/adult.csv", ";", true, 5, &[]);
@@ -195,19 +195,29 @@ fn adult_init_config() {
         let ncp = r["utility"]["ncp"].as_f64().unwrap();
         assert!(ncp > 0.0 && ncp < 1.0, "{ncp}");
         let per = r["ncp_by_attribute"].as_array().unwrap();
-        assert_eq!(per.len(), 9);
+        // init keeps eight of ADULT's columns as quasi-identifiers (salary-class is sensitive).
+        let n = r["quasi_identifiers"].as_array().unwrap().len();
+        assert_eq!(per.len(), n);
+        assert_eq!(n, 8);
         assert_eq!(per[1]["attribute"], "age");
         assert_eq!(per[1]["split"], "median");
         assert_eq!(per[0]["split"], "hierarchy");
-        let mean: f64 = per.iter().map(|a| a["ncp"].as_f64().unwrap()).sum::<f64>() / 9.0;
+        let mean: f64 = per.iter().map(|a| a["ncp"].as_f64().unwrap()).sum::<f64>() / n as f64;
         assert!((mean - ncp).abs() < 1e-9);
         assert_eq!(r["suppressed_records"], 0);
-        assert_eq!(r["privacy_models"], serde_json::json!(["5-anonymity"]));
+        let models = r["privacy_models"].as_array().unwrap();
+        assert!(
+            models.contains(&serde_json::json!("5-anonymity")),
+            "{models:?}"
+        );
     }
     assert_eq!(strict["partitioning"], "strict");
     assert_eq!(relaxed["partitioning"], "relaxed");
+    // Relaxed cuts split more finely, but greedy cuts guarantee no order: with init's roles
+    // (salary-class sensitive under l-diversity) relaxed is 0.3 % above strict on ADULT.
     assert!(
-        relaxed["utility"]["ncp"].as_f64() <= strict["utility"]["ncp"].as_f64(),
+        relaxed["utility"]["ncp"].as_f64().unwrap()
+            <= strict["utility"]["ncp"].as_f64().unwrap() * 1.01,
         "relaxed {} strict {}",
         relaxed["utility"]["ncp"],
         strict["utility"]["ncp"]

@@ -194,7 +194,7 @@ fn risk_rows(json: &serde_json::Value) -> Vec<RiskRow> {
                 return None;
             }
         }
-        figures(json, &[("", &full)]).pop()
+        figures(json, &[("", &full, "")]).pop()
     };
     RISK_ANALYSIS
         .iter()

@@ -72,26 +72,14 @@ pub fn run(
     };
     if let Some(out) = &job.output {
         // genVals only (the config refuses the other formats), as text or columnar.
-        let records = summary.records();
-        match out.columnar {
-            Some(kind) => crate::output::columnar::write(
-                publication,
-                job,
-                &out.path,
-                kind,
-                records,
-                &mut source,
-                progress,
-            )?,
-            None => crate::output::genvals::write(
-                publication,
-                job,
-                &out.path,
-                records,
-                &mut source,
-                progress,
-            )?,
-        }
+        crate::output::genvals::write_as(
+            publication,
+            job,
+            out,
+            summary.records(),
+            &mut source,
+            progress,
+        )?;
     }
     let t_total = started.elapsed().as_secs_f64();
     let outcome = Outcome {

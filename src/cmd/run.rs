@@ -376,18 +376,7 @@ pub fn write_store_output(
                 ),
                 None => store.labels(),
             };
-            match out.columnar {
-                Some(kind) => output::columnar::write(
-                    publication,
-                    job,
-                    &out.path,
-                    kind,
-                    records,
-                    &mut labels,
-                    progress,
-                ),
-                None => genvals::write(publication, job, &out.path, records, &mut labels, progress),
-            }
+            genvals::write_as(publication, job, out, records, &mut labels, progress)
         }
         OutputFormat::GenValsDist => output::genvalsdist::write_from_store(
             publication,

@@ -215,25 +215,7 @@ impl Rows {
             Rows::Embedded => {
                 drop(rewrite);
                 let _ = encoding;
-                match out.columnar {
-                    Some(kind) => crate::output::columnar::write(
-                        publication,
-                        job,
-                        &out.path,
-                        kind,
-                        records,
-                        labels,
-                        progress,
-                    ),
-                    None => crate::output::genvals::write(
-                        publication,
-                        job,
-                        &out.path,
-                        records,
-                        labels,
-                        progress,
-                    ),
-                }
+                crate::output::genvals::write_as(publication, job, out, records, labels, progress)
             }
         }
     }

@@ -20,6 +20,30 @@ use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
 
+/// Writes the genVals release of `out` as its file asks: a columnar file
+/// ([`crate::output::columnar`]) or delimited text ([`write`]).
+pub fn write_as(
+    publication: &Publication,
+    job: &Job,
+    out: &crate::job::OutputSpec,
+    records: u64,
+    labels: &mut dyn LabelSource,
+    progress: &Progress,
+) -> Result<()> {
+    match out.columnar {
+        Some(kind) => crate::output::columnar::write(
+            publication,
+            job,
+            &out.path,
+            kind,
+            records,
+            labels,
+            progress,
+        ),
+        None => write(publication, job, &out.path, records, labels, progress),
+    }
+}
+
 /// Writes genVals for `job` to `target`, staged in `publication`; `records` is how many kept
 /// rows the load saw.
 pub fn write(

@@ -156,6 +156,7 @@ impl Criteria {
     }
 
     /// True if a class (as in [`Self::judge`]) satisfies the monotonic relaxation.
+    #[inline]
     pub fn judge_relaxed<'g>(
         &self,
         count: u64,
@@ -169,6 +170,17 @@ impl Criteria {
         if self.relaxed_set.is_empty() {
             return true;
         }
+        self.judge_relaxed_set(count, dist, e, views)
+    }
+
+    /// [`Self::judge_relaxed`]'s criteria on a class of at least the relaxed minimum size.
+    fn judge_relaxed_set<'g>(
+        &self,
+        count: u64,
+        dist: &'g [Csr],
+        e: usize,
+        views: &mut Vec<Distribution<'g>>,
+    ) -> bool {
         views.clear();
         for d in dist {
             let (codes, counts) = d.class(e);

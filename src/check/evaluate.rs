@@ -56,6 +56,14 @@ impl<const W: usize> Engine<'_, W> {
             verdicts = std::mem::take(&mut self.groups.verdict);
         }
         let anonymous = supp <= self.s.budget && !empty_fail && sizes_hold;
+        if supp > self.s.budget {
+            // The tally stopped judging classes past the budget (see `tally`), where the one
+            // split over a team stopped elsewhere: every path reports an invalid
+            // transformation as one record over the budget and no class kept.
+            supp = self.s.budget + 1;
+            kept = 0;
+            sq_kept = 0;
+        }
         let all_classes = n as u64 - empty;
         let relaxed = if self.s.criteria.relaxing {
             relaxed_supp <= self.s.budget

@@ -1,6 +1,9 @@
 //! The per-class pass of a check ([`tally`]): each class's verdict, and the sums the result and
 //! the metrics need. Every sum is an integer, so a table cut into ranges tallied on different
-//! threads ([`super::Team`]) adds up to exactly the one-thread tally.
+//! threads ([`super::Team`]) adds up to exactly the one-thread tally, except on a
+//! transformation whose outliers exceed the suppression budget: there the classes left are not
+//! judged (the transformation is invalid whatever they hold), and [`super::Engine`] reports the
+//! same figures for it on every path.
 
 use std::ops::Range;
 
@@ -87,28 +90,42 @@ fn tally_with<const W: usize, const SIZES_ONLY: bool>(
         if c < floor {
             raise += c * (floor - c);
         }
+        // Beyond the budget the transformation is invalid whatever the other classes' verdicts:
+        // a class not judged yet is left unjudged (its verdict stays unknown), and only the
+        // monotonic relaxation, which a failing class may still fail, is asked
+        // (`Engine::evaluate` reports such a result the same way on every path).
         let ok = match verdicts.get_mut(e - start) {
-            Some(&mut VERDICT_OK) => true,
-            Some(&mut VERDICT_OUTLIER) => false,
+            Some(&mut VERDICT_OK) => Some(true),
+            Some(&mut VERDICT_OUTLIER) => Some(false),
+            Some(_) if supp > budget => None,
             Some(v) => {
                 debug_assert_eq!(*v, VERDICT_UNKNOWN);
                 let ok = s.criteria.judge(c, &g.dist, e, &mut views);
                 *v = verdict(ok);
-                ok
+                Some(ok)
             }
-            None if sizes_only => c >= min_size,
-            None => s.criteria.judge(c, &g.dist, e, &mut views),
+            None if sizes_only => Some(c >= min_size),
+            None if supp > budget => None,
+            None => Some(s.criteria.judge(c, &g.dist, e, &mut views)),
         };
-        if ok {
-            kept += 1;
-            sq_kept += c * c;
-        } else {
-            if relaxing && !s.criteria.judge_relaxed(c, &g.dist, e, &mut views) {
-                relaxed_supp += c;
+        match ok {
+            Some(true) => {
+                kept += 1;
+                sq_kept += c * c;
             }
-            supp += c;
-            if supp <= budget {
-                outliers.push((s.enc.tuple(g.reps[e] as usize), c as u32));
+            Some(false) => {
+                if relaxing && !s.criteria.judge_relaxed(c, &g.dist, e, &mut views) {
+                    relaxed_supp += c;
+                }
+                supp += c;
+                if supp <= budget {
+                    outliers.push((s.enc.tuple(g.reps[e] as usize), c as u32));
+                }
+            }
+            None => {
+                if relaxing && !s.criteria.judge_relaxed(c, &g.dist, e, &mut views) {
+                    relaxed_supp += c;
+                }
             }
         }
     }

@@ -7,7 +7,8 @@
 //! The engine knows nothing of terminals: it tells observers what it does, and the bars here
 //! are those observers. A load is followed by a [`LoadBar`] ([`crate::data::load::LoadObserver`]:
 //! bytes and rows read); a toolbox method by a [`StepBar`] ([`StepObserver`]: a spinner with
-//! the method's step); a lattice search by a [`SearchBar`] ([`SearchObserver`]): the search
+//! the method's step, a bar with an ETA once the method reports its work, as Incognito does
+//! with the lattice's nodes); a lattice search by a [`SearchBar`] ([`SearchObserver`]): the search
 //! hands it plain figures; the bar shows checks out of the lattice size (checked + queued for
 //! BFS), the best loss so far, the current lower bound and an ETA where one can be estimated
 //! ([`search_message`]).
@@ -167,6 +168,25 @@ impl StepObserver for StepBar {
         self.bar = Some(bar);
     }
 
+    /// The first report of work turns the spinner into a bar over it, with an ETA.
+    fn work(&mut self, done: u64, total: u64) {
+        let Some(bar) = &mut self.bar else { return };
+        if bar.kind == Kind::Spinner {
+            let msg = bar.bar.as_ref().map(|b| b.message()).unwrap_or_default();
+            bar.finish();
+            *bar = self.progress.make(
+                Kind::Work,
+                Some(total.max(1)),
+                "search [{bar:20}] {human_pos}/{human_len} nodes, ETA {eta} {msg}",
+            );
+            bar.set_message(msg);
+        }
+        if let Some(b) = &bar.bar {
+            b.set_length(total.max(1));
+            b.set_position(done);
+        }
+    }
+
     fn step(&mut self, step: &str) {
         if let Some(bar) = &self.bar {
             bar.set_message(step);
@@ -185,6 +205,8 @@ enum Kind {
     Bytes,
     Rows,
     Spinner,
+    /// Units of a method's work ([`StepObserver::work`]).
+    Work,
 }
 
 /// One phase's bar (or nothing). Cleared when finished or dropped.
@@ -221,7 +243,7 @@ impl Bar {
                 bar.set_position(rows);
                 bar.set_message(self.rate(rows));
             }
-            Kind::Spinner => {}
+            Kind::Spinner | Kind::Work => {}
         }
     }
 

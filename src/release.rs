@@ -66,8 +66,8 @@ pub struct SensitiveProfile {
     /// Records before and after.
     pub records: (u64, u64),
     /// Distinct, entropy and recursive l (at the c of the job's model), t per distance, over
-    /// the released classes; `None` where the method's classes are not measured here (the
-    /// store methods: `anonbox audit` measures any release).
+    /// the released classes; `None` where the method's classes are not measured here
+    /// (Anatomy's groups: `anonbox audit` measures any release).
     pub figures: Option<SensitiveFigures>,
 }
 
@@ -277,6 +277,7 @@ impl Release {
             let mut r = Release::full_domain(&classes, &names(job), threshold, shown_before(job));
             r.risk = Some(Risk::from_sizes(class_sizes.iter().copied(), threshold));
             r.class_sizes = class_sizes;
+            r.sensitive = sensitive_of_store(job, store, encoding)?;
             return Ok(r);
         }
         // A partition (Mondrian, Anatomy): the input's classes are the tuples themselves, so
@@ -330,6 +331,8 @@ impl Release {
         );
         if anatomy {
             release.risk = None;
+        } else {
+            release.sensitive = sensitive_of_store(job, store, encoding)?;
         }
         Ok(release)
     }
@@ -358,15 +361,13 @@ fn class_key(
 }
 
 /// The sensitive attributes of an in-memory release: values before and after, and the
-/// figures of the released classes as `anonbox audit` computes them (the same shared models),
-/// with the recursive l at the c of the job's (c,l) model of that attribute.
+/// figures of the released classes as `anonbox audit` computes them (the same shared models).
 fn sensitive_of_table(
     job: &Job,
     table: &EncodedTable,
     levels: &[usize],
     suppressed: &[bool],
 ) -> Vec<SensitiveProfile> {
-    let min = shown_before(job);
     let mut key = Vec::with_capacity(levels.len());
     table
         .sensitive
@@ -386,46 +387,117 @@ fn sensitive_of_table(
                     classes.add(None, Some(code), false);
                 }
             }
-            let c = job.privacy.iter().find_map(|m| match m {
-                PrivacyModel::RecursiveCL { attribute, c, .. } if *attribute == a => Some(*c),
-                _ => None,
-            });
-            let params = Params {
-                risk_k: 1,
-                risk_threshold: job.risk_threshold,
-                sensitive: Some(s.name.clone()),
-                c,
+            let attribute = SensitiveValues {
+                name: &s.name,
+                values: &s.values,
                 numeric: s.numeric.as_deref(),
                 hierarchy: s.hierarchy.as_ref(),
-                ..Params::default()
             };
-            let values = |counts: &[u64], min: u64| {
-                Values::of(
-                    counts
-                        .iter()
-                        .enumerate()
-                        .map(|(code, &n)| (s.values[code].as_str(), n)),
-                    min,
-                )
-            };
-            let mut shown: Vec<(String, u64, u64)> = (0..s.values.len())
-                .filter(|&code| before[code] >= min)
-                .map(|code| (s.values[code].clone(), before[code], after[code]))
-                .collect();
-            shown.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            shown.truncate(SENSITIVE_VALUES);
-            SensitiveProfile {
-                name: s.name.clone(),
-                before: values(&before, min),
-                after: values(&after, min),
-                values: shown,
-                records: (before.iter().sum(), after.iter().sum()),
-                figures: Figures::compute(&classes, &params)
-                    .ok()
-                    .and_then(|f| f.sensitive),
-            }
+            sensitive_profile(job, a, attribute, &before, &after, &classes)
         })
         .collect()
+}
+
+/// The sensitive attributes of a store method's release whose classes are tuples' (Datafly,
+/// Incognito, Mondrian): as [`sensitive_of_table`], from each released class's sensitive
+/// values in the store.
+fn sensitive_of_store(
+    job: &Job,
+    store: &Store,
+    encoding: &Encoding,
+) -> Result<Vec<SensitiveProfile>> {
+    encoding
+        .sensitive
+        .iter()
+        .enumerate()
+        .map(|(a, s)| {
+            let values: Vec<String> = (0..s.dictionary.len() as u32)
+                .map(|code| s.dictionary.value(code).to_string())
+                .collect();
+            let mut before = vec![0u64; values.len()];
+            for (code, n) in store.sensitive_counts(a)? {
+                before[code as usize] += u64::from(n);
+            }
+            let mut after = vec![0u64; values.len()];
+            let mut classes = Classes::new(1);
+            store.for_each_released_sensitive(a, |class, code, n| {
+                after[code as usize] += n;
+                classes.add_records(Some(&[class as u32]), Some(code), false, n);
+            })?;
+            for (code, (&b, &r)) in before.iter().zip(&after).enumerate() {
+                // The suppressed records: in the table's distribution, in no class.
+                classes.add_records(None, Some(code as u32), false, b.saturating_sub(r));
+            }
+            let attribute = SensitiveValues {
+                name: &s.name,
+                values: &values,
+                numeric: s.numeric.as_deref(),
+                hierarchy: s.hierarchy.as_ref(),
+            };
+            Ok(sensitive_profile(
+                job, a, attribute, &before, &after, &classes,
+            ))
+        })
+        .collect()
+}
+
+/// A sensitive attribute's values by code, with what its distances need.
+struct SensitiveValues<'a> {
+    name: &'a str,
+    values: &'a [String],
+    numeric: Option<&'a [f64]>,
+    hierarchy: Option<&'a Hierarchy>,
+}
+
+/// Sensitive attribute `a` before and after (records by code) with the figures of the released
+/// `classes`, the recursive l at the c of the job's (c,l) model of that attribute.
+fn sensitive_profile(
+    job: &Job,
+    a: usize,
+    s: SensitiveValues<'_>,
+    before: &[u64],
+    after: &[u64],
+    classes: &Classes,
+) -> SensitiveProfile {
+    let min = shown_before(job);
+    let c = job.privacy.iter().find_map(|m| match m {
+        PrivacyModel::RecursiveCL { attribute, c, .. } if *attribute == a => Some(*c),
+        _ => None,
+    });
+    let params = Params {
+        risk_k: 1,
+        risk_threshold: job.risk_threshold,
+        sensitive: Some(s.name.to_string()),
+        c,
+        numeric: s.numeric,
+        hierarchy: s.hierarchy,
+        ..Params::default()
+    };
+    let values = |counts: &[u64], min: u64| {
+        Values::of(
+            counts
+                .iter()
+                .enumerate()
+                .map(|(code, &n)| (s.values[code].as_str(), n)),
+            min,
+        )
+    };
+    let mut shown: Vec<(String, u64, u64)> = (0..s.values.len())
+        .filter(|&code| before[code] >= min)
+        .map(|code| (s.values[code].clone(), before[code], after[code]))
+        .collect();
+    shown.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    shown.truncate(SENSITIVE_VALUES);
+    SensitiveProfile {
+        name: s.name.to_string(),
+        before: values(before, min),
+        after: values(after, min),
+        values: shown,
+        records: (before.iter().sum(), after.iter().sum()),
+        figures: Figures::compute(classes, &params)
+            .ok()
+            .and_then(|f| f.sensitive),
+    }
 }
 
 /// δ-presence of an in-memory release with a research subset: the smallest and largest share

@@ -138,20 +138,31 @@ impl Search {
 
 /// Walks the lattice `0..=max[i]` per position in the toolbox's order (see the module docs).
 /// `evaluate` returns the number of classes of a passing node, or `None` if it fails; failed
-/// nodes are reported to `say`.
+/// nodes are reported to `say`. Before each evaluation `progress` hears the node and how many
+/// of the lattice's nodes are settled, out of all of them (see [`subtree_size`]): it reaches
+/// the lattice size when the walk ends, so a bar over it has a true end and an ETA.
 pub fn search(
     max: &[usize],
     evaluate: &mut dyn FnMut(&[usize]) -> Result<Option<u64>>,
+    progress: &mut dyn FnMut(&[usize], u64, u64),
     say: &mut dyn FnMut(&str),
 ) -> Result<Search> {
     let mut out = Search::default();
+    let total = subtree_size(max, &vec![0; max.len()], 0);
+    let mut settled = 0u64;
     let mut queue: VecDeque<(Vec<usize>, usize)> = VecDeque::new();
     queue.push_back((vec![0; max.len()], 0));
     while let Some((node, from)) = queue.pop_front() {
+        progress(&node, settled, total);
         out.checked += 1;
         match evaluate(&node)? {
-            Some(classes) => out.successes.push((node, classes)),
+            Some(classes) => {
+                // Its subtree is never generated: settled with it.
+                settled = settled.saturating_add(subtree_size(max, &node, from));
+                out.successes.push((node, classes));
+            }
             None => {
+                settled += 1;
                 say(&format!("Generalization {} has failed", node_name(&node)));
                 for j in from..node.len() {
                     if node[j] < max[j] {
@@ -164,6 +175,14 @@ pub fn search(
         }
     }
     Ok(out)
+}
+
+/// Nodes of the walk's subtree under `node`, generated from position `from` on: a child raises
+/// one position `j >= from` and generates only from `j` on, so every node `node + d` with `d`
+/// zero before `from` is generated there exactly once (and nowhere else): the product of the
+/// levels left at the positions from `from` on. Saturates at `u64::MAX`.
+pub fn subtree_size(max: &[usize], node: &[usize], from: usize) -> u64 {
+    (from..max.len()).fold(1u64, |n, j| n.saturating_mul((max[j] - node[j]) as u64 + 1))
 }
 
 /// The summary lines the toolbox prints after the search (the first is empty).
@@ -531,6 +550,10 @@ pub fn run(
 
     let name = params.method.name();
     observer.start(name);
+    let report = |observer: &mut dyn StepObserver, node: &[usize], settled, total| {
+        observer.step(&format!("{name}: {}", node_name(node)));
+        observer.work(settled, total);
+    };
     let tuple_count = store.tuple_count()?;
     let in_memory = backend.in_memory(tuple_count);
     let sens = if criteria.needs_sensitive() {
@@ -543,11 +566,11 @@ pub fn run(
         let found = search(
             &max,
             &mut |node| {
-                observer.step(&format!("{name}: {}", node_name(node)));
                 let (classes, _) = table.group(&hierarchies, node);
                 let v = judge(&criteria, &classes);
                 Ok(v.pass.then_some(v.kept))
             },
+            &mut |node, settled, total| report(&mut *observer, node, settled, total),
             say,
         )?;
         let bad = match found.selection() {
@@ -575,7 +598,6 @@ pub fn run(
         let found = search(
             &max,
             &mut |node| {
-                observer.step(&format!("{name}: {}", node_name(node)));
                 let (mut kept, mut suppressed, mut pass) = (0u64, 0u64, true);
                 src.classes(node, &mut |_, class| {
                     if criteria.class_ok(class) {
@@ -591,6 +613,7 @@ pub fn run(
                 })?;
                 Ok(pass.then_some(kept))
             },
+            &mut |node, settled, total| report(&mut *observer, node, settled, total),
             say,
         )?;
         let mut bad = Vec::new();
@@ -749,9 +772,12 @@ mod tests {
     fn traversal_matches_the_toolbox_console() {
         let mut failed = Vec::new();
         let pass = |n: &[usize]| n == [1, 2] || n == [1, 3];
-        let s = search(&[1, 3], &mut |n| Ok(pass(n).then_some(1)), &mut |l| {
-            failed.push(l.to_string())
-        })
+        let s = search(
+            &[1, 3],
+            &mut |n| Ok(pass(n).then_some(1)),
+            &mut |_, _, _| {},
+            &mut |l| failed.push(l.to_string()),
+        )
         .unwrap();
         assert_eq!(
             failed,
@@ -776,6 +802,7 @@ mod tests {
         let s = search(
             &[1, 3],
             &mut |n| Ok(pass(n).then_some(4 - n[0] as u64)),
+            &mut |_, _, _| {},
             &mut |_| {},
         )
         .unwrap();
@@ -818,10 +845,45 @@ mod tests {
                 assert!(seen.insert(n.to_vec()), "{n:?} twice");
                 Ok(None)
             },
+            &mut |_, _, _| {},
             &mut |_| {},
         )
         .unwrap();
         assert_eq!(s.checked, 3 * 2 * 4);
+    }
+
+    /// The settled count grows with every node and ends at the lattice size, whatever passes
+    /// (a success settles its whole subtree): the bar's end and ETA are true.
+    #[test]
+    fn progress_settles_the_whole_lattice() {
+        let max = [2usize, 1, 3];
+        for pass_at in [usize::MAX, 0, 1, 2, 3, 4] {
+            let mut seen: Vec<(u64, u64)> = Vec::new();
+            let s = search(
+                &max,
+                &mut |n| Ok((n.iter().sum::<usize>() >= pass_at).then_some(1)),
+                &mut |_, settled, total| seen.push((settled, total)),
+                &mut |_| {},
+            )
+            .unwrap();
+            assert_eq!(seen.len() as u64, s.checked);
+            assert!(seen.iter().all(|&(_, t)| t == 24));
+            assert!(
+                seen.windows(2).all(|w| w[0].0 < w[1].0),
+                "{pass_at}: {seen:?}"
+            );
+            // After the last node: every node settled, by a check or under a success.
+            assert!(seen.last().unwrap().0 < 24);
+            let settled_at_end = s.checked
+                + s.successes
+                    .iter()
+                    .map(|(n, _)| {
+                        let from = n.iter().rposition(|&l| l > 0).unwrap_or(0);
+                        subtree_size(&max, n, from) - 1
+                    })
+                    .sum::<u64>();
+            assert_eq!(settled_at_end, 24, "{pass_at}");
+        }
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub trait StepObserver {
     fn step(&mut self, step: &str);
     /// The method is done.
     fn finish(&mut self);
+    /// `done` of the `total` units of the method's work are settled (Incognito: nodes of the
+    /// lattice checked or ruled out below a success), for a bar with an ETA.
+    fn work(&mut self, _done: u64, _total: u64) {}
 }
 
 impl StepObserver for () {

@@ -6,9 +6,9 @@
 //! The achieved figures are measured on the released classes with the shared models of
 //! [`crate::privacy`], as `anonbox audit` measures a file: k is the smallest class; distinct,
 //! entropy and recursive l the lowest over classes; t the largest distance of a class to the
-//! table; δ the smallest and largest share of research-subset records. Where a method's
-//! classes are not measured here (the sensitive attributes of the store methods: Datafly,
-//! Mondrian, Incognito, Anatomy), `achieved` is `null` and the words say to run `anonbox audit`.
+//! table; δ the smallest and largest share of research-subset records. The store methods'
+//! classes are measured in the store (`release::of_store`), except Anatomy's groups: there
+//! `achieved` is `null` and the words say to run `anonbox audit`.
 //!
 //! Numbers are written for reading ([`readable`]: four significant digits, no exponent; shares
 //! as %), and kept exact in the JSON.

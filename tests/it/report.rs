@@ -804,10 +804,42 @@ fn privacy_achieved_is_what_the_release_holds() {
     assert_eq!(achieved[1]["attribute"], "occupation");
     assert_eq!(achieved[3]["required"], 0.6);
     // The same figures from the output file.
-    let out = std::fs::read_to_string(dir.path().join("out.csv")).unwrap();
+    let (k, distinct, entropy, t) = held_figures(&dir.path().join("out.csv"), "occupation");
+    assert_eq!(figure(0), k as f64);
+    assert_eq!(figure(1), distinct as f64);
+    assert!(
+        (figure(2) - entropy).abs() < 1e-9,
+        "{} {entropy}",
+        figure(2)
+    );
+    assert!((figure(3) - t).abs() < 1e-9, "{} {t}", figure(3));
+    // The console summary says the same in words.
+    let summary = anonbox(dir.path(), &args[..6], "again.json");
+    assert!(
+        summary.contains(&format!(
+            "       verdict  holds: 5-anonymity: every released class has at least 5 records, \
+             the smallest {k}\n"
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!(
+            "holds: distinct 2-diversity of occupation: every class holds at least 2 of its \
+             values, the lowest {distinct}\n"
+        )),
+        "{summary}"
+    );
+}
+
+/// k, distinct l, entropy l and t (equal distance) of the sensitive column `sens` over the
+/// classes of a delimited output, computed from the file alone: a class is the tuple of the
+/// other columns; a record whose other columns are all `*` is suppressed (in the table's
+/// distribution, in no class).
+fn held_figures(path: &Path, sens: &str) -> (u64, usize, f64, f64) {
+    let out = std::fs::read_to_string(path).unwrap();
     let mut lines = out.lines();
     let header: Vec<&str> = lines.next().unwrap().split(';').collect();
-    let sens = header.iter().position(|h| *h == "occupation").unwrap();
+    let sens = header.iter().position(|h| *h == sens).unwrap();
     let mut classes: HashMap<Vec<String>, HashMap<String, u64>> = HashMap::new();
     let mut table: HashMap<String, u64> = HashMap::new();
     let mut all = 0u64;
@@ -856,28 +888,55 @@ fn privacy_achieved_is_what_the_release_holds() {
                 / 2.0
         })
         .fold(0.0, f64::max);
-    assert_eq!(figure(0), k as f64);
-    assert_eq!(figure(1), distinct as f64);
-    assert!(
-        (figure(2) - entropy).abs() < 1e-9,
-        "{} {entropy}",
-        figure(2)
+    (k, distinct, entropy, t)
+}
+
+/// The toolbox's methods state the l and t they achieve too (measured on the store's released
+/// classes), equal to the figures of the output file.
+#[test]
+fn store_methods_state_the_l_and_t_they_hold() {
+    let dir = workdir("adult-occupation.xml");
+    let text = std::fs::read_to_string(dir.path().join("configs/adult-occupation.xml")).unwrap();
+    let t_model = "<t-closeness attribute=\"occupation\" t=\"0.3\" distance=\"equal\"/>";
+    let t_config = text.replace(
+        "<distinct-l-diversity attribute=\"occupation\" l=\"2\"/>",
+        t_model,
     );
-    assert!((figure(3) - t).abs() < 1e-9, "{} {t}", figure(3));
-    // The console summary says the same in words.
-    let summary = anonbox(dir.path(), &args[..6], "again.json");
-    assert!(
-        summary.contains(&format!(
-            "       verdict  holds: 5-anonymity: every released class has at least 5 records, \
-             the smallest {k}\n"
-        )),
-        "{summary}"
-    );
-    assert!(
-        summary.contains(&format!(
-            "holds: distinct 2-diversity of occupation: every class holds at least 2 of its \
-             values, the lowest {distinct}\n"
-        )),
-        "{summary}"
-    );
+    assert!(t_config.contains(t_model));
+    std::fs::write(dir.path().join("configs/t.xml"), t_config).unwrap();
+    for (method, config, param, figure) in [
+        (
+            "Incognito_L",
+            "configs/adult-occupation.xml",
+            ["-l", "3"],
+            "l",
+        ),
+        ("Incognito_T", "configs/t.xml", ["-t", "0.3"], "t"),
+    ] {
+        let out = format!("{method}.csv");
+        let args = [
+            "-config", config, "-method", method, "-k", "5", param[0], param[1], "-output", &out,
+            "-quiet",
+        ];
+        let r = report(dir.path(), &args);
+        let (k, distinct, _, t) = held_figures(&dir.path().join(&out), "occupation");
+        let achieved = r["privacy_achieved"].as_array().unwrap();
+        let of = |f: &str| {
+            achieved
+                .iter()
+                .find(|a| a["figure"] == f)
+                .unwrap_or_else(|| panic!("{method}: no {f} in {achieved:?}"))
+        };
+        assert_eq!(of("k")["achieved"].as_u64(), Some(k), "{method}");
+        let a = of(figure);
+        assert_eq!(a["attribute"], "occupation", "{method}");
+        assert_eq!(a["holds"], true, "{method}");
+        match figure {
+            "l" => assert_eq!(a["achieved"].as_u64(), Some(distinct as u64), "{method}"),
+            _ => {
+                let got = a["achieved"].as_f64().unwrap();
+                assert!((got - t).abs() < 1e-9, "{method}: {got} vs {t}");
+            }
+        }
+    }
 }

@@ -69,20 +69,31 @@ impl Classes {
     /// Adds one record: its key (`None` if it is left out as suppressed), its sensitive code, and
     /// whether it belongs to the research subset.
     pub fn add(&mut self, key: Option<&[u32]>, sensitive: Option<u32>, in_subset: bool) {
+        self.add_records(key, sensitive, in_subset, 1);
+    }
+
+    /// Adds `n` records alike (see [`Self::add`]).
+    pub fn add_records(
+        &mut self,
+        key: Option<&[u32]>,
+        sensitive: Option<u32>,
+        in_subset: bool,
+        n: u64,
+    ) {
         if let Some(s) = sensitive {
-            self.table.add(s, 1);
+            add_counts(&mut self.table, s, n);
         }
         let Some(key) = key else {
-            self.suppressed += 1;
+            self.suppressed += n;
             return;
         };
         let c = self.class_of(key);
-        self.sizes[c] += 1;
+        self.sizes[c] += n;
         if let Some(s) = sensitive {
-            self.distributions[c].add(s, 1);
+            add_counts(&mut self.distributions[c], s, n);
         }
         if in_subset {
-            self.subset[c] += 1;
+            self.subset[c] += n;
         }
     }
 
@@ -121,6 +132,15 @@ impl Classes {
     /// The key of class `c`.
     pub fn key(&self, c: usize) -> &[u32] {
         &self.keys[c]
+    }
+}
+
+/// Adds `n` records of `code` to `d`, whose counts are u32: in parts beyond that.
+fn add_counts(d: &mut DistributionBuf, code: u32, mut n: u64) {
+    while n > 0 {
+        let part = n.min(u64::from(u32::MAX));
+        d.add(code, part as u32);
+        n -= part;
     }
 }
 

@@ -10,12 +10,15 @@
 //! - [`anatomy`]: Anatomy's records by sensitive value and its SQL backend's picks.
 //! - [`output`]: what the anatomy and genValsDist writers read: each record's class and the
 //!   classes' statistics.
+//! - [`figures`]: what the report measures on a release: each released class's sensitive
+//!   values.
 //!
 //! A method's working tables are `temp.` tables named for it, created and dropped by the type
 //! that owns them; writes that belong together run in a [`super::Transaction`].
 
 pub mod anatomy;
 pub mod datafly;
+pub mod figures;
 pub mod incognito;
 pub mod output;
 pub mod tuples;

@@ -10,6 +10,7 @@
 //! - a partition of the store that publishes labels of its own (Mondrian's intervals, Anatomy's
 //!   groups) is measured from `EquivalenceTable`, and its input from the tuples.
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::cmd::audit::figures::{Classes, Figures, Params, SensitiveFigures};
@@ -21,6 +22,7 @@ use crate::job::{Generalization, Job, Method};
 use crate::metrics::utility::interval_ncp;
 use crate::metrics::{FullDomainClasses, Utility};
 use crate::privacy::PrivacyModel;
+use crate::risk::attributes::AttributeRisks;
 use crate::risk::{Risk, SizeCounts};
 use crate::store::Store;
 use crate::Result;
@@ -50,6 +52,11 @@ pub struct Release {
     /// δ-presence: the smallest and largest share of research-subset records in a class of the
     /// generalized population (`None` without a research subset or where not measured).
     pub delta: Option<(f64, f64)>,
+    /// The attribute risks of the input and of the release ([`AttributeRisks`]), measured for
+    /// a run that writes a report; the release's `None` where its classes are not generalized
+    /// tuples (Anatomy).
+    pub attribute_risk: Option<AttributeRisks>,
+    pub attribute_risk_release: Option<AttributeRisks>,
 }
 
 /// A sensitive attribute before and after, and its figures over the released classes.
@@ -182,6 +189,8 @@ impl Release {
             attributes,
             sensitive: Vec::new(),
             delta: None,
+            attribute_risk: None,
+            attribute_risk_release: None,
         }
     }
 
@@ -197,6 +206,19 @@ impl Release {
             Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job));
         release.sensitive = sensitive_of_table(job, table, levels, suppressed);
         release.delta = delta_of_table(table, levels, suppressed);
+        if job.report.is_some() {
+            let mut counts = vec![0u64; table.tuples()];
+            for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+                counts[table.tuple_of(r)] += 1;
+            }
+            let input: Vec<(Vec<u32>, u64)> = counts
+                .iter()
+                .enumerate()
+                .map(|(t, &n)| (table.tuple(t).collect(), n))
+                .collect();
+            release.attribute_risk = Some(AttributeRisks::of_tuples(&names(job), &input));
+            release.attribute_risk_release = Some(released_attribute_risk(job, &classes));
+        }
         release
     }
 
@@ -271,13 +293,24 @@ impl Release {
         let threshold = job.risk_threshold;
         if let Some(levels) = levels {
             let mut classes = FullDomainClasses::over_tuples(&hierarchies, levels);
-            store.for_each_tuple(|codes, n, suppressed| classes.add(codes, n, suppressed))?;
+            let mut input = Vec::new();
+            let measure = job.report.is_some();
+            store.for_each_tuple(|codes, n, suppressed| {
+                classes.add(codes, n, suppressed);
+                if measure {
+                    input.push((codes.to_vec(), n));
+                }
+            })?;
             let mut class_sizes = Vec::new();
             store.for_each_released_class(|_, n| class_sizes.push(n))?;
             let mut r = Release::full_domain(&classes, &names(job), threshold, shown_before(job));
             r.risk = Some(Risk::from_sizes(class_sizes.iter().copied(), threshold));
             r.class_sizes = class_sizes;
             r.sensitive = sensitive_of_store(job, store, encoding)?;
+            if measure {
+                r.attribute_risk = Some(AttributeRisks::of_tuples(&names(job), &input));
+                r.attribute_risk_release = Some(released_attribute_risk(job, &classes));
+            }
             return Ok(r);
         }
         // A partition (Mondrian, Anatomy): the input's classes are the tuples themselves, so
@@ -285,9 +318,14 @@ impl Release {
         let mut leaf: Vec<Vec<u64>> = hierarchies.iter().map(|h| vec![0; h.leaves()]).collect();
         let mut input_class_sizes: rustc_hash::FxHashMap<u64, u64> = Default::default();
         let mut suppressed = 0u64;
+        let measure = job.report.is_some();
+        let mut input = Vec::new();
         store.for_each_tuple(|codes, n, s| {
             for (counts, &c) in leaf.iter_mut().zip(codes) {
                 counts[c as usize] += n;
+            }
+            if measure {
+                input.push((codes.to_vec(), n));
             }
             *input_class_sizes.entry(n).or_insert(0) += 1;
             if s {
@@ -334,8 +372,43 @@ impl Release {
         } else {
             release.sensitive = sensitive_of_store(job, store, encoding)?;
         }
+        if measure {
+            release.attribute_risk = Some(AttributeRisks::of_tuples(&names(job), &input));
+            if !anatomy {
+                // The published labels, coded per column.
+                let mut codes: Vec<FxHashMap<&str, u32>> =
+                    vec![Default::default(); names(job).len()];
+                let tuples: Vec<(Vec<u32>, u64)> = published
+                    .iter()
+                    .map(|(labels, n)| {
+                        let key = labels
+                            .iter()
+                            .zip(codes.iter_mut())
+                            .map(|(l, c)| {
+                                let next = c.len() as u32;
+                                *c.entry(l.as_str()).or_insert(next)
+                            })
+                            .collect();
+                        (key, *n)
+                    })
+                    .collect();
+                release.attribute_risk_release =
+                    Some(AttributeRisks::of_tuples(&names(job), &tuples));
+            }
+        }
         Ok(release)
     }
+}
+
+/// The attribute risks of a full-domain release: its classes are its tuples.
+fn released_attribute_risk(job: &Job, classes: &FullDomainClasses<'_>) -> AttributeRisks {
+    let tuples: Vec<(Vec<u32>, u64)> = classes
+        .classes()
+        .iter()
+        .filter(|(_, c)| !c.suppressed)
+        .map(|(ids, c)| (ids.clone(), c.size))
+        .collect();
+    AttributeRisks::of_tuples(&names(job), &tuples)
 }
 
 /// A record's class at `levels` (`None` if suppressed).

@@ -6,9 +6,11 @@
 //!
 //! This module sees class sizes only; [`crate::release`] derives them from a run's result (the
 //! input's classes are its distinct quasi-identifier tuples). [`analysis`] adds the journalist
-//! and marketer models, sample and population uniques (ARX's full risk analysis).
+//! and marketer models, sample and population uniques (ARX's full risk analysis);
+//! [`attributes`] the attribute risks, which need the distinct tuples themselves.
 
 pub mod analysis;
+pub mod attributes;
 
 use serde::Serialize;
 

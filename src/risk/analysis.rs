@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use super::attributes::AttributeRisks;
 use crate::privacy::population::Population;
 use crate::privacy::sizes::ClassSizes;
 use crate::privacy::uniqueness::{population_uniques, Estimator};
@@ -85,6 +86,12 @@ pub struct RiskAnalysis {
     pub input: RiskFigures,
     /// `None` where the release has no classes of generalized quasi-identifiers (Anatomy).
     pub release: Option<RiskFigures>,
+    /// Which quasi-identifiers single records out in the input and in the release
+    /// ([`crate::risk::attributes`]); measured for a run that writes a report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributes_input: Option<AttributeRisks>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributes_release: Option<AttributeRisks>,
 }
 
 impl RiskAnalysis {
@@ -106,6 +113,8 @@ impl RiskAnalysis {
                     threshold,
                 )
             }),
+            attributes_input: release.attribute_risk.clone(),
+            attributes_release: release.attribute_risk_release.clone(),
         }
     }
 }

@@ -147,6 +147,10 @@ struct Page<'a> {
     charts: Vec<Chart>,
     /// The risk analysis, input beside release ([`risk_rows`]).
     risk_analysis: Vec<RiskRow>,
+    /// The attribute risks, one row per quasi-identifier ([`attribute_risk_rows`]), and the
+    /// largest minimal sample unique searched.
+    attribute_risk: Vec<AttributeRiskRow>,
+    attribute_risk_msu: usize,
     risk_population: String,
 }
 
@@ -202,6 +206,52 @@ fn risk_rows(json: &serde_json::Value) -> Vec<RiskRow> {
             label,
             input: side("input", key),
             release: side("release", key),
+        })
+        .collect()
+}
+
+/// One quasi-identifier's attribute risks: its name and the shares of [`ATTRIBUTE_RISK`].
+#[derive(Debug, Serialize)]
+struct AttributeRiskRow {
+    name: String,
+    cells: Vec<Option<Figure>>,
+}
+
+/// The attribute risk table's columns: the side of the analysis and the figure.
+const ATTRIBUTE_RISK: [(&str, &str); 4] = [
+    ("attributes_input", "unique_alone"),
+    ("attributes_input", "needed"),
+    ("attributes_input", "in_msus"),
+    ("attributes_release", "in_msus"),
+];
+
+/// The rows of the attribute risk table (none without the analysis).
+fn attribute_risk_rows(json: &serde_json::Value) -> Vec<AttributeRiskRow> {
+    let Some(attributes) = json
+        .pointer("/risk_analysis/attributes_input/attributes")
+        .and_then(|a| a.as_array())
+    else {
+        return Vec::new();
+    };
+    attributes
+        .iter()
+        .enumerate()
+        .map(|(i, a)| AttributeRiskRow {
+            name: a["name"].as_str().unwrap_or_default().to_string(),
+            cells: ATTRIBUTE_RISK
+                .iter()
+                .map(|&(side, figure)| {
+                    let key = format!("risk_analysis.{side}.attributes.{i}.{figure}");
+                    let (value, shown) = value_at(json, &key, true)?;
+                    Some(Figure {
+                        label: "",
+                        key,
+                        value,
+                        shown,
+                        explain: "",
+                    })
+                })
+                .collect(),
         })
         .collect()
 }
@@ -560,6 +610,14 @@ pub fn render(
         ),
         section("risk-analysis", "Risk analysis", "risk"),
     ];
+    let attribute_risk = attribute_risk_rows(&json);
+    if !attribute_risk.is_empty() {
+        sections.push(section(
+            "attribute-risk",
+            "Attribute risk: which quasi-identifiers single records out",
+            "attribute-risk",
+        ));
+    }
     if !release.sensitive.is_empty() {
         sections.push(section(
             "sensitive",
@@ -582,6 +640,12 @@ pub fn render(
         sensitive,
         charts: charts_list,
         risk_analysis: risk_rows(&json),
+        attribute_risk,
+        attribute_risk_msu: report
+            .risk_analysis
+            .attributes_input
+            .as_ref()
+            .map_or(0, |a| a.msu_max_size),
         risk_population: format!(
             "{} ({} people)",
             report.risk_analysis.population.name, report.risk_analysis.population.size

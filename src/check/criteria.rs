@@ -142,17 +142,7 @@ impl Criteria {
         } else {
             &self.evaluated
         };
-        if judges.is_empty() {
-            return true;
-        }
-        views.clear();
-        for d in dist {
-            let (codes, counts) = d.class(e);
-            views.push(Distribution { codes, counts });
-        }
-        judges
-            .iter()
-            .all(|&i| self.all[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
+        judges.is_empty() || self.satisfies(judges, count, dist, e, views)
     }
 
     /// True if a class (as in [`Self::judge`]) satisfies the monotonic relaxation.
@@ -170,12 +160,14 @@ impl Criteria {
         if self.relaxed_set.is_empty() {
             return true;
         }
-        self.judge_relaxed_set(count, dist, e, views)
+        self.satisfies(&self.relaxed_set, count, dist, e, views)
     }
 
-    /// [`Self::judge_relaxed`]'s criteria on a class of at least the relaxed minimum size.
-    fn judge_relaxed_set<'g>(
+    /// True if class `e` of `count` records (its distributions in `dist`) satisfies every
+    /// criterion of `set` (indices into `all`).
+    fn satisfies<'g>(
         &self,
+        set: &[usize],
         count: u64,
         dist: &'g [Csr],
         e: usize,
@@ -186,8 +178,7 @@ impl Criteria {
             let (codes, counts) = d.class(e);
             views.push(Distribution { codes, counts });
         }
-        self.relaxed_set
-            .iter()
+        set.iter()
             .all(|&i| self.all[i].is_satisfied(&ClassView::new(count, views, &self.maps[i])))
     }
 }

@@ -16,14 +16,7 @@ impl Store {
         mut f: impl FnMut(u64, u32, u64),
     ) -> Result<()> {
         let col = self.sensitive_column(s)?;
-        let on = self
-            .layout()
-            .qids
-            .iter()
-            .map(|c| format!("t.{c} = r.{c}"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        let on = if on.is_empty() { "1".to_string() } else { on };
+        let on = self.record_tuple_join();
         let db = self.path();
         // CROSS JOIN fixes the loop order: records outside, one primary key lookup in QidTuple
         // per record.
@@ -44,5 +37,22 @@ impl Store {
             f(class, code, n);
         }
         Ok(())
+    }
+
+    /// The condition joining a record `r` of `AnonRecordTable` to its tuple `t` of `QidTuple`
+    /// (`1` without quasi-identifiers).
+    pub(in crate::store) fn record_tuple_join(&self) -> String {
+        let on = self
+            .layout()
+            .qids
+            .iter()
+            .map(|c| format!("t.{c} = r.{c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        if on.is_empty() {
+            "1".to_string()
+        } else {
+            on
+        }
     }
 }

@@ -75,12 +75,7 @@ impl Store {
                 })
             }
             ClassLookup::TupleJoin => {
-                let on = cols
-                    .iter()
-                    .map(|c| format!("t.{c} = r.{c}"))
-                    .collect::<Vec<_>>()
-                    .join(" AND ");
-                let on = if on.is_empty() { "1".to_string() } else { on };
+                let on = self.record_tuple_join();
                 let rcols: String = cols.iter().map(|c| format!(", r.{c}")).collect();
                 // CROSS JOIN fixes the loop order: records outside (rowid order, no sort), one
                 // primary key lookup in QidTuple per record.
@@ -282,14 +277,7 @@ impl<'a> ClassStats<'a> {
     pub fn for_each_record(&self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
         let db = self.store.path();
         let s_cols: Vec<String> = (0..self.width).map(|q| format!("g.S{q}")).collect();
-        let on = self
-            .store
-            .layout()
-            .qids
-            .iter()
-            .map(|c| format!("t.{c} = r.{c}"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
+        let on = self.store.record_tuple_join();
         // Records outside in rowid order, primary key lookups inside.
         let sql = format!(
             "SELECT {} FROM AnonRecordTable r CROSS JOIN QidTuple t ON {on} \

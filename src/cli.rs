@@ -210,6 +210,9 @@ pub struct RunArgs {
     /// The library's input: Arrow record batches in memory instead of a file (no flag; see
     /// [`crate::io::columnar::Batches`]). `input`, if given, only names it in messages.
     pub batches: Option<crate::io::columnar::Batches>,
+    /// The library's output: the release as record batches in memory instead of a file (no
+    /// flag; see [`crate::io::columnar::Sink`]).
+    pub sink: Option<crate::io::columnar::Sink>,
     pub method: Option<Method>,
     pub k: Option<i64>,
     pub l: Option<f64>,
@@ -563,6 +566,7 @@ impl RunArgs {
         Ok(RunArgs {
             config: path(&raw.config, "-config")?,
             batches: None,
+            sink: None,
             method,
             k,
             l: double(&raw.l, "-l")?,

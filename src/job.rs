@@ -256,6 +256,8 @@ pub struct OutputSpec {
     /// genVals as a columnar file (`<output format='parquet'>`, `-outputFormat parquet`, or
     /// the file's extension); `None`: delimited text.
     pub columnar: Option<crate::io::columnar::Kind>,
+    /// The release goes to memory, not to `path` (the library's callers; `path` only names it).
+    pub memory: Option<crate::io::columnar::Sink>,
 }
 
 /// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and

@@ -1,0 +1,203 @@
+//! `anonbox._native`: the private native module of the Python package. The package (pure
+//! Python, `python/anonbox/`) builds the command line's flags and config; this module runs them
+//! through the core's [`anonbox::api`], so a release from Python is the command line's.
+//!
+//! Data crosses as Arrow: the input through the Arrow C stream interface (`__arrow_c_stream__`:
+//! pyarrow, polars; no copy of the buffers), the release back as a pyarrow table. The run holds
+//! no GIL: it works on a thread of its own while the caller's thread waits, taking the GIL every
+//! [`POLL`] to let Python handle signals. On Ctrl-C the run's temporary files are removed, its
+//! outputs are never published, and `KeyboardInterrupt` is raised at once; the abandoned search
+//! ends on its own thread and its result is dropped.
+//!
+//! Errors are raised as `ConfigError` (the command line's exit status 2: flags, configs) or
+//! `DataError` (1: data, I/O), both `anonbox.Error`, with the command line's message.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use arrow::array::{Array, BooleanArray};
+use arrow::pyarrow::{FromPyArrow, IntoPyArrow, Table, ToPyArrow};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+use anonbox::api::{Failure, Finished};
+use anonbox::io::columnar::Batches;
+use anonbox::io::Cleanup;
+
+create_exception!(_native, Error, PyException, "An anonbox command failed.");
+create_exception!(
+    _native,
+    ConfigError,
+    Error,
+    "Bad arguments or configuration (the command line's exit status 2): nothing was read or \
+     written."
+);
+create_exception!(
+    _native,
+    DataError,
+    Error,
+    "The data or a file could not be read or written (the command line's exit status 1): \
+     nothing was written."
+);
+
+/// How often the waiting thread lets Python handle signals.
+const POLL: Duration = Duration::from_millis(50);
+
+fn raise(f: Failure) -> PyErr {
+    let message = f.message();
+    match f.exit_code {
+        2 => ConfigError::new_err(message),
+        _ => DataError::new_err(message),
+    }
+}
+
+/// Runs `work` on a thread of its own without the GIL; the calling thread checks for signals
+/// every [`POLL`] and, on one, interrupts `cleanup` and raises.
+fn detached<T: Send + 'static>(
+    py: Python<'_>,
+    cleanup: &Cleanup,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = mpsc::channel();
+    // Borrowed by the detached waits: a receiver is not shared between threads bare.
+    let rx = std::sync::Mutex::new(rx);
+    std::thread::Builder::new()
+        .name("anonbox-run".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .map_err(|e| DataError::new_err(format!("cannot start the run's thread: {e}")))?;
+    loop {
+        match py.detach(|| anonbox::sync::lock(&rx).recv_timeout(POLL)) {
+            Ok(v) => return Ok(v),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    // Removes the temporary files and keeps the run from publishing anything.
+                    cleanup.interrupt();
+                    return Err(e);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Error::new_err("internal error: the run's thread panicked"))
+            }
+        }
+    }
+}
+
+/// A finished run: the release in memory (if asked), the reports, the transformation.
+#[pyclass(module = "anonbox._native", frozen)]
+struct Run {
+    finished: Finished,
+}
+
+#[pymethods]
+impl Run {
+    /// The release as a pyarrow Table, or None when it was written to a file.
+    fn table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(r) = &self.finished.release else {
+            return Ok(None);
+        };
+        let t = Table::try_new(r.batches.clone(), r.schema.clone())
+            .map_err(|e| Error::new_err(e.to_string()))?;
+        t.into_pyarrow(py).map(Some)
+    }
+
+    /// Per released row, True if it was suppressed (a pyarrow BooleanArray), or None where the
+    /// method does not say.
+    fn suppressed<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(s) = self
+            .finished
+            .release
+            .as_ref()
+            .and_then(|r| r.suppressed.as_ref())
+        else {
+            return Ok(None);
+        };
+        BooleanArray::from(s.clone())
+            .into_data()
+            .to_pyarrow(py)
+            .map(Some)
+    }
+
+    /// The JSON report, as text.
+    fn report_json(&self) -> String {
+        self.finished.report.to_string()
+    }
+
+    /// The HTML report.
+    fn html(&self, py: Python<'_>) -> PyResult<String> {
+        let f = &self.finished;
+        py.detach(|| f.html()).map_err(|e| {
+            raise(Failure {
+                error: e,
+                exit_code: 1,
+            })
+        })
+    }
+
+    /// Each quasi-identifier's level, in order, or None (not a full-domain method).
+    fn transformation(&self) -> Option<Vec<(String, usize)>> {
+        self.finished.transformation()
+    }
+}
+
+/// Runs the command line's run with `args` (its flags), reading `data` (anything with
+/// `__arrow_c_stream__`) instead of an input file if given, keeping the release in memory if
+/// `in_memory`.
+#[pyfunction]
+#[pyo3(signature = (args, data=None, in_memory=false))]
+fn run(
+    py: Python<'_>,
+    args: Vec<String>,
+    data: Option<&Bound<'_, PyAny>>,
+    in_memory: bool,
+) -> PyResult<Run> {
+    let batches = match data {
+        Some(d) => {
+            let (batches, schema) = Table::from_pyarrow_bound(d)?.into_inner();
+            Some(Batches::new(schema, batches).map_err(|e| {
+                raise(Failure {
+                    error: e,
+                    exit_code: 1,
+                })
+            })?)
+        }
+        None => None,
+    };
+    let cleanup = Cleanup::default();
+    let held = cleanup.clone();
+    let finished = detached(py, &cleanup, move || {
+        anonbox::api::run(&args, batches, in_memory, &held)
+    })?
+    .map_err(raise)?;
+    Ok(Run { finished })
+}
+
+/// Runs `anonbox audit`, `init` or `hierarchy` with `args` (the subcommand first): what it
+/// prints, and its exit status (an audit whose threshold fails: 1).
+#[pyfunction]
+fn command(py: Python<'_>, args: Vec<String>) -> PyResult<(String, u8)> {
+    let cleanup = Cleanup::default();
+    let held = cleanup.clone();
+    detached(py, &cleanup, move || anonbox::api::command(&args, &held))?.map_err(raise)
+}
+
+/// The anonbox version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("DataError", py.get_type::<DataError>())?;
+    m.add_class::<Run>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(command, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -24,6 +24,7 @@ use crate::cmd::Stage;
 use crate::io::columnar::{Batches, Sink};
 use crate::io::Cleanup;
 use crate::job::Job;
+use crate::progress::Watch;
 use crate::Error;
 
 /// A failed command: the error, and the exit status the command line gives it.
@@ -104,11 +105,13 @@ impl Finished {
 /// name), reading `batches` instead of an input file when given, and keeping the release in
 /// memory instead of writing an output file when `in_memory` (the config's `<output>` and
 /// `-output` are then ignored; a report file is still written if asked). Nothing is printed
-/// but the warnings and the summary the command line prints on stderr (none with `-quiet`).
+/// but the warnings and the summary the command line prints on stderr (none with `-quiet`);
+/// with a `progress` watch the run's bars are kept there instead of drawn.
 pub fn run(
     args: &[String],
     batches: Option<Batches>,
     in_memory: bool,
+    progress: Option<Watch>,
     cleanup: &Cleanup,
 ) -> Result<Finished, Failure> {
     let setup = Failure::at(Stage::Setup);
@@ -122,6 +125,7 @@ pub fn run(
         }
     };
     run_args.batches = batches;
+    run_args.progress = progress;
     let sink = in_memory.then(Sink::default);
     run_args.sink = sink.clone();
     let job = crate::config::build_job(&run_args).map_err(&setup)?;

@@ -265,6 +265,9 @@ pub struct OutputSpec {
 #[derive(Debug, Clone)]
 pub struct Job {
     pub method: Method,
+    /// A library caller's watch on the run's progress bars (no flag; see
+    /// [`crate::progress::Watch`]).
+    pub progress: Option<crate::progress::Watch>,
     /// The config file the job came from, if any (recorded in the store's run table).
     pub config_path: Option<PathBuf>,
     /// The config file's text, recorded verbatim in the store.

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 from xml.sax.saxutils import quoteattr
 
-from . import _native
+from . import _native, _progress
 from ._data import from_arrow, mask_as, to_arrow, write_csv
 from ._native import ConfigError
 from .hierarchy import Builder
@@ -150,15 +150,37 @@ def _privacy(privacy: Any) -> List[PrivacyModel]:
     return models
 
 
+def _flat(data: Any, kind: str, name: str) -> List[List[str]]:
+    """A one-level hierarchy (value -> ``*``) over the distinct values of column ``name``, in
+    their text form as the run reads them (arrow's cast to a string; a null is empty)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if kind == "polars":
+        if name not in data.columns:
+            raise ConfigError(f"sensitive: the data has no column '{name}'")
+        column = data.select(name).to_arrow().column(0)
+    else:
+        table = data if isinstance(data, pa.Table) else pa.table(data)
+        if name not in table.column_names:
+            raise ConfigError(f"sensitive: the data has no column '{name}'")
+        column = table.column(name)
+    values = pc.unique(column.cast(pa.string())).to_pylist()
+    return [["" if v is None else v, "*"] for v in sorted(values, key=lambda v: v or "")]
+
+
 def config_xml(
     folder: str,
     quasi_identifiers: Mapping[str, Hierarchy],
     sensitive: Any = None,
     identifiers: Iterable[str] = (),
     privacy: Any = None,
+    data: Any = None,
+    kind: str = "pyarrow",
 ) -> str:
     """The anonbox config of a job given as ``anonymize``'s arguments; hierarchies given as
-    rows or tables are written into ``folder``."""
+    rows or tables are written into ``folder``. A sensitive attribute without a hierarchy gets
+    a flat one over ``data``'s values."""
     if not isinstance(quasi_identifiers, Mapping) or not quasi_identifiers:
         raise ConfigError(
             "quasi_identifiers: give a dict from column name to hierarchy (a file, rows, a "
@@ -178,6 +200,8 @@ def config_xml(
     if sens:
         parts.append("<sens>")
         for n, (name, h) in enumerate(sens.items()):
+            if h is None and data is not None:
+                h = _flat(data, kind, name)
             parts.append(_att(name, h, folder, 1000 + n))
         parts.append("</sens>")
     models = _privacy(privacy)
@@ -201,6 +225,7 @@ def anonymize(
     time_limit: Optional[float] = None,
     threads: Optional[int] = None,
     engine: Optional[str] = None,
+    progress: Any = None,
 ) -> Result:
     """Anonymizes ``data`` (a pandas or polars DataFrame, a pyarrow Table, or any object with
     the Arrow PyCapsule interface) and returns the :class:`Result`; nothing is written to disk
@@ -216,6 +241,8 @@ def anonymize(
     optimal, or the best found in ``time_limit`` seconds), ``Datafly``, ``Mondrian``,
     ``Incognito_K``. ``metric``: ``Loss``, ``DMStar``, ``DM``, ``Height``, ``Precision``,
     ``Entropy``, ``AECS``. ``suppression``: the share of records that may be suppressed.
+    ``progress``: ``True`` for tqdm bars (when tqdm is installed), or a callable
+    ``(phase, position, length, message)`` called on this thread as the run goes on.
 
     Raises ``ConfigError`` for bad arguments (before the data is read) and ``DataError`` for
     data the run cannot anonymize, with the command line's message; ``KeyboardInterrupt`` on
@@ -223,11 +250,14 @@ def anonymize(
     """
     if k is None and privacy is None:
         raise ConfigError("give k=N or privacy=[...] (anonbox.KAnonymity(5), ...)")
+    report_progress = _progress.callback(progress)
     stream, kind = to_arrow(data)
     with tempfile.TemporaryDirectory(prefix="anonbox-") as folder:
         path = os.path.join(folder, "config.xml")
         with open(path, "w", encoding="utf-8") as f:
-            f.write(config_xml(folder, quasi_identifiers, sensitive, identifiers, privacy))
+            f.write(
+                config_xml(folder, quasi_identifiers, sensitive, identifiers, privacy, stream, kind)
+            )
         flags = {
             "config": path,
             "method": method,
@@ -239,7 +269,11 @@ def anonymize(
             "engine": engine,
             "quiet": True,
         }
-        native = _native.run(_flags(flags), stream, True)
+        try:
+            native = _native.run(_flags(flags), stream, True, report_progress)
+        finally:
+            if isinstance(report_progress, _progress.Tqdm):
+                report_progress.close()
     return Result(native, kind)
 
 

@@ -35,6 +35,11 @@ def to_arrow(data: Any) -> Tuple[Any, str]:
         return pa.Table.from_pandas(data, preserve_index=keep), kind
     if kind == "pyarrow" and isinstance(data, pa.RecordBatch):
         return pa.Table.from_batches([data]), kind
+    if kind == "pyarrow" and isinstance(data, pa.RecordBatchReader):
+        return data.read_all(), kind
+    if kind == "arrow":
+        # A stream may be read once only: hold it as a table (its buffers, not a copy).
+        return pa.table(data), "pyarrow"
     # polars and pyarrow tables export the stream themselves, without a copy.
     return data, kind
 

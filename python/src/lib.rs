@@ -24,17 +24,18 @@ use pyo3::prelude::*;
 use anonbox::api::{Failure, Finished};
 use anonbox::io::columnar::Batches;
 use anonbox::io::Cleanup;
+use anonbox::progress::{Shown, Watch};
 
-create_exception!(_native, Error, PyException, "An anonbox command failed.");
+create_exception!(anonbox, Error, PyException, "An anonbox command failed.");
 create_exception!(
-    _native,
+    anonbox,
     ConfigError,
     Error,
     "Bad arguments or configuration (the command line's exit status 2): nothing was read or \
      written."
 );
 create_exception!(
-    _native,
+    anonbox,
     DataError,
     Error,
     "The data or a file could not be read or written (the command line's exit status 1): \
@@ -57,6 +58,7 @@ fn raise(f: Failure) -> PyErr {
 fn detached<T: Send + 'static>(
     py: Python<'_>,
     cleanup: &Cleanup,
+    mut on_poll: impl FnMut(Python<'_>) -> PyResult<()>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
@@ -70,9 +72,12 @@ fn detached<T: Send + 'static>(
         .map_err(|e| DataError::new_err(format!("cannot start the run's thread: {e}")))?;
     loop {
         match py.detach(|| anonbox::sync::lock(&rx).recv_timeout(POLL)) {
-            Ok(v) => return Ok(v),
+            Ok(v) => {
+                on_poll(py)?;
+                return Ok(v);
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let Err(e) = py.check_signals() {
+                if let Err(e) = py.check_signals().and_then(|()| on_poll(py)) {
                     // Removes the temporary files and keeps the run from publishing anything.
                     cleanup.interrupt();
                     return Err(e);
@@ -144,14 +149,16 @@ impl Run {
 
 /// Runs the command line's run with `args` (its flags), reading `data` (anything with
 /// `__arrow_c_stream__`) instead of an input file if given, keeping the release in memory if
-/// `in_memory`.
+/// `in_memory`. `progress(phase, position, length, message)` is called on the caller's thread
+/// whenever the run's current bar changed (at most every [`POLL`]), and once at the end.
 #[pyfunction]
-#[pyo3(signature = (args, data=None, in_memory=false))]
+#[pyo3(signature = (args, data=None, in_memory=false, progress=None))]
 fn run(
     py: Python<'_>,
     args: Vec<String>,
     data: Option<&Bound<'_, PyAny>>,
     in_memory: bool,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Run> {
     let batches = match data {
         Some(d) => {
@@ -167,8 +174,23 @@ fn run(
     };
     let cleanup = Cleanup::default();
     let held = cleanup.clone();
-    let finished = detached(py, &cleanup, move || {
-        anonbox::api::run(&args, batches, in_memory, &held)
+    let watch = progress.as_ref().map(|_| Watch::default());
+    let watched = watch.clone();
+    let mut last: Option<Shown> = None;
+    let on_poll = |_py: Python<'_>| -> PyResult<()> {
+        let (Some(callback), Some(watch)) = (&progress, &watch) else {
+            return Ok(());
+        };
+        let now = watch.now();
+        if now.is_some() && now != last {
+            let s = now.clone().expect("checked");
+            callback.call1((s.phase, s.position, s.length, s.message))?;
+            last = now;
+        }
+        Ok(())
+    };
+    let finished = detached(py, &cleanup, on_poll, move || {
+        anonbox::api::run(&args, batches, in_memory, watched, &held)
     })?
     .map_err(raise)?;
     Ok(Run { finished })
@@ -180,7 +202,13 @@ fn run(
 fn command(py: Python<'_>, args: Vec<String>) -> PyResult<(String, u8)> {
     let cleanup = Cleanup::default();
     let held = cleanup.clone();
-    detached(py, &cleanup, move || anonbox::api::command(&args, &held))?.map_err(raise)
+    detached(
+        py,
+        &cleanup,
+        |_| Ok(()),
+        move || anonbox::api::command(&args, &held),
+    )?
+    .map_err(raise)
 }
 
 /// The anonbox version.

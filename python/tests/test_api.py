@@ -221,3 +221,25 @@ def test_init_proposal_is_passable_to_anonymize(adult):
     p.quasi_identifiers.pop("native-country", None)
     r = anonbox.anonymize(adult.slice(0, 3000), **p, k=5, method="Flash", suppression=0.05)
     assert r.report["records"] == 3000
+
+
+def test_the_readme_example(adult):
+    """The README's example: builders, a file, a sensitive column without a hierarchy (a flat
+    one over its values), two models."""
+    df = adult.to_pandas()
+    r = anonbox.anonymize(
+        df,
+        quasi_identifiers={
+            "age": h.intervals(widths=[5, 10, 20]),
+            "sex": hierarchy("sex"),
+            "native-country": h.categories(frequency=100),
+        },
+        sensitive="salary-class",
+        privacy=[anonbox.KAnonymity(5), anonbox.DistinctLDiversity("salary-class", 2)],
+        method="Flash",
+        suppression=0.02,
+    )
+    assert r.transformation == {"age": 4, "sex": 0, "native-country": 0}
+    kept = r.data[~r.suppressed]
+    groups = kept.groupby(["age", "sex", "native-country"])["salary-class"]
+    assert groups.size().min() >= 5 and groups.nunique().min() >= 2

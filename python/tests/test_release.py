@@ -95,3 +95,16 @@ def test_the_gil_is_released_during_the_search(adult):
         done.set()
         t.join()
     assert len(ticks) > 20
+
+
+def test_progress_callback_and_tqdm(adult, capsys):
+    seen = []
+    big = pa.concat_tables([adult] * 4)
+    anonymize(big, progress=lambda *a: seen.append(a))
+    phases = [s[0] for s in seen]
+    assert "load" in phases and "write" in phases, phases
+    assert all(isinstance(p, int) for _, p, _, _ in seen)
+    assert seen[-1][0] == "write" and seen[-1][2] == 4 * 30162
+    anonymize(adult, progress=True)  # a tqdm bar on stderr, closed at the end
+    with pytest.raises(TypeError, match="progress"):
+        anonymize(adult, progress="yes")

@@ -91,7 +91,10 @@ pub fn run_job(job: &Job, cleanup: &Cleanup) -> Result<RunResult> {
 fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
-    let progress = Progress::new(job.quiet);
+    let progress = match &job.progress {
+        Some(watch) => Progress::watched(watch.clone()),
+        None => Progress::new(job.quiet),
+    };
     let mut ran = match job.method {
         Method::Datafly => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(

@@ -393,6 +393,7 @@ impl<'a> Builder<'a> {
         }
 
         let job = Job {
+            progress: self.args.progress.clone(),
             method,
             config_path: Some(cfg.path.clone()),
             config_text: Some(cfg.text.clone()),

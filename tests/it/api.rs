@@ -77,7 +77,19 @@ fn adult_flash_k5_in_memory_equals_the_command_line() {
     let mut a = args(&["-config", cfg.to_str().unwrap(), "-quiet"]);
     a.extend(args(&flags));
     let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    let done = anonbox::api::run(&a, Some(batches()), true, &Default::default()).unwrap();
+    let watch = anonbox::progress::Watch::default();
+    assert_eq!(watch.now(), None);
+    let done = anonbox::api::run(
+        &a,
+        Some(batches()),
+        true,
+        Some(watch.clone()),
+        &Default::default(),
+    )
+    .unwrap();
+    // The watch saw the run's bars without a terminal: the last one writes the release.
+    let last = watch.now().expect("a watched bar");
+    assert_eq!((last.phase.as_str(), last.length), ("write", Some(30162)));
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         before.len(),
@@ -147,6 +159,7 @@ fn failures_keep_the_command_lines_exit_status() {
         &args(&["-config", c, "-quiet", "-method", "Flash", "-k", "5"]),
         Some(few),
         true,
+        None,
         &Default::default(),
     )
     .unwrap_err();

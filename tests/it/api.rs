@@ -147,6 +147,7 @@ fn failures_keep_the_command_lines_exit_status() {
         &args(&["-config", c, "-k", "x"]),
         Some(batches()),
         true,
+        None,
         &Default::default(),
     )
     .unwrap_err();

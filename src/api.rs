@@ -149,6 +149,11 @@ pub fn run(
     });
     let report = serde_json::from_str(&result.report.to_json())
         .map_err(|e| setup(Error::Invalid(format!("internal error: the report: {e}"))))?;
+    // The finished job no longer reads its input: the caller's batches are let go with it.
+    let mut job = job;
+    if let Some(crate::io::columnar::Columnar::Memory(_)) = job.input.columnar {
+        job.input.columnar = None;
+    }
     Ok(Finished {
         release,
         report,

@@ -274,6 +274,8 @@ def anonymize(
         finally:
             if isinstance(report_progress, _progress.Tqdm):
                 report_progress.close()
+    # The input's Arrow copy (from pandas) goes before the release is converted back.
+    del stream
     return Result(native, kind)
 
 

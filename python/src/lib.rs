@@ -94,29 +94,28 @@ fn detached<T: Send + 'static>(
 #[pyclass(module = "anonbox._native", frozen)]
 struct Run {
     finished: Finished,
+    /// The release's batches, handed out once ([`Run::table`]): the package keeps the table
+    /// (or the DataFrame made from it), not a second copy here.
+    release: std::sync::Mutex<Option<anonbox::api::InMemory>>,
+    suppressed: Option<Vec<bool>>,
 }
 
 #[pymethods]
 impl Run {
-    /// The release as a pyarrow Table, or None when it was written to a file.
+    /// The release as a pyarrow Table (once: later calls give None), or None when it was
+    /// written to a file.
     fn table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(r) = &self.finished.release else {
+        let Some(r) = anonbox::sync::lock(&self.release).take() else {
             return Ok(None);
         };
-        let t = Table::try_new(r.batches.clone(), r.schema.clone())
-            .map_err(|e| Error::new_err(e.to_string()))?;
+        let t = Table::try_new(r.batches, r.schema).map_err(|e| Error::new_err(e.to_string()))?;
         t.into_pyarrow(py).map(Some)
     }
 
     /// Per released row, True if it was suppressed (a pyarrow BooleanArray), or None where the
     /// method does not say.
     fn suppressed<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(s) = self
-            .finished
-            .release
-            .as_ref()
-            .and_then(|r| r.suppressed.as_ref())
-        else {
+        let Some(s) = self.suppressed.as_ref() else {
             return Ok(None);
         };
         BooleanArray::from(s.clone())
@@ -193,7 +192,14 @@ fn run(
         anonbox::api::run(&args, batches, in_memory, watched, &held)
     })?
     .map_err(raise)?;
-    Ok(Run { finished })
+    let mut finished = finished;
+    let release = finished.release.take();
+    let suppressed = release.as_ref().and_then(|r| r.suppressed.clone());
+    Ok(Run {
+        finished,
+        release: std::sync::Mutex::new(release),
+        suppressed,
+    })
 }
 
 /// Runs `anonbox audit`, `init` or `hierarchy` with `args` (the subcommand first): what it

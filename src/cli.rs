@@ -210,6 +210,11 @@ pub struct RunArgs {
     /// The library's input: Arrow record batches in memory instead of a file (no flag; see
     /// [`crate::io::columnar::Batches`]). `input`, if given, only names it in messages.
     pub batches: Option<crate::io::columnar::Batches>,
+    /// The library's output: the release as record batches in memory instead of a file (no
+    /// flag; see [`crate::io::columnar::Sink`]).
+    pub sink: Option<crate::io::columnar::Sink>,
+    /// The library's watch on the run's progress (no flag; see [`crate::progress::Watch`]).
+    pub progress: Option<crate::progress::Watch>,
     pub method: Option<Method>,
     pub k: Option<i64>,
     pub l: Option<f64>,
@@ -563,6 +568,8 @@ impl RunArgs {
         Ok(RunArgs {
             config: path(&raw.config, "-config")?,
             batches: None,
+            sink: None,
+            progress: None,
             method,
             k,
             l: double(&raw.l, "-l")?,

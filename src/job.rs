@@ -256,6 +256,8 @@ pub struct OutputSpec {
     /// genVals as a columnar file (`<output format='parquet'>`, `-outputFormat parquet`, or
     /// the file's extension); `None`: delimited text.
     pub columnar: Option<crate::io::columnar::Kind>,
+    /// The release goes to memory, not to `path` (the library's callers; `path` only names it).
+    pub memory: Option<crate::io::columnar::Sink>,
 }
 
 /// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and
@@ -263,6 +265,9 @@ pub struct OutputSpec {
 #[derive(Debug, Clone)]
 pub struct Job {
     pub method: Method,
+    /// A library caller's watch on the run's progress bars (no flag; see
+    /// [`crate::progress::Watch`]).
+    pub progress: Option<crate::progress::Watch>,
     /// The config file the job came from, if any (recorded in the store's run table).
     pub config_path: Option<PathBuf>,
     /// The config file's text, recorded verbatim in the store.

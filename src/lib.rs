@@ -1,5 +1,8 @@
 //! anonbox: an anonymizer for tabular personal data.
 //!
+//! [`api`] runs a job on record batches in memory and hands back the release (the Python
+//! package).
+//!
 //! Layout (`README.md` also says where a new privacy model, method, input format or command goes):
 //! - [`cmd`]: one module per command (run, plan, init, hierarchy, audit); the binary parses,
 //!   dispatches to them and chooses the exit status in one place ([`cmd::Stage`]).
@@ -16,6 +19,7 @@
 //!   [`release`] and [`risk`].
 
 pub mod algorithms;
+pub mod api;
 pub mod check;
 pub mod cli;
 pub mod cmd;

@@ -52,7 +52,7 @@ pub fn reads(job: &Job) -> Vec<(&'static str, PathBuf)> {
 /// Every file the run writes, with what it is (the anatomy pair as two files).
 pub fn writes(job: &Job) -> Vec<(&'static str, PathBuf)> {
     let mut out = Vec::new();
-    if let Some(o) = &job.output {
+    if let Some(o) = job.output.as_ref().filter(|o| o.memory.is_none()) {
         if o.format == OutputFormat::Anatomy || job.method == Method::Anatomy {
             let (qit, st) = anatomy_paths(&o.path);
             out.push(("output", qit));

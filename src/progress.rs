@@ -12,6 +12,11 @@
 //! hands it plain figures; the bar shows checks out of the lattice size (checked + queued for
 //! BFS), the best loss so far, the current lower bound and an ETA where one can be estimated
 //! ([`search_message`]).
+//!
+//! A library caller (the Python package) watches instead of drawing: [`Progress::watched`]
+//! makes the same bars without a terminal and keeps the current one in a [`Watch`], which the
+//! caller reads from its own thread ([`Watch::now`]: phase, position, length, message) to
+//! drive a progress bar of its own. The run's threads never call into the caller.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -25,9 +30,54 @@ use crate::data::load::LoadObserver;
 pub const TICK_ROWS: u64 = 1 << 16;
 
 /// Decides whether bars are drawn, and makes them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Progress {
     enabled: bool,
+    watch: Option<Watch>,
+}
+
+/// The bar a watched run shows now (see the module docs); clones share it.
+#[derive(Clone, Default)]
+pub struct Watch(std::sync::Arc<std::sync::Mutex<Option<(String, ProgressBar)>>>);
+
+/// What a [`Watch`] reads: the phase (`load`, `search`, `write`), the position and length
+/// (bytes for `load`, checks for `search`, rows for `write`; no length for a spinner), and
+/// the bar's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub phase: String,
+    pub position: u64,
+    pub length: Option<u64>,
+    pub message: String,
+}
+
+impl Watch {
+    /// The current bar, if one was made.
+    pub fn now(&self) -> Option<Shown> {
+        let current = crate::sync::lock(&self.0);
+        current.as_ref().map(|(phase, bar)| Shown {
+            phase: phase.clone(),
+            position: bar.position(),
+            length: bar.length(),
+            message: bar.message(),
+        })
+    }
+
+    fn show(&self, phase: &str, bar: &ProgressBar) {
+        *crate::sync::lock(&self.0) = Some((phase.to_string(), bar.clone()));
+    }
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch")
+    }
+}
+
+impl PartialEq for Watch {
+    fn eq(&self, other: &Watch) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Progress {
@@ -35,12 +85,24 @@ impl Progress {
     pub fn new(quiet: bool) -> Progress {
         Progress {
             enabled: !quiet && std::io::stderr().is_terminal(),
+            watch: None,
         }
     }
 
     /// Never draws (tests, library use).
     pub fn hidden() -> Progress {
-        Progress { enabled: false }
+        Progress {
+            enabled: false,
+            watch: None,
+        }
+    }
+
+    /// Draws nothing, keeps the current bar in `watch` (see the module docs).
+    pub fn watched(watch: Watch) -> Progress {
+        Progress {
+            enabled: true,
+            watch: Some(watch),
+        }
     }
 
     pub fn enabled(&self) -> bool {
@@ -49,6 +111,12 @@ impl Progress {
 
     fn make(&self, kind: Kind, len: Option<u64>, template: &str) -> Bar {
         let bar = self.enabled.then(|| {
+            if let Some(watch) = &self.watch {
+                let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::hidden());
+                let phase = template.split_whitespace().next().unwrap_or("");
+                watch.show(phase, &bar);
+                return bar;
+            }
             let bar = match len {
                 Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
                 None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
@@ -115,7 +183,7 @@ impl Progress {
     /// moment the load starts reading.
     pub fn load(&self) -> LoadBar {
         LoadBar {
-            progress: *self,
+            progress: self.clone(),
             bar: None,
         }
     }
@@ -124,7 +192,7 @@ impl Progress {
     /// method starts its search, with the method's step as its message.
     pub fn steps(&self) -> StepBar {
         StepBar {
-            progress: *self,
+            progress: self.clone(),
             bar: None,
         }
     }

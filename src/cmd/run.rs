@@ -33,10 +33,13 @@ use crate::release::Release;
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
 
-/// What a finished run produced (the report is also written if the job asks).
+/// What a finished run produced (the report is also written if the job asks), with what the
+/// HTML report is rendered from ([`output::html::render`]: the library renders it on request).
 #[derive(Debug, Clone)]
 pub struct RunResult {
     pub report: Report,
+    pub release: Release,
+    pub checked: Option<CheckedSample>,
 }
 
 /// What a backend runner hands back: the report, the figures of the release it was built from,
@@ -88,7 +91,10 @@ pub fn run_job(job: &Job, cleanup: &Cleanup) -> Result<RunResult> {
 fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
     check_paths(job)?;
     let started = Instant::now();
-    let progress = Progress::new(job.quiet);
+    let progress = match &job.progress {
+        Some(watch) => Progress::watched(watch.clone()),
+        None => Progress::new(job.quiet),
+    };
     let mut ran = match job.method {
         Method::Datafly => run_on_store(job, out, &progress, started, |store, loaded, p| {
             algorithms::datafly::run(
@@ -148,7 +154,11 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
         }
     };
     finish(job, out, &mut ran)?;
-    Ok(RunResult { report: ran.report })
+    Ok(RunResult {
+        report: ran.report,
+        release: ran.release,
+        checked: ran.checked,
+    })
 }
 
 /// Load into a store, run `method`, write the output from the store into `publication`.

@@ -393,6 +393,7 @@ impl<'a> Builder<'a> {
         }
 
         let job = Job {
+            progress: self.args.progress.clone(),
             method,
             config_path: Some(cfg.path.clone()),
             config_text: Some(cfg.text.clone()),
@@ -560,6 +561,22 @@ impl<'a> Builder<'a> {
     }
 
     fn output(&mut self, method: Method, input: &InputSpec) -> Result<Option<OutputSpec>> {
+        if let Some(sink) = &self.args.sink {
+            // The release in memory (the library's callers): genVals as record batches.
+            if method == Method::Anatomy {
+                return Err(Error::Usage(
+                    "Anatomy releases two tables (QIT and ST), not one: a release in memory \
+                     needs another method"
+                        .into(),
+                ));
+            }
+            return Ok(Some(OutputSpec {
+                path: PathBuf::from("(release in memory)"),
+                format: OutputFormat::GenVals,
+                columnar: Some(crate::io::columnar::Kind::Ipc),
+                memory: Some(sink.clone()),
+            }));
+        }
         let cfg_output = self.cfg.output.as_ref();
         let mut format = self
             .args
@@ -680,6 +697,7 @@ impl<'a> Builder<'a> {
             path,
             format,
             columnar,
+            memory: None,
         }))
     }
 

@@ -13,6 +13,7 @@ pub struct LabelRow {
     buf: Vec<u8>,
     ends: Vec<usize>,
     omitted: bool,
+    suppressed: bool,
 }
 
 impl LabelRow {
@@ -24,6 +25,7 @@ impl LabelRow {
         self.buf.clear();
         self.ends.clear();
         self.omitted = false;
+        self.suppressed = false;
     }
 
     /// Marks the record as not released: writers skip it (a population record outside the
@@ -35,6 +37,17 @@ impl LabelRow {
     /// True if the record is not released.
     pub fn is_omitted(&self) -> bool {
         self.omitted
+    }
+
+    /// Marks the record as suppressed (released with its suppression labels), where the source
+    /// knows it (a full-domain result in memory): the in-memory release reports it per row.
+    pub fn suppress(&mut self) {
+        self.suppressed = true;
+    }
+
+    /// True if the source marked the record as suppressed.
+    pub fn is_suppressed(&self) -> bool {
+        self.suppressed
     }
 
     /// Appends the next quasi-identifier's label.

@@ -7,6 +7,9 @@
 //! are filtered and written as they are (an `Int64` stays one); from delimited text they are
 //! the fields as read, as strings. The writer re-reads the input batch by batch beside the
 //! [`LabelSource`], as genVals re-reads rows, so memory holds one batch and one row group.
+//!
+//! The same batches go to a [`Sink`] instead of a file for the library's in-memory release
+//! ([`crate::api`]): one writer, so the release in memory is the file's row for row.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,7 +21,7 @@ use csv::ByteRecord;
 use super::{LabelRow, LabelSource};
 use crate::io::columnar::reader::{open_batches, text_column, BatchIter};
 use crate::io::columnar::writer::BatchWriter;
-use crate::io::columnar::{Kind, BATCH_ROWS};
+use crate::io::columnar::{Kind, Sink, BATCH_ROWS};
 use crate::io::Publication;
 use crate::job::Job;
 use crate::progress::Progress;
@@ -90,25 +93,41 @@ fn roles(job: &Job, width: usize) -> Vec<Role> {
     roles
 }
 
-/// Writes genVals for `job` to `target` as a `kind` file, staged in `publication`; `records`
-/// is how many kept rows the load saw.
+/// Writes genVals for `job` to `out` as a `kind` file, staged in `publication`, or into its
+/// [`Sink`] (`out.memory`); `records` is how many kept rows the load saw.
 pub fn write(
     publication: &Publication,
     job: &Job,
-    target: &Path,
+    out: &crate::job::OutputSpec,
     kind: Kind,
     records: u64,
     labels: &mut dyn LabelSource,
     progress: &Progress,
 ) -> Result<()> {
-    let file = publication.create(target)?;
+    let (target, sink) = (out.path.as_path(), out.memory.as_ref());
+    let mut file = match sink {
+        Some(_) => None,
+        None => Some(publication.create(target)?),
+    };
+    let mut open = |schema: SchemaRef| -> Result<Out> {
+        match (sink, file.take()) {
+            (Some(sink), _) => {
+                sink.start(schema);
+                Ok(Out::Memory(sink.clone()))
+            }
+            (None, Some(file)) => Ok(Out::File(Box::new(BatchWriter::new(
+                kind, file, schema, target,
+            )?))),
+            (None, None) => unreachable!("one release per write"),
+        }
+    };
     let mut bar = progress.rows("write", records);
-    let file = match &job.input.columnar {
+    let out = match &job.input.columnar {
         Some(source) => {
             let (schema, batches) = open_batches(&job.input.path, source, None)?;
             let roles = roles(job, schema.fields().len());
             let out_schema = output_schema(&schema, &roles, kind);
-            let mut w = BatchWriter::new(kind, file, out_schema.clone(), target)?;
+            let mut w = open(out_schema.clone())?;
             let mut state = FromBatches {
                 batches,
                 batch: None,
@@ -156,7 +175,7 @@ pub fn write(
                 })
                 .collect();
             let schema: SchemaRef = Arc::new(Schema::new(fields));
-            let mut w = BatchWriter::new(kind, file, schema.clone(), target)?;
+            let mut w = open(schema.clone())?;
             let mut text: Vec<StringBuilder> = Vec::new();
             let mut qid: Vec<Labels> = job.qids.iter().map(|_| Labels::new(kind)).collect();
             let kept_cols = roles.iter().filter(|r| matches!(r, Role::Kept)).count();
@@ -173,6 +192,7 @@ pub fn write(
                 if row.is_omitted() {
                     return Ok(());
                 }
+                w.mark(row.is_suppressed());
                 let mut t = 0;
                 for (i, f) in rec.iter().enumerate() {
                     match roles.get(i).copied().unwrap_or(Role::Dropped) {
@@ -209,7 +229,42 @@ pub fn write(
         }
     };
     bar.finish();
-    file.commit()
+    match out {
+        Some(file) => file.commit(),
+        None => Ok(()),
+    }
+}
+
+/// Where the release's batches go: a file, or memory.
+enum Out {
+    File(Box<BatchWriter<crate::io::AtomicFile>>),
+    Memory(Sink),
+}
+
+impl Out {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        match self {
+            Out::File(w) => w.write(batch),
+            Out::Memory(sink) => {
+                sink.push(batch.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// Notes whether the next released row is suppressed (kept in memory only).
+    fn mark(&mut self, suppressed: bool) {
+        if let Out::Memory(sink) = self {
+            sink.mark(&[suppressed]);
+        }
+    }
+
+    fn finish(self) -> Result<Option<crate::io::AtomicFile>> {
+        match self {
+            Out::File(w) => (*w).finish().map(Some),
+            Out::Memory(_) => Ok(None),
+        }
+    }
 }
 
 /// The release's schema: the input's columns without identifiers, quasi-identifiers as labels.
@@ -265,12 +320,7 @@ struct FromBatches<'a> {
 
 impl FromBatches<'_> {
     /// Pairs the next kept input row with `row`.
-    fn row(
-        &mut self,
-        row: &LabelRow,
-        w: &mut BatchWriter<crate::io::AtomicFile>,
-        target: &Path,
-    ) -> Result<()> {
+    fn row(&mut self, row: &LabelRow, w: &mut Out, target: &Path) -> Result<()> {
         loop {
             let len = self.batch.as_ref().map_or(0, RecordBatch::num_rows);
             while self.next < len && !self.kept[self.next] {
@@ -294,6 +344,7 @@ impl FromBatches<'_> {
             return Ok(());
         }
         self.released[i] = true;
+        w.mark(row.is_suppressed());
         for (q, l) in self.labels.iter_mut().enumerate() {
             l.push(row.get(q), target)?;
         }
@@ -322,7 +373,7 @@ impl FromBatches<'_> {
     }
 
     /// Writes the released rows of the current batch.
-    fn flush(&mut self, w: &mut BatchWriter<crate::io::AtomicFile>) -> Result<()> {
+    fn flush(&mut self, w: &mut Out) -> Result<()> {
         let Some(batch) = self.batch.take() else {
             return Ok(());
         };

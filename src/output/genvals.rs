@@ -31,15 +31,9 @@ pub fn write_as(
     progress: &Progress,
 ) -> Result<()> {
     match out.columnar {
-        Some(kind) => crate::output::columnar::write(
-            publication,
-            job,
-            &out.path,
-            kind,
-            records,
-            labels,
-            progress,
-        ),
+        Some(kind) => {
+            crate::output::columnar::write(publication, job, out, kind, records, labels, progress)
+        }
         None => write(publication, job, &out.path, records, labels, progress),
     }
 }

@@ -44,6 +44,7 @@ impl LabelSource for FullDomainLabels<'_> {
             if !self.table.is_released(r) {
                 row.omit();
             } else if self.suppressed.get(r).copied().unwrap_or(false) {
+                row.suppress();
                 for l in self.suppression_labels {
                     row.push(l.as_bytes());
                 }

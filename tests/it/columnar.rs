@@ -116,7 +116,7 @@ pub fn config(dir: &Path, input: &Path, input_attrs: &str, output: &str) -> Path
 }
 
 /// Runs anonbox in `dir`; returns the output and the report.
-fn run(dir: &Path, config: &Path, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+pub fn run(dir: &Path, config: &Path, args: &[&str]) -> (std::process::Output, serde_json::Value) {
     let mut all = vec![
         "-config",
         config.to_str().unwrap(),
@@ -183,7 +183,7 @@ pub fn read_release(path: &Path) -> (Arc<Schema>, Vec<Vec<String>>) {
     (schema.expect("a batch"), rows)
 }
 
-fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+pub fn csv_rows(path: &Path) -> Vec<Vec<String>> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -193,7 +193,7 @@ fn csv_rows(path: &Path) -> Vec<Vec<String>> {
 }
 
 /// Re-checks rows of a release with the independent checker (through a `;` file).
-fn recheck(dir: &Path, rows: &[Vec<String>], k: usize, budget: usize) -> kcheck::Found {
+pub fn recheck(dir: &Path, rows: &[Vec<String>], k: usize, budget: usize) -> kcheck::Found {
     let path = dir.join("recheck.csv");
     let mut text = String::from("header\n");
     for r in rows {

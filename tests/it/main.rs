@@ -1,6 +1,7 @@
 //! The one integration-test binary. Each area has its own module; shared helpers in `common`.
 
 mod anatomy;
+mod api;
 mod attribute_risk;
 mod audit;
 mod checker_paths;

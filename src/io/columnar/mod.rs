@@ -133,6 +133,62 @@ impl PartialEq for Batches {
 
 impl Eq for Batches {}
 
+/// A release held in memory (the library's output, no file): the batches the columnar writer
+/// would have written (quasi-identifiers as plain strings, the other columns in the input's
+/// types), and for each released row whether it was suppressed (known for full-domain results
+/// held in memory; `false` otherwise). Cloning shares it: the run fills it, its caller takes it.
+#[derive(Clone, Default)]
+pub struct Sink(Arc<std::sync::Mutex<Collected>>);
+
+/// What a [`Sink`] collected.
+#[derive(Default)]
+pub struct Collected {
+    pub schema: Option<SchemaRef>,
+    pub batches: Vec<RecordBatch>,
+    pub suppressed: Vec<bool>,
+}
+
+impl Sink {
+    /// Starts a release of `schema` (anything collected before is dropped).
+    pub fn start(&self, schema: SchemaRef) {
+        *crate::sync::lock(&self.0) = Collected {
+            schema: Some(schema),
+            ..Collected::default()
+        };
+    }
+
+    /// Appends a batch.
+    pub fn push(&self, batch: RecordBatch) {
+        crate::sync::lock(&self.0).batches.push(batch);
+    }
+
+    /// Appends the suppression marks of released rows.
+    pub fn mark(&self, suppressed: &[bool]) {
+        crate::sync::lock(&self.0)
+            .suppressed
+            .extend_from_slice(suppressed);
+    }
+
+    /// Takes what was collected, leaving the sink empty.
+    pub fn take(&self) -> Collected {
+        std::mem::take(&mut *crate::sync::lock(&self.0))
+    }
+}
+
+impl fmt::Debug for Sink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Sink")
+    }
+}
+
+impl PartialEq for Sink {
+    fn eq(&self, other: &Sink) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Sink {}
+
 /// Where columnar rows come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Columnar {

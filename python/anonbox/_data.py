@@ -1,0 +1,99 @@
+"""Tables in and out: pandas, polars and pyarrow tables (or anything with the Arrow PyCapsule
+interface) to something the native module reads through ``__arrow_c_stream__``, and the
+release back to the input's own type."""
+
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import pyarrow as pa
+
+
+def kind_of(data: Any) -> str:
+    """``pandas``, ``polars``, ``pyarrow`` or ``arrow`` (any other PyCapsule exporter)."""
+    module = type(data).__module__.split(".")[0]
+    if module == "pandas" and type(data).__name__ == "DataFrame":
+        return "pandas"
+    if module == "polars" and type(data).__name__ == "DataFrame":
+        return "polars"
+    if isinstance(data, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)):
+        return "pyarrow"
+    if hasattr(data, "__arrow_c_stream__"):
+        return "arrow"
+    raise TypeError(
+        f"data must be a pandas or polars DataFrame, a pyarrow Table or an object with the "
+        f"Arrow PyCapsule interface (__arrow_c_stream__), not {type(data).__name__}"
+    )
+
+
+def to_arrow(data: Any) -> Tuple[Any, str]:
+    """An object with ``__arrow_c_stream__`` for ``data``, and its kind."""
+    kind = kind_of(data)
+    if kind == "pandas":
+        # The index is not data (a RangeIndex carries nothing); a named index is a column.
+        keep = not _is_default_index(data.index)
+        return pa.Table.from_pandas(data, preserve_index=keep), kind
+    if kind == "pyarrow" and isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data]), kind
+    if kind == "pyarrow" and isinstance(data, pa.RecordBatchReader):
+        return data.read_all(), kind
+    if kind == "arrow":
+        # A stream may be read once only: hold it as a table (its buffers, not a copy).
+        return pa.table(data), "pyarrow"
+    # polars and pyarrow tables export the stream themselves, without a copy.
+    return data, kind
+
+
+def _is_default_index(index: Any) -> bool:
+    import pandas as pd
+
+    return isinstance(index, pd.RangeIndex) and index.name is None
+
+
+def from_arrow(table: pa.Table, kind: str) -> Any:
+    """The release as the input's type."""
+    if kind == "pandas":
+        return table.to_pandas()
+    if kind == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    return table
+
+
+def mask_as(mask: Any, kind: str) -> Any:
+    """The suppressed mask (a pyarrow BooleanArray) as the input's type of column."""
+    if mask is None:
+        return None
+    if kind == "pandas":
+        import pandas as pd
+
+        return pd.Series(mask.to_numpy(zero_copy_only=False), name="suppressed")
+    if kind == "polars":
+        import polars as pl
+
+        return pl.Series("suppressed", mask)
+    return mask
+
+
+def as_table(data: Any) -> pa.Table:
+    """``data`` as a pyarrow Table (copies where the input is not Arrow already)."""
+    obj, kind = to_arrow(data)
+    if isinstance(obj, pa.Table):
+        return obj
+    if kind == "polars":
+        return obj.to_arrow()
+    return pa.table(obj)
+
+
+def write_csv(data: Any, path: str) -> None:
+    """``data`` as a comma-separated file with a header (for the commands that read files:
+    audit, init, hierarchy)."""
+    import pyarrow.csv as pacsv
+
+    table = as_table(data)
+    # Every column as text, as a delimited file holds it; a null is an empty field.
+    table = pa.table(
+        {name: table.column(name).cast(pa.string()) for name in table.column_names}
+    )
+    pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(quoting_style="needed"))

@@ -482,6 +482,8 @@ fn init_and_toolbox_configs() {
             "3",
             "-output",
             "out.data",
+            "-report",
+            "r.html",
             "-quiet",
         ],
     );
@@ -489,6 +491,11 @@ fn init_and_toolbox_configs() {
         run.status.success(),
         "{}",
         String::from_utf8_lossy(&run.stderr)
+    );
+    // The HTML page's utility table has SSE and IL1s.
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(
+        html.contains("data-key=\"utility.sse\"") && html.contains("data-key=\"utility.il1s\"")
     );
     let input: Vec<Vec<String>> = read(
         &common::data("census-income-1k/Input/census-income_1K.data"),

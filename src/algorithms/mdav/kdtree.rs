@@ -234,23 +234,20 @@ impl<'a> KdTree<'a> {
             .sum()
     }
 
-    /// The live point farthest from `q` (ties: the one met first, deterministically).
+    /// The live point farthest from `q` (ties: the smaller point). Depth first, the child whose
+    /// box reaches farther first; a box is skipped when its farthest corner is nearer than the
+    /// best point (not when as near: it may hold a tie with a smaller index).
     pub fn farthest(&self, q: &[f64]) -> Option<u32> {
         if self.total() == 0 {
             return None;
         }
         let mut best: Option<(f64, u32)> = None;
-        let mut stack = vec![0u32];
-        while let Some(id) = stack.pop() {
-            let node = &self.nodes[id as usize];
-            if node.weight == 0 {
+        let mut stack = vec![(self.box_dist(0, q).1, 0u32)];
+        while let Some((bound, id)) = stack.pop() {
+            if best.is_some_and(|(bd, _)| bound < bd) {
                 continue;
             }
-            if let Some((bd, _)) = best {
-                if self.box_dist(id, q).1 <= bd {
-                    continue;
-                }
-            }
+            let node = &self.nodes[id as usize];
             if node.left == NONE {
                 for i in node.start..node.end {
                     let p = self.order[i as usize];
@@ -262,15 +259,19 @@ impl<'a> KdTree<'a> {
                     }
                 }
             } else {
-                // The child that may hold farther points is searched first (pushed last).
                 let (l, r) = (node.left, node.right);
                 let (fl, fr) = (self.box_dist(l, q).1, self.box_dist(r, q).1);
-                if fl >= fr {
-                    stack.push(r);
-                    stack.push(l);
+                let live = |c: u32| self.nodes[c as usize].weight > 0;
+                // Pushed last, searched first.
+                let order = if fl >= fr {
+                    [(fr, r), (fl, l)]
                 } else {
-                    stack.push(l);
-                    stack.push(r);
+                    [(fl, l), (fr, r)]
+                };
+                for (bound, c) in order {
+                    if live(c) {
+                        stack.push((bound, c));
+                    }
                 }
             }
         }

@@ -34,7 +34,8 @@ the XML configuration; paths inside the configuration are relative to its folder
 
 Methods: Datafly, Mondrian, Incognito_K, Incognito_L, Incognito_T, Anatomy (the toolbox's),
 Flash, OLA, BFS, Optimal (globally optimal lattice searches with -metric, <privacy> models and
--timeLimit; Optimal picks Flash for small lattices, BFS for large ones).
+-timeLimit; Optimal picks Flash for small lattices, BFS for large ones), MDAV (microaggregation:
+numeric quasi-identifiers replaced by the means of groups of k to 2k-1 records).
 Method Anatomy always writes the anatomy format (NAME_QIT.ext and NAME_ST.ext).
 
 Subcommands:
@@ -74,7 +75,7 @@ pub struct RawArgs {
     /// Anonymization method (see below) [default: the config's, else Mondrian]
     #[arg(long, value_name = "NAME")]
     pub method: Option<String>,
-    /// k of k-anonymity (Datafly, Mondrian, Incognito_K, Flash, OLA) [default: 10]
+    /// k of k-anonymity (Datafly, Mondrian, Incognito_K, Flash, OLA, MDAV) [default: 10]
     #[arg(long = "k", value_name = "INT")]
     pub k: Option<String>,
     /// l of l-diversity (Incognito_L, Anatomy) [default: 10]
@@ -774,7 +775,7 @@ mod tests {
         assert_eq!(
             usage(&["-method", "fast"]),
             "-method: unknown method 'fast'; accepted: Datafly, Mondrian, Incognito_K, \
-             Incognito_L, Incognito_T, Anatomy, Flash, OLA, BFS, Optimal"
+             Incognito_L, Incognito_T, Anatomy, Flash, OLA, BFS, Optimal, MDAV"
         );
         assert_eq!(
             usage(&["-outputFormat", "csv"]),

@@ -45,7 +45,9 @@ impl Job {
                 );
                 models
             }
-            Method::Datafly | Method::Mondrian => vec![format!("{}-anonymity", self.k)],
+            Method::Datafly | Method::Mondrian | Method::Mdav => {
+                vec![format!("{}-anonymity", self.k)]
+            }
             Method::Anatomy => vec![PrivacyModel::DistinctL {
                 attribute: 0,
                 l: self.l,
@@ -62,7 +64,7 @@ impl Job {
     /// The k of k-anonymity the method enforces, if any.
     pub fn enforced_k(&self) -> Option<u64> {
         match self.method {
-            Method::Datafly | Method::Mondrian => Some(self.k),
+            Method::Datafly | Method::Mondrian | Method::Mdav => Some(self.k),
             Method::Anatomy => None,
             _ => PrivacyModel::largest_k(&self.privacy),
         }
@@ -116,6 +118,18 @@ impl Job {
             k: self.k,
             privacy: &self.privacy,
             partitioning: self.partitioning,
+        }
+    }
+
+    /// MDAV's parameters: a `<vgh>` with a category map codes categories, not numbers.
+    pub fn mdav(&self) -> crate::algorithms::mdav::Params {
+        crate::algorithms::mdav::Params {
+            k: self.k,
+            categorical: self
+                .qids
+                .iter()
+                .map(|q| matches!(&q.generalization, Generalization::Vgh(v) if v.map.is_some()))
+                .collect(),
         }
     }
 

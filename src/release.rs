@@ -233,6 +233,21 @@ impl Release {
         labels: &[String],
         ncp: f64,
     ) -> Release {
+        debug_assert_eq!(tuple_class.len(), table.tuples());
+        Release::of_classes(job, table, sizes, labels, Some(ncp), None)
+    }
+
+    /// The release of classes that publish labels of their own (`labels[class * width + q]`,
+    /// `sizes[class]` records), from a partition or from microaggregation (`sse_il1s`: its SSE
+    /// and IL1s).
+    pub fn of_classes(
+        job: &Job,
+        table: &EncodedTable,
+        sizes: &[u64],
+        labels: &[String],
+        ncp: Option<f64>,
+        sse_il1s: Option<(f64, f64)>,
+    ) -> Release {
         let d = table.width();
         let mut leaf: Vec<Vec<u64>> = table
             .hierarchies
@@ -250,9 +265,10 @@ impl Release {
         for &n in tuple_records.iter().filter(|&&n| n > 0) {
             *input_class_sizes.entry(n).or_insert(0) += 1;
         }
-        debug_assert_eq!(tuple_class.len(), table.tuples());
         let mut utility = Utility::of_classes(sizes.iter().copied(), 0);
-        utility.ncp = Some(ncp);
+        utility.ncp = ncp;
+        utility.sse = sse_il1s.map(|(sse, _)| sse);
+        utility.il1s = sse_il1s.map(|(_, il1s)| il1s);
         let attributes = table
             .hierarchies
             .iter()

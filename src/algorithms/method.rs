@@ -18,6 +18,9 @@ pub enum Method {
     Bfs,
     /// Flash when the lattice fits the dense property store comfortably, else BFS.
     Optimal,
+    /// Microaggregation by MDAV ([`super::mdav`]): numeric quasi-identifiers replaced by their
+    /// group's mean, groups of k to 2k - 1 records.
+    Mdav,
 }
 
 impl Method {
@@ -33,6 +36,7 @@ impl Method {
         "OLA",
         "BFS",
         "Optimal",
+        "MDAV",
     ];
 
     /// Parses a method name case-insensitively.
@@ -48,6 +52,7 @@ impl Method {
             "ola" => Method::Ola,
             "bfs" => Method::Bfs,
             "optimal" => Method::Optimal,
+            "mdav" => Method::Mdav,
             _ => return None,
         })
     }
@@ -65,6 +70,7 @@ impl Method {
             Method::Ola => "OLA",
             Method::Bfs => "BFS",
             Method::Optimal => "Optimal",
+            Method::Mdav => "MDAV",
         }
     }
 
@@ -79,6 +85,6 @@ impl Method {
 
     /// Full-domain methods need VGH leaves at equal depth.
     pub fn is_full_domain(self) -> bool {
-        !matches!(self, Method::Mondrian | Method::Anatomy)
+        !matches!(self, Method::Mondrian | Method::Anatomy | Method::Mdav)
     }
 }

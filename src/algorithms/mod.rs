@@ -18,6 +18,7 @@ pub mod exhaustive;
 pub mod flash;
 pub mod incognito;
 pub mod lookahead;
+pub mod mdav;
 mod method;
 pub mod mondrian;
 pub mod observe;

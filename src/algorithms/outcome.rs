@@ -57,6 +57,18 @@ pub enum Details {
         /// mean normalized certainty penalty.
         attributes: Vec<(String, bool, f64)>,
     },
+    /// MDAV microaggregation, in memory.
+    Microaggregation {
+        /// `MDAV`, or `optimal univariate` (a single numeric quasi-identifier).
+        grouping: &'static str,
+        groups: u64,
+        sse: f64,
+        sst: f64,
+        il1s: f64,
+        /// Each quasi-identifier's name and whether it was aggregated as a number (else its
+        /// group's mode).
+        attributes: Vec<(String, bool)>,
+    },
     Incognito {
         backend: &'static str,
         /// The nodes that passed, in evaluation order (`1_0_2`).
@@ -82,7 +94,9 @@ impl Details {
             | Details::Mondrian { backend, .. }
             | Details::Incognito { backend, .. }
             | Details::Anatomy { backend, .. } => Some(backend),
-            Details::MondrianHierarchies { .. } => Some("memory"),
+            Details::MondrianHierarchies { .. } | Details::Microaggregation { .. } => {
+                Some("memory")
+            }
             Details::None | Details::Lattice(_) => None,
         }
     }

@@ -17,6 +17,7 @@
 pub mod audit;
 pub mod hierarchy;
 pub mod init;
+mod microaggregate;
 mod partition;
 pub mod plan;
 pub mod run;

@@ -350,6 +350,10 @@ fn method_why(job: &Job, lattice: Option<&Lattice<'_>>) -> Vec<String> {
                         in memory"
             .into(),
         Method::Optimal => "Flash for small lattices, BFS for large ones".into(),
+        Method::Mdav => "microaggregation (MDAV): groups of k to 2k-1 records by distance over \
+                         the standardized numbers, each number replaced by its group's mean, \
+                         each other attribute by its group's mode, in memory"
+            .into(),
     }];
     if !job.method.is_lattice() {
         return lines;
@@ -392,7 +396,7 @@ fn suppression_line(job: &Job, summary: &LoadSummary) -> String {
             Some(job.suppression.unwrap_or(SuppressionLimit::Tuples(job.k)))
         }
         Method::IncognitoL | Method::IncognitoT => Some(SuppressionLimit::Tuples(0)),
-        Method::Mondrian | Method::Anatomy => None,
+        Method::Mondrian | Method::Anatomy | Method::Mdav => None,
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             Some(job.suppression.unwrap_or(SuppressionLimit::Fraction(0.0)))
         }

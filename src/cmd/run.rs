@@ -106,6 +106,7 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 Backend::Auto,
             )
         })?,
+        Method::Mdav => super::microaggregate::run(job, out, &progress, started)?,
         Method::Mondrian if job.mondrian_on_hierarchies() => {
             super::partition::run(job, out, &progress, started)?
         }

@@ -442,6 +442,25 @@ impl<'a> Builder<'a> {
                 .or(cfg.engine.as_ref().map(|e| e.kind))
                 .unwrap_or_default(),
         };
+        if job.method == Method::Mdav {
+            // MDAV keeps no database and releases genVals (its means are no generalization that
+            // genValsDist or anatomy could describe).
+            if job.db.is_some() {
+                return Err(Error::Usage(
+                    "-db: MDAV runs in memory and keeps no database (omit -db)".into(),
+                ));
+            }
+            if let Some(o) = job
+                .output
+                .as_ref()
+                .filter(|o| o.format != OutputFormat::GenVals)
+            {
+                return Err(Error::Usage(format!(
+                    "output format {}: MDAV writes genVals only",
+                    crate::output::format_name(o.format)
+                )));
+            }
+        }
         if job.mondrian_on_hierarchies() {
             if let Some(o) = job
                 .output
@@ -810,7 +829,7 @@ impl<'a> Builder<'a> {
                 // Datafly and Mondrian take the larger of -k and <privacy>'s k; the others
                 // enforce it as a model (`privacy` adds it for Incognito_K and the lattice
                 // methods).
-                matches!(method, Method::Datafly | Method::Mondrian)
+                matches!(method, Method::Datafly | Method::Mondrian | Method::Mdav)
                     || has(|m| matches!(m, PrivacyModel::KAnonymity { .. })),
                 "k-anonymity",
             ),
@@ -884,7 +903,7 @@ impl<'a> Builder<'a> {
         };
         let model_k = PrivacyModel::largest_k(models).map(|k| k as i64);
         let k = match (method, model_k) {
-            (Method::Datafly | Method::Mondrian | Method::IncognitoK, Some(mk)) => {
+            (Method::Datafly | Method::Mondrian | Method::Mdav | Method::IncognitoK, Some(mk)) => {
                 given_k.map_or(mk, |g| g.max(mk))
             }
             (m, Some(mk)) if m.is_lattice() => mk,
@@ -929,8 +948,10 @@ impl<'a> Builder<'a> {
                         " (it checks k-anonymity, l-diversity and t-closeness per partition)",
                     ))
                 }
-                (Method::Datafly, PrivacyModel::KAnonymity { .. }) => {}
-                (Method::Datafly, _) => return Err(refuse(m, " (it enforces k-anonymity only)")),
+                (Method::Datafly | Method::Mdav, PrivacyModel::KAnonymity { .. }) => {}
+                (Method::Datafly | Method::Mdav, _) => {
+                    return Err(refuse(m, " (it enforces k-anonymity only)"))
+                }
                 (
                     Method::Anatomy,
                     PrivacyModel::DistinctL {

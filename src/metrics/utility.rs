@@ -51,6 +51,13 @@ pub struct Utility {
     pub discernibility: f64,
     /// Normalized certainty penalty of the published intervals (Mondrian), see [`interval_ncp`].
     pub ncp: Option<f64>,
+    /// Microaggregation (MDAV): the sum of squared distances of the standardized numeric
+    /// quasi-identifiers to their released values (`crate::algorithms::mdav`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sse: Option<f64>,
+    /// Microaggregation: sdcMicro's IL1s, the mean of |x - x'| / (sqrt 2 * sd).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub il1s: Option<f64>,
 }
 
 impl Utility {

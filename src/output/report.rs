@@ -268,6 +268,31 @@ pub fn details(details: &Details) -> Map<String, Value> {
                 .collect();
             m.insert("ncp_by_attribute".into(), json!(per));
         }
+        Details::Microaggregation {
+            grouping,
+            groups,
+            sse,
+            sst,
+            il1s,
+            attributes,
+        } => {
+            m.insert("backend".into(), json!("memory"));
+            m.insert("grouping".into(), json!(grouping));
+            m.insert("groups".into(), json!(groups));
+            m.insert("sse".into(), json!(sse));
+            m.insert("sst".into(), json!(sst));
+            m.insert("il1s".into(), json!(il1s));
+            let per: Vec<Value> = attributes
+                .iter()
+                .map(|(name, numeric)| {
+                    json!({
+                        "attribute": name,
+                        "released": if *numeric { "group mean" } else { "group mode" },
+                    })
+                })
+                .collect();
+            m.insert("released_values".into(), json!(per));
+        }
         Details::Incognito {
             backend,
             anonymous_generalizations,

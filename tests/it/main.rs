@@ -18,6 +18,7 @@ mod hostile;
 mod init;
 mod kcheck;
 mod kept_db;
+mod mdav;
 mod mondrian_hierarchies;
 mod observe;
 mod pipeline;

@@ -372,7 +372,7 @@ const SUMMARY: [(&str, &str, &str); 16] = [
 ];
 
 /// The utility table: each metric explained in one line.
-const UTILITY: [(&str, &str, &str); 10] = [
+const UTILITY: [(&str, &str, &str); 12] = [
     ("Loss", "utility.Loss", "ARX's loss: the share of each attribute's range a released value covers, averaged (0: as the input, 1: all *)"),
     ("Precision", "utility.Precision", "Sweeney's precision loss: each value's level over its hierarchy's height, averaged (0: as the input, 1: all *)"),
     ("Height", "utility.Height", "the sum of the levels of the transformation"),
@@ -383,6 +383,8 @@ const UTILITY: [(&str, &str, &str); 10] = [
     ("discernibility", "utility.discernibility", "Bayardo and Agrawal's discernibility of the release (equals DM for full-domain methods)"),
     ("average class size", "utility.average_class_size", "released records over released classes"),
     ("NCP (Mondrian)", "utility.ncp", "global certainty penalty: the share of each attribute's range a published interval covers, averaged"),
+    ("SSE (MDAV)", "utility.sse", "sum of squared distances between each record's standardized numbers and the group means released"),
+    ("IL1s (MDAV)", "utility.il1s", "sdcMicro's IL1s: each number's distance to its released mean over sqrt(2) standard deviations, averaged"),
 ];
 
 /// The exact JSON value of `key` and its form for reading (four significant digits; `%` for

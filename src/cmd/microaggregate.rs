@@ -14,8 +14,7 @@ use crate::data::load::load_table;
 use crate::data::EncodedTable;
 use crate::io::Publication;
 use crate::job::Job;
-use crate::output::report::BuiltHierarchy;
-use crate::output::{Elapsed, Report};
+use crate::output::Elapsed;
 use crate::progress::Progress;
 use crate::release::Release;
 use crate::Result;
@@ -94,20 +93,16 @@ pub fn run(
         },
         ..Outcome::default()
     };
-    let elapsed = Elapsed {
-        load: t_load,
-        search: t_search - t_load,
-        write: t_total - t_search,
-        total: t_total,
-    };
-    let mut report = Report::new(job, &summary, &outcome, &release, elapsed);
-    report.built_hierarchies = BuiltHierarchy::of(job, &encoding);
-    Ok(Ran {
-        report,
+    let elapsed = Elapsed::of_marks(t_load, t_search, t_total);
+    Ok(Ran::new(
+        job,
+        (&summary, &encoding),
+        &outcome,
         release,
-        checked: None,
-        store: None,
-    })
+        elapsed,
+        None,
+        None,
+    ))
 }
 
 /// The category a mode of a `<vgh>` with a category map stands for (its point, `[1.0]`, is the

@@ -13,8 +13,7 @@ use crate::data::load::{load_table, Encoding, LoadSummary};
 use crate::data::EncodedTable;
 use crate::io::Publication;
 use crate::job::Job;
-use crate::output::report::BuiltHierarchy;
-use crate::output::{Elapsed, PartitionLabels, Report};
+use crate::output::{Elapsed, PartitionLabels};
 use crate::progress::Progress;
 use crate::release::Release;
 use crate::store::Store;
@@ -97,20 +96,16 @@ pub fn run(
         },
         ..Outcome::default()
     };
-    let elapsed = Elapsed {
-        load: t_load,
-        search: t_search - t_load,
-        write: t_total - t_search,
-        total: t_total,
-    };
-    let mut report = Report::new(job, &summary, &outcome, &release, elapsed);
-    report.built_hierarchies = BuiltHierarchy::of(job, &encoding);
-    Ok(Ran {
-        report,
+    let elapsed = Elapsed::of_marks(t_load, t_search, t_total);
+    Ok(Ran::new(
+        job,
+        (&summary, &encoding),
+        &outcome,
         release,
-        checked: None,
+        elapsed,
+        None,
         store,
-    })
+    ))
 }
 
 /// Fills a kept database: the records ([`Store::load_table`]), the classes with their labels,

@@ -52,6 +52,29 @@ pub struct Ran {
     pub store: Option<Store>,
 }
 
+impl Ran {
+    /// A finished run: its report (with the hierarchies the run built), its release, the
+    /// checked transformations and the store it kept.
+    pub(crate) fn new(
+        job: &Job,
+        (summary, encoding): (&LoadSummary, &Encoding),
+        outcome: &Outcome,
+        release: Release,
+        elapsed: Elapsed,
+        checked: Option<CheckedSample>,
+        store: Option<Store>,
+    ) -> Ran {
+        let mut report = Report::new(job, summary, outcome, &release, elapsed);
+        report.built_hierarchies = BuiltHierarchy::of(job, encoding);
+        Ran {
+            report,
+            release,
+            checked,
+            store,
+        }
+    }
+}
+
 /// Runs a validated job to completion: outputs are written atomically, or not at all. What a
 /// signal must remove is listed in `cleanup`.
 pub fn run(job: &Job, cleanup: &Cleanup) -> Result<()> {
@@ -232,22 +255,19 @@ pub fn run_on_store(
             outcome.transformation.as_deref(),
         )?,
     }
-    let t_total = started.elapsed().as_secs_f64();
-    let elapsed = Elapsed {
-        load: t_load,
-        search: t_search - t_load,
-        write: t_total - t_search,
-        total: t_total,
-    };
-    let mut report = Report::new(job, &loaded.summary, &outcome, &release, elapsed);
-    report.built_hierarchies = BuiltHierarchy::of(job, &loaded.encoding);
-    report.add_load_steps(&loaded.timings);
-    Ok(Ran {
-        report,
+    let elapsed = Elapsed::of_marks(t_load, t_search, started.elapsed().as_secs_f64());
+    let checked = outcome.checked.take();
+    let mut ran = Ran::new(
+        job,
+        (&loaded.summary, &loaded.encoding),
+        &outcome,
         release,
-        checked: outcome.checked.take(),
-        store: Some(store),
-    })
+        elapsed,
+        checked,
+        Some(store),
+    );
+    ran.report.add_load_steps(&loaded.timings);
+    Ok(ran)
 }
 
 /// Load into memory ([`load_table`]), run `method`, write the output from its levels and
@@ -309,21 +329,17 @@ pub fn run_in_memory(
         &encoding,
         progress,
     )?;
-    let t_total = started.elapsed().as_secs_f64();
-    let elapsed = Elapsed {
-        load: t_load,
-        search: t_search - t_load,
-        write: t_total - t_search,
-        total: t_total,
-    };
-    let mut report = Report::new(job, &summary, &outcome, &release, elapsed);
-    report.built_hierarchies = BuiltHierarchy::of(job, &encoding);
-    Ok(Ran {
-        report,
+    let elapsed = Elapsed::of_marks(t_load, t_search, started.elapsed().as_secs_f64());
+    let checked = outcome.checked.take();
+    Ok(Ran::new(
+        job,
+        (&summary, &encoding),
+        &outcome,
         release,
-        checked: outcome.checked.take(),
+        elapsed,
+        checked,
         store,
-    })
+    ))
 }
 
 /// Writes an in-memory full-domain result into a kept database (`-db`), so that it reads like

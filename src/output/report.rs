@@ -37,6 +37,19 @@ pub struct Elapsed {
     pub total: f64,
 }
 
+impl Elapsed {
+    /// The phases of a run from its marks: seconds since the start when the load ended, when the
+    /// search ended, and when the writes ended.
+    pub fn of_marks(load_end: f64, search_end: f64, total: f64) -> Elapsed {
+        Elapsed {
+            load: load_end,
+            search: search_end - load_end,
+            write: total - search_end,
+            total,
+        }
+    }
+}
+
 /// The report document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {

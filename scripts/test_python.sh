@@ -31,5 +31,7 @@ fi
 start=$(date +%s)
 "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python
 echo "scripts/test_python.sh: built and installed the package in $(( $(date +%s) - start )) s"
-cd python
-exec "../$venv/bin/python" -m pytest -q tests "$@"
+# From the repository's root with pytest's own script: `python -m pytest` in python/ would put
+# the source folder first on sys.path, whose package has no built native module (neither has a
+# child `python -c` started there), so the tests would import it instead of the installed one.
+exec "$venv/bin/pytest" -q python/tests "$@"

@@ -790,8 +790,14 @@ fn feasible(c: &Case, table: &[Vec<String>], asked: &Asked) -> bool {
         }
     }
     if c.method == "Anatomy" {
-        // Xiao and Tao's eligibility: l distinct values, none held by more than n / l records.
-        let l = asked.models[1].1.distinct_l.unwrap();
+        // Xiao and Tao's eligibility: l distinct values, none held by more than n / l records,
+        // for the largest l asked (Anatomy enforces the largest of several distinct-l models).
+        let l = asked
+            .models
+            .iter()
+            .filter_map(|(_, m)| m.distinct_l)
+            .max()
+            .unwrap();
         let mut counts: HashMap<&str, usize> = HashMap::new();
         for r in table {
             *counts.entry(&r[lay.sens[0]]).or_default() += 1;

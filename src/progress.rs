@@ -14,9 +14,11 @@
 //! ([`search_message`]).
 //!
 //! A library caller (the Python package) watches instead of drawing: [`Progress::watched`]
-//! makes the same bars without a terminal and keeps the current one in a [`Watch`], which the
-//! caller reads from its own thread ([`Watch::now`]: phase, position, length, message) to
-//! drive a progress bar of its own. The run's threads never call into the caller.
+//! makes the same bars without a terminal and keeps them in a [`Watch`], which the caller reads
+//! from its own thread ([`Watch::now`]: phase, position, length, message) to drive a progress
+//! bar of its own. The watch keeps every bar of the run (a handful), so a caller that polls
+//! also sees a phase that began and ended between two polls ([`Watch::since`]). The run's
+//! threads never call into the caller.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -36,9 +38,10 @@ pub struct Progress {
     watch: Option<Watch>,
 }
 
-/// The bar a watched run shows now (see the module docs); clones share it.
+/// The bars a watched run made, in order, the last one current (see the module docs); clones
+/// share them.
 #[derive(Clone, Default)]
-pub struct Watch(std::sync::Arc<std::sync::Mutex<Option<(String, ProgressBar)>>>);
+pub struct Watch(std::sync::Arc<std::sync::Mutex<Vec<(String, ProgressBar)>>>);
 
 /// What a [`Watch`] reads: the phase (`load`, `search`, `write`), the position and length
 /// (bytes for `load`, checks for `search`, rows for `write`; no length for a spinner), and
@@ -54,17 +57,31 @@ pub struct Shown {
 impl Watch {
     /// The current bar, if one was made.
     pub fn now(&self) -> Option<Shown> {
-        let current = crate::sync::lock(&self.0);
-        current.as_ref().map(|(phase, bar)| Shown {
-            phase: phase.clone(),
-            position: bar.position(),
-            length: bar.length(),
-            message: bar.message(),
-        })
+        let bars = crate::sync::lock(&self.0);
+        bars.last().map(|(phase, bar)| shown(phase, bar))
+    }
+
+    /// Every bar from the `first` made on (0 for all), in the order the run made them: those
+    /// before the last are over and read as they ended.
+    pub fn since(&self, first: usize) -> Vec<Shown> {
+        let bars = crate::sync::lock(&self.0);
+        bars.iter()
+            .skip(first)
+            .map(|(phase, bar)| shown(phase, bar))
+            .collect()
     }
 
     fn show(&self, phase: &str, bar: &ProgressBar) {
-        *crate::sync::lock(&self.0) = Some((phase.to_string(), bar.clone()));
+        crate::sync::lock(&self.0).push((phase.to_string(), bar.clone()));
+    }
+}
+
+fn shown(phase: &str, bar: &ProgressBar) -> Shown {
+    Shown {
+        phase: phase.to_string(),
+        position: bar.position(),
+        length: bar.length(),
+        message: bar.message(),
     }
 }
 

@@ -74,3 +74,29 @@ pub fn get_mut<T>(m: &mut Mutex<T>) -> &mut T {
 pub fn into_inner<T>(m: Mutex<T>) -> T {
     m.into_inner().unwrap_or_else(|e| e.into_inner())
 }
+
+/// A flag one thread raises to ask another's work to stop: the library's caller interrupted
+/// (Ctrl-C in Python), the search reads it where it reads its clock
+/// ([`crate::algorithms::search::Limit`]). Clones share the flag.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Stop {
+    /// Asks the work to stop.
+    pub fn raise(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// True once raised.
+    pub fn raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl PartialEq for Stop {
+    fn eq(&self, other: &Stop) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Stop {}

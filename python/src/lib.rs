@@ -6,8 +6,8 @@
 //! pyarrow, polars; no copy of the buffers), the release back as a pyarrow table. The run holds
 //! no GIL: it works on a thread of its own while the caller's thread waits, taking the GIL every
 //! [`POLL`] to let Python handle signals. On Ctrl-C the run's temporary files are removed, its
-//! outputs are never published, and `KeyboardInterrupt` is raised at once; the abandoned search
-//! ends on its own thread and its result is dropped.
+//! outputs are never published, and `KeyboardInterrupt` is raised at once; the run's search stops
+//! at its next step (the stop flag), and its thread ends without writing anything.
 //!
 //! Errors are raised as `ConfigError` (the command line's exit status 2: flags, configs) or
 //! `DataError` (1: data, I/O), both `anonbox.Error`, with the command line's message.
@@ -78,8 +78,9 @@ fn detached<T: Send + 'static>(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals().and_then(|()| on_poll(py)) {
-                    // Removes the temporary files and keeps the run from publishing anything.
-                    cleanup.interrupt();
+                    // Removes the temporary files, keeps the run from publishing anything and
+                    // stops its search; the run's thread ends on its own.
+                    cleanup.cancel();
                     return Err(e);
                 }
             }
@@ -149,7 +150,8 @@ impl Run {
 /// Runs the command line's run with `args` (its flags), reading `data` (anything with
 /// `__arrow_c_stream__`) instead of an input file if given, keeping the release in memory if
 /// `in_memory`. `progress(phase, position, length, message)` is called on the caller's thread
-/// whenever the run's current bar changed (at most every [`POLL`]), and once at the end.
+/// whenever the run's current bar changed (at most every [`POLL`]), once for every bar that
+/// began and ended between two polls, and once at the end.
 #[pyfunction]
 #[pyo3(signature = (args, data=None, in_memory=false, progress=None))]
 fn run(
@@ -175,17 +177,24 @@ fn run(
     let held = cleanup.clone();
     let watch = progress.as_ref().map(|_| Watch::default());
     let watched = watch.clone();
-    let mut last: Option<Shown> = None;
+    // The bars reported so far: every one before `reported.0` as it ended, bar `reported.0`
+    // as `reported.1` shows it.
+    let mut reported: (usize, Option<Shown>) = (0, None);
     let on_poll = |_py: Python<'_>| -> PyResult<()> {
         let (Some(callback), Some(watch)) = (&progress, &watch) else {
             return Ok(());
         };
-        let now = watch.now();
-        if now.is_some() && now != last {
-            let s = now.clone().expect("checked");
-            callback.call1((s.phase, s.position, s.length, s.message))?;
-            last = now;
+        let bars = watch.since(reported.0);
+        let Some(newest) = bars.len().checked_sub(1) else {
+            return Ok(());
+        };
+        for (i, s) in bars.iter().enumerate() {
+            if i == 0 && reported.1.as_ref() == Some(s) {
+                continue;
+            }
+            callback.call1((&s.phase, s.position, s.length, &s.message))?;
         }
+        reported = (reported.0 + newest, bars.last().cloned());
         Ok(())
     };
     let finished = detached(py, &cleanup, on_poll, move || {

@@ -194,7 +194,7 @@ pub fn solve_in(
 
 /// How one lattice search is set up: the strategy, its property store, the checker, the limits
 /// and the threads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SearchSetup {
     pub algorithm: LatticeAlgorithm,
     pub store: StoreKind,
@@ -300,6 +300,8 @@ pub struct LatticeParams<'a> {
     pub time_limit: Option<Duration>,
     /// Threads of the search (at least 1).
     pub threads: usize,
+    /// A flag that stops the search as its time limit does (an interrupted library call).
+    pub stop: Option<&'a crate::sync::Stop>,
 }
 
 impl LatticeParams<'_> {
@@ -345,11 +347,19 @@ pub fn run_lattice<'a>(
                 .time_limit
                 .and_then(|t| std::time::Instant::now().checked_add(t)),
             max_checks: None,
+            stop: params.stop.cloned(),
         },
         threads: params.threads,
     };
-    let (out, suppressed) =
-        execute_observed(table, criteria, metric, budget, setup, true, observer)?;
+    let (out, suppressed) = execute_observed(
+        table,
+        criteria,
+        metric,
+        budget,
+        setup.clone(),
+        true,
+        observer,
+    )?;
     let Some(opt) = out.optimum else {
         if !out.proven_optimal {
             return Err(crate::Error::Invalid(format!(

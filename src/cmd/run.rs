@@ -20,7 +20,7 @@
 use std::time::Instant;
 
 use crate::algorithms::tuples::Backend;
-use crate::algorithms::{self, CheckedSample, FullDomainResult, Outcome};
+use crate::algorithms::{self, CheckedSample, FullDomainResult, LatticeParams, Outcome};
 use crate::data::load::{Encoding, LoadSummary};
 use crate::data::EncodedTable;
 use crate::engine::{Rewrite, Rows};
@@ -167,11 +167,16 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
             )
         })?,
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
+            let stop = out.stop();
             run_in_memory(job, out, &progress, started, |table, _encoding, p| {
                 let bar = p
                     .search()
                     .map(|b| Box::new(b) as Box<dyn algorithms::SearchObserver>);
-                let (outcome, chosen) = algorithms::run_lattice(&job.lattice(), table, bar)?;
+                let params = LatticeParams {
+                    stop: Some(&stop),
+                    ..job.lattice()
+                };
+                let (outcome, chosen) = algorithms::run_lattice(&params, table, bar)?;
                 warn_unproven(job, &outcome);
                 Ok((outcome, chosen))
             })?
@@ -209,6 +214,7 @@ pub fn run_on_store(
     let t_load = started.elapsed().as_secs_f64();
 
     let mut outcome = method(&store, &loaded, progress)?;
+    publication.interrupted()?;
     // Anatomy groups records, not tuples: it fills `AnonRecordTable.EquivalenceID` itself.
     if job.method != Method::Anatomy {
         store.check_classes(loaded.summary.records())?;
@@ -297,6 +303,7 @@ pub fn run_in_memory(
     let t_load = started.elapsed().as_secs_f64();
 
     let (mut outcome, chosen) = method(&table, &encoding, progress)?;
+    publication.interrupted()?;
     // The search ends with the transformation and the rows it suppresses; the release's
     // figures (utility, risk) are the report's and count as writing (see [`Elapsed`]).
     let t_search = started.elapsed().as_secs_f64();

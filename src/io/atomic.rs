@@ -189,7 +189,10 @@ impl AtomicFile {
         // the process to exit.
         let cleanup = &publication.cleanup;
         let temp = {
-            let _phase = cleanup.phase();
+            let phase = cleanup.phase();
+            if *phase == super::cleanup::Phase::Cancelled {
+                return Err(Error::io(target, super::cleanup::cancelled()));
+            }
             let (name, file) =
                 create_temp(&place.dir, &place.name).map_err(|e| Error::io(target, e))?;
             let ino = dest::stat_fd(&file).map_err(|e| Error::io(target, e))?.ino;

@@ -13,6 +13,11 @@
 //! so the list is never behind the disk. The cleanup keeps the lock until the process exits, so
 //! the error report ([`Cleanup::hold_for_exit`]) waits: an error the cleanup itself caused (a
 //! temporary file gone) is never reported in place of the signal.
+//!
+//! A library caller's process does not exit on an interrupt (Ctrl-C in Python): there
+//! [`Cleanup::cancel`] removes the same files but releases the lock, marking the publication
+//! cancelled. The run's thread then reads the stop flag ([`Cleanup::stop`]) at its search's next
+//! step, may no longer create or publish anything (an error), and ends, its memory freed.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -34,6 +39,8 @@ struct Shared {
     temporary: Mutex<Vec<(Arc<Dir>, OsString)>>,
     /// Folders created for the outputs ([`Cleanup::create_dir`]) while they are not published.
     created: Mutex<Vec<PathBuf>>,
+    /// Raised by [`Cleanup::interrupt`]: the run's work stops at its next check of it.
+    stop: crate::sync::Stop,
 }
 
 /// Where a publication stands (see the module docs).
@@ -42,6 +49,13 @@ pub(super) enum Phase {
     #[default]
     Running,
     Published,
+    /// Interrupted by a library caller ([`Cleanup::cancel`]): nothing is created or published.
+    Cancelled,
+}
+
+/// What creating or publishing an output fails with once the run was cancelled.
+pub(super) fn cancelled() -> std::io::Error {
+    std::io::Error::other("the run was interrupted: nothing is written")
 }
 
 /// Locks `m`, whatever a panic that held it left (the lists stay usable).
@@ -83,7 +97,10 @@ impl Cleanup {
     /// a signal's cleanup never misses it; returns false if a folder is already there (see
     /// [`Publication::create_dir`](super::Publication::create_dir)).
     pub(super) fn create_dir(&self, path: &Path) -> std::io::Result<bool> {
-        let _phase = self.phase();
+        let phase = self.phase();
+        if *phase == Phase::Cancelled {
+            return Err(cancelled());
+        }
         match std::fs::create_dir(path) {
             Ok(()) => {
                 lock(&self.0.created).push(path.to_path_buf());
@@ -114,17 +131,43 @@ impl Cleanup {
     /// before the process exits (the caller exits next). Returns false, removing nothing, once
     /// the outputs are published: the run has succeeded and ends on its own.
     pub fn interrupt(&self) -> bool {
+        self.0.stop.raise();
         let guard = self.phase();
         if *guard == Phase::Published {
             return false;
         }
+        self.remove_listed();
+        std::mem::forget(guard);
+        true
+    }
+
+    /// For a library caller interrupted (see the module docs): removes what is listed as
+    /// [`Cleanup::interrupt`] does and raises the stop flag, but releases the lock, the
+    /// publication cancelled. Returns false, removing nothing, once the outputs are published.
+    pub fn cancel(&self) -> bool {
+        self.0.stop.raise();
+        let mut guard = self.phase();
+        if *guard == Phase::Published {
+            return false;
+        }
+        self.remove_listed();
+        *guard = Phase::Cancelled;
+        true
+    }
+
+    /// Removes every temporary file and created folder listed (the caller holds the lock).
+    fn remove_listed(&self) {
         let temporary = lock(&self.0.temporary).clone();
         for (dir, name) in temporary {
             let _ = rustix::fs::unlinkat(&*dir, &name, AtFlags::empty());
         }
         self.remove_created_dirs();
-        std::mem::forget(guard);
-        true
+    }
+
+    /// The flag [`Cleanup::interrupt`] raises: a library caller's run stops its search at it
+    /// and writes nothing (the command line's process exits instead).
+    pub fn stop(&self) -> crate::sync::Stop {
+        self.0.stop.clone()
     }
 
     /// For the error report before the process exits: waits while a signal's cleanup runs

@@ -189,12 +189,33 @@ impl Publication {
         self.cleanup.create_dir(path)
     }
 
+    /// The run's stop flag ([`Cleanup::stop`]), for its search.
+    pub fn stop(&self) -> crate::sync::Stop {
+        self.cleanup.stop()
+    }
+
+    /// An error once the run was interrupted ([`Cleanup::interrupt`]): an interrupted library
+    /// call ends here, before it writes, instead of waiting for a publication that never comes.
+    pub fn interrupted(&self) -> Result<()> {
+        if self.cleanup.stop().raised() {
+            return Err(crate::Error::Invalid(
+                "the run was interrupted: nothing was written".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Renames every staged output into place, in commit order, under the locks of their
     /// folders (see the module docs). When a step fails, every earlier one is undone and the
     /// old files are back: a failed run changes no file (and the publication, dropped, removes
     /// the rest). The old files are removed once all are in.
     pub fn publish(self) -> Result<()> {
         let mut phase = self.cleanup.phase();
+        if *phase == Phase::Cancelled {
+            return Err(crate::Error::Invalid(
+                "the run was interrupted: nothing was written".into(),
+            ));
+        }
         atomic::test_pause("ANONBOX_TEST_PUBLISH_DELAY_MS", "publishing");
         let mut staged = std::mem::take(&mut *lock(&self.staging.staged));
         // One handle per folder (two handles of one folder would wait for each other), locked
@@ -436,6 +457,32 @@ mod tests {
 
     /// Two publications at once (as tests run on several threads): each publishes or drops
     /// its own outputs only.
+    /// A library caller's interrupt: the staged file and the created folder go at once, the
+    /// stop flag is up, nothing more can be created or published, and the run's drops end
+    /// (the lock is not kept, as it is for a signal, where the process exits).
+    #[test]
+    fn a_cancelled_run_writes_nothing_and_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new");
+        let publication = Publication::default();
+        assert!(publication.create_dir(&new).unwrap());
+        let mut f = publication.create(&new.join("a.csv")).unwrap();
+        f.write_all(b"x").unwrap();
+        let cleanup = publication.cleanup.clone();
+        assert!(!cleanup.stop().raised());
+        assert!(cleanup.cancel());
+        assert!(cleanup.stop().raised());
+        assert!(!new.exists(), "the staged file and its folder are removed");
+        assert!(publication.interrupted().is_err());
+        let e = publication.create(&dir.path().join("b.csv")).err().unwrap();
+        assert!(e.to_string().contains("interrupted"), "{e}");
+        assert!(publication.create_dir(&dir.path().join("c")).is_err());
+        drop(f);
+        let e = publication.publish().unwrap_err();
+        assert!(e.to_string().contains("interrupted"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
     #[test]
     fn publications_are_apart() {
         let dir = tempfile::tempdir().unwrap();

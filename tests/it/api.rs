@@ -90,6 +90,16 @@ fn adult_flash_k5_in_memory_equals_the_command_line() {
     // The watch saw the run's bars without a terminal: the last one writes the release.
     let last = watch.now().expect("a watched bar");
     assert_eq!((last.phase.as_str(), last.length), ("write", Some(30162)));
+    // Every bar stays readable after its phase ended, in the run's order (a caller polling
+    // slower than a phase lasts still sees it).
+    let phases: Vec<String> = watch.since(0).into_iter().map(|s| s.phase).collect();
+    assert_eq!(
+        phases.first().map(String::as_str),
+        Some("load"),
+        "{phases:?}"
+    );
+    assert!(phases.iter().any(|p| p == "search"), "{phases:?}");
+    assert_eq!(watch.since(phases.len() - 1), vec![last]);
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         before.len(),

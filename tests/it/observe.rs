@@ -28,8 +28,8 @@ fn observed(
         store: algorithm.store(),
         config: CheckerConfig::default(),
         limit: Limit {
-            deadline: None,
             max_checks,
+            ..Limit::default()
         },
         threads: 1,
     };

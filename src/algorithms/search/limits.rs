@@ -11,13 +11,24 @@ use std::time::{Duration, Instant};
 use super::{Purpose, Queued, Search};
 use crate::check::Classification;
 use crate::lattice::{prop, NodeId, PropertyStore};
+use crate::sync::Stop;
 
-/// When a search must stop: a wall-clock deadline, a number of checks (for tests), or both.
-/// A stopped search keeps its best valid transformation and reports a lower bound.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// When a search must stop: a wall-clock deadline, a number of checks (for tests), a flag the
+/// caller raises (an interrupted library call), or any of them. A stopped search keeps its
+/// best valid transformation and reports a lower bound.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Limit {
     pub deadline: Option<Instant>,
     pub max_checks: Option<u64>,
+    pub stop: Option<Stop>,
+}
+
+impl Limit {
+    /// True once the deadline has passed or the flag was raised.
+    fn reached(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.as_ref().is_some_and(Stop::raised)
+    }
 }
 
 /// Excluded transformations [`Search::unexplored_bound`] passes at most before it settles for
@@ -63,7 +74,8 @@ impl Limits {
 }
 
 impl<S: PropertyStore> Search<'_, S> {
-    /// Sets when the search must stop (see [`Limit`]).
+    /// Sets when the search must stop (see [`Limit`]); the deadline and the flag are read at
+    /// the same places.
     pub fn set_limit(&mut self, limit: Limit) {
         self.limits.limit = limit;
     }
@@ -77,8 +89,7 @@ impl<S: PropertyStore> Search<'_, S> {
         }
         let checks = self.checks();
         let limit = &self.limits.limit;
-        let over = limit.max_checks.is_some_and(|m| checks >= m)
-            || limit.deadline.is_some_and(|d| Instant::now() >= d);
+        let over = limit.max_checks.is_some_and(|m| checks >= m) || limit.reached();
         if over {
             self.limits.stopped = Some(None);
         }
@@ -99,7 +110,7 @@ impl<S: PropertyStore> Search<'_, S> {
             return false;
         }
         l.ticks = 0;
-        let over = l.limit.deadline.is_some_and(|d| Instant::now() >= d);
+        let over = l.limit.reached();
         if over {
             l.stopped = Some(None);
         }
@@ -124,7 +135,7 @@ impl<S: PropertyStore> Search<'_, S> {
         }
         let top = self.space().top();
         self.set_purpose(Purpose::Seed);
-        let r = self.check(top);
+        let r = self.check_last(top);
         if !r.anonymous && self.classification() == Classification::Exact {
             self.limits.stopped = None;
         }
@@ -174,7 +185,7 @@ impl<S: PropertyStore> Search<'_, S> {
     /// first transformation taken that is neither checked nor excluded has the smallest bound.
     /// After [`UNEXPLORED_STEPS`] excluded ones, with [`UNEXPLORED_QUEUE`] queued or, with a
     /// deadline, after [`UNEXPLORED_TIME`], the bound reached bounds everything not yet
-    /// taken, and is returned (a weaker, still true bound). Enumerating the space instead took
+    /// taken, and is returned (a weaker, still true bound); so it is once the stop flag is up. Enumerating the space instead took
     /// time in proportion to the lattice, far past any deadline on large ones.
     fn unexplored_bound(&self) -> f64 {
         let space = self.space();
@@ -196,7 +207,9 @@ impl<S: PropertyStore> Search<'_, S> {
             let excluded = self.is_checked(id) || self.has(id, prop::NOT_ANONYMOUS | prop::PRUNED);
             let enough = steps >= UNEXPLORED_STEPS
                 || queue.len() >= UNEXPLORED_QUEUE
-                || (steps % u64::from(TICKS) == 0 && until.is_some_and(|u| Instant::now() >= u));
+                || (steps % u64::from(TICKS) == 0
+                    && (until.is_some_and(|u| Instant::now() >= u)
+                        || self.limits.limit.stop.as_ref().is_some_and(Stop::raised)));
             if !excluded || enough {
                 return low;
             }

@@ -42,6 +42,8 @@ pub(super) struct State<S> {
     pending: Vec<(NodeId, f64)>,
     /// How much a bound must exceed the best loss to beat it, relative to it (the metric's).
     slack: f64,
+    /// Verdicts tag the store (off for the search's last check, [`Search::check_last`]).
+    tagging: bool,
 }
 
 /// Which transformations count as finished for the checker's history.
@@ -76,6 +78,7 @@ impl<S: PropertyStore> State<S> {
             beyond_bound: false,
             pending: Vec::new(),
             slack,
+            tagging: true,
         }
     }
 
@@ -293,6 +296,16 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         self.record(id, r)
     }
 
+    /// [`Self::check`] for the search's last check: its verdict is kept in the results but tags
+    /// nothing, since nothing reads the tags any more (tagging the top as not anonymous walks
+    /// the whole lattice, every transformation being below it: 20 s on 2^27 transformations).
+    pub fn check_last(&mut self, id: NodeId) -> CheckResult {
+        self.state.tagging = false;
+        let r = self.check(id);
+        self.state.tagging = true;
+        r
+    }
+
     /// The level bound from which a check need not compute a valid transformation's loss
     /// ([`Checker::set_loss_cutoff`]): when classifying with pruning on, a transformation the
     /// best loss beats ([`Search::beaten`]) cannot improve on it, and its anonymity is all the
@@ -320,6 +333,7 @@ impl<'a, S: PropertyStore> Search<'a, S> {
         match (state.classification, verdict) {
             // Nothing may be tagged: the verdict is a single-node mark, kept in the results.
             (Classification::None, _) => {}
+            _ if !state.tagging => {}
             (_, true) => state.store.tag_up(id, prop::ANONYMOUS),
             (_, false) => state.store.tag_down(id, prop::NOT_ANONYMOUS),
         }

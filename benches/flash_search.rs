@@ -260,14 +260,16 @@ fn main() {
     }
     if let Some(dir) = &cup {
         for s in [0.0, 0.02] {
-            cases.push(Case {
-                name: format!("cup.csv k=5 s={s} loss"),
-                table_key: (dir.display().to_string(), 1),
-                k: 5,
-                s,
-                metric: MetricKind::Loss,
-                arx_ms: None,
-            });
+            for metric in [MetricKind::Loss, MetricKind::DmStar] {
+                cases.push(Case {
+                    name: format!("cup.csv k=5 s={s} {metric:?}"),
+                    table_key: (dir.display().to_string(), 1),
+                    k: 5,
+                    s,
+                    metric,
+                    arx_ms: None,
+                });
+            }
         }
     }
 

@@ -95,6 +95,20 @@ impl Job {
         }
     }
 
+    /// Whether the method works on an SQLite store of the records (the toolbox's methods): a
+    /// temporary one without `-db`. The others work in memory and fill a store only with `-db`.
+    pub fn works_on_a_store(&self) -> bool {
+        match self.method {
+            Method::Datafly
+            | Method::IncognitoK
+            | Method::IncognitoL
+            | Method::IncognitoT
+            | Method::Anatomy => true,
+            Method::Mondrian => !self.mondrian_on_hierarchies(),
+            Method::Flash | Method::Ola | Method::Bfs | Method::Optimal | Method::Mdav => false,
+        }
+    }
+
     /// Whether Mondrian runs over hierarchies ([`mondrian::hierarchical`]): a quasi-identifier
     /// with a hierarchy file or builder, a `<privacy>` model beyond k-anonymity, or relaxed
     /// partitioning. Otherwise (`<vgh>`s and k alone) it is the toolbox's Mondrian, byte for
@@ -172,6 +186,7 @@ impl Job {
             suppression: self.suppression,
             time_limit: self.time_limit,
             threads: self.threads(),
+            stop: None,
         }
     }
 }

@@ -234,13 +234,33 @@ BY_ELEMENT: Dict[str, type] = {
 }
 
 
+#: Attributes that name things (a column, a file, a distance, a region): kept as text.
+_NAMES = frozenset({"attribute", "distance", "subset", "model", "population"})
+
+
+def _value(key: str, text: str) -> object:
+    """A config attribute's value as the model's constructor takes it: a whole number, a
+    number, a flag, or (names and anything else) the text."""
+    if key in _NAMES:
+        return text
+    if text in ("true", "false"):
+        return text == "true"
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return text
+
+
 def from_element(element: str, attributes: Dict[str, str]) -> PrivacyModel:
-    """The model of a ``<privacy>`` element read from a config (attribute values as text)."""
+    """The model of a ``<privacy>`` element read from a config: numbers and flags as Python
+    values (``k="5"`` is ``KAnonymity(5)``), names as text."""
     cls = BY_ELEMENT.get(element)
     if cls is None:
         raise ValueError(f"unknown privacy model <{element}>")
     m = PrivacyModel.__new__(cls)
-    PrivacyModel.__init__(m, **attributes)
+    PrivacyModel.__init__(m, **{k: _value(k, v) for k, v in attributes.items()})
     return m
 
 

@@ -71,12 +71,6 @@ def test_every_model_is_enforced(model, small):
         assert min(Counter(kept).values()) >= 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: a research subset (subset= file or subset-index) is not matched against a "
-    "columnar input (record batches, Parquet): 'matches no remaining row' / 'subset flag ''' "
-    "(the same config passes on the CSV); reported, outside the Python package",
-)
 def test_delta_presence_releases_the_research_subset(small, tmp_path):
     import pyarrow.csv as pacsv
 
@@ -91,7 +85,8 @@ def test_delta_presence_releases_the_research_subset(small, tmp_path):
         method="Flash",
         suppression=0.1,
     )
-    assert r.data.num_rows == sub.num_rows == r.report["records"]
+    assert r.data.num_rows == sub.num_rows == r.report["research_subset_records"]
+    assert r.report["records"] == t.num_rows  # the population
     assert r.data.column("row").to_pylist() == sub.column("row").to_pylist()
 
 
@@ -221,6 +216,13 @@ def test_init_proposal_is_passable_to_anonymize(adult):
     p.quasi_identifiers.pop("native-country", None)
     r = anonbox.anonymize(adult.slice(0, 3000), **p, k=5, method="Flash", suppression=0.05)
     assert r.report["records"] == 3000
+    # The proposal's models hold numbers, as the constructors make them.
+    for m in p.privacy:
+        assert all(not isinstance(v, str) or k in ("attribute", "distance") for k, v in m._attributes.items()), m
+    assert anonbox.models.from_element("k-anonymity", {"k": "5"}) == anonbox.KAnonymity(5)
+    assert anonbox.models.from_element(
+        "t-closeness", {"attribute": "7", "t": "0.2", "distance": "equal"}
+    ) == anonbox.TCloseness("7", 0.2)
 
 
 def test_the_readme_example(adult):

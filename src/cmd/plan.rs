@@ -454,7 +454,10 @@ fn destination_lines(job: &Job) -> Vec<(&'static str, String)> {
     lines.push((
         "database",
         match &job.db {
-            None => "temporary (unlinked at once, nothing left behind)".into(),
+            None if job.works_on_a_store() => {
+                "temporary (unlinked at once, nothing left behind)".into()
+            }
+            None => "none (the method works in memory)".into(),
             Some(p) if p.exists() => {
                 format!("{}: exists; its previous run would be cleared", p.display())
             }

@@ -493,16 +493,18 @@ pub fn read_encoded(
     observer: &mut dyn LoadObserver,
     mut sink: impl FnMut(u64, &[u32]) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
-    read_rows(source, observer, |n, codes, _, _| sink(n, codes))
+    read_rows(source, observer, false, |n, codes, _, _| sink(n, codes))
 }
 
 /// [`read_encoded`], also handing the sink each row as read and its line.
+/// A columnar input's row holds the attributes' fields only (the others empty) unless `whole`.
 pub fn read_rows(
     source: &Source<'_>,
     observer: &mut dyn LoadObserver,
+    whole: bool,
     sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
-    read_prefix(source, observer, u64::MAX, sink)
+    read_some(source, observer, u64::MAX, whole, sink)
 }
 
 /// [`read_rows`] over the first `max_records` records only: the rest of the input is never
@@ -511,10 +513,20 @@ pub fn read_prefix(
     source: &Source<'_>,
     observer: &mut dyn LoadObserver,
     max_records: u64,
+    sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
+) -> Result<(Encoding, LoadSummary)> {
+    read_some(source, observer, max_records, false, sink)
+}
+
+fn read_some(
+    source: &Source<'_>,
+    observer: &mut dyn LoadObserver,
+    max_records: u64,
+    whole: bool,
     mut sink: impl FnMut(u64, &[u32], &ByteRecord, u64) -> Result<()>,
 ) -> Result<(Encoding, LoadSummary)> {
     let path = source.path;
-    // A columnar input reads only the attributes' columns.
+    // A columnar input reads only the attributes' columns, unless the sink reads whole rows.
     let columns: Vec<usize> = source
         .qids
         .iter()
@@ -522,7 +534,8 @@ pub fn read_prefix(
         .chain(source.sensitive.iter().map(|s| s.index))
         .chain(source.ids.iter().copied())
         .collect();
-    let mut reader = source.format.open_columns(path, Some(&columns))?;
+    let columns = (!whole).then_some(columns.as_slice());
+    let mut reader = source.format.open_columns(path, columns)?;
     let total = io::input_size(path);
     observer.start(total);
     let mut notice = NOTICE_ROWS;
@@ -569,7 +582,9 @@ pub fn load_table(
         Some(spec) => Some(SubsetReader::new(source, spec)?),
         None => None,
     };
-    let (encoding, summary) = read_rows(source, observer, |_, codes, rec, line| {
+    // The subset's reader compares whole rows (or reads a column no attribute names).
+    let whole = subset.is_some();
+    let (encoding, summary) = read_rows(source, observer, whole, |_, codes, rec, line| {
         tuples.push(&codes[..nq]);
         for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
             col.push(c);

@@ -6,7 +6,8 @@
 //!   `false`, as `anonbox audit --subset-column` reads it: [`parse_flag`]); anything else is an
 //!   error naming the input, line and column.
 //! - `subset='FILE'`: a file of the subset's rows, in the input's layout (same separator, same
-//!   header if the input has one). Each subset row must match a *distinct* input row: rows are
+//!   header if the input has one; beside a columnar input, a Parquet or Arrow file, or delimited
+//!   text with a header: [`crate::io::Format::beside`]). Each subset row must match a *distinct* input row: rows are
 //!   compared field by field as the shared reader splits them, each field trimmed, so quoting and
 //!   padding do not matter; a row given twice must occur twice in the input. A subset row left
 //!   without a match is an error naming the subset file and its line. Rows containing `?` are
@@ -178,7 +179,7 @@ fn read_file(
     input: &Path,
     header: Option<&ByteRecord>,
 ) -> Result<Kind> {
-    let mut reader = format.open(path)?;
+    let mut reader = format.beside(path).open(path)?;
     if let (Some(want), Some(got)) = (header, reader.header()) {
         if !want.iter().map(trim).eq(got.iter().map(trim)) {
             return Err(Error::at(

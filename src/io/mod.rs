@@ -183,6 +183,23 @@ impl Format {
         self
     }
 
+    /// The format of a file that sits beside an input of this format and has its columns (a
+    /// research subset): the input's format for delimited text; for a columnar input, the
+    /// file's own kind by its extension (a Parquet or Arrow file or folder), else delimited
+    /// text with this separator and a header (a columnar input's columns have names).
+    pub fn beside(&self, path: &Path) -> Format {
+        if self.columnar.is_none() {
+            return self.clone();
+        }
+        let mut format = self.clone();
+        format.columnar = None;
+        format.header = true;
+        match columnar::Kind::of_input(path) {
+            Some(kind) => format.columnar(columnar::Columnar::File(kind)),
+            None => format,
+        }
+    }
+
     /// The columnar source, if the input is not delimited text.
     pub fn columnar_source(&self) -> Option<&columnar::Columnar> {
         self.columnar.as_ref()

@@ -221,6 +221,15 @@ fn plan_writes_nothing() {
             );
         }
         assert_eq!(listing(d), before, "{method}: plan changed the folder");
+        // Without -db, only the toolbox's methods (here Datafly) work on a temporary store.
+        let (code, out, err) = plan(d, tmp.path(), &["-config", "c.xml"]);
+        assert_eq!(code, Some(0), "{method}: {err}");
+        let database = if method == "Datafly" {
+            "temporary (unlinked at once"
+        } else {
+            "none (the method works in memory)"
+        };
+        assert!(out.contains(database), "{method}: {out}");
         assert_eq!(
             std::fs::read_to_string(d.join("out.csv")).unwrap(),
             "previous"

@@ -28,7 +28,8 @@ class Result:
 
     - ``data``: the release, the same type as the input (pandas, polars, pyarrow): every row
       kept, in input order, identifiers removed, quasi-identifiers replaced by their
-      generalized labels (strings), other columns as they were. ``None`` for ``run``, which
+      generalized labels (strings: dictionary-encoded in a pyarrow release, plain in pandas
+      and polars), other columns as they were. ``None`` for ``run``, which
       writes the release where the config says.
     - ``report``: the JSON report (a dict), as ``-report FILE.json`` writes it.
     - ``transformation``: the generalization level of each quasi-identifier (a dict in

@@ -51,13 +51,21 @@ def _is_default_index(index: Any) -> bool:
 
 
 def from_arrow(table: pa.Table, kind: str) -> Any:
-    """The release as the input's type."""
+    """The release as the input's type. Its quasi-identifiers come as dictionary-encoded
+    strings (a 4-byte key per row, each label once per batch): a pyarrow release keeps them so;
+    pandas and polars get plain strings (``object`` and ``Utf8`` columns, as the input's were),
+    decoded from the dictionary, never through a second Arrow copy of the text."""
+    coded = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     if kind == "pandas":
-        return table.to_pandas()
+        df = table.to_pandas()
+        for name in coded:
+            df[name] = df[name].astype(object)
+        return df
     if kind == "polars":
         import polars as pl
 
-        return pl.from_arrow(table)
+        df = pl.from_arrow(table)
+        return df.with_columns(pl.col(coded).cast(pl.Utf8)) if coded else df
     return table
 
 

@@ -65,8 +65,28 @@ def test_other_columns_keep_their_types_and_identifiers_go(adult):
     )
     assert "id" not in r.data.column_names
     assert r.data.schema.field("weight").type == pa.float64()
-    assert r.data.schema.field("age").type == pa.string()
+    assert r.data.schema.field("age").type == pa.dictionary(pa.int32(), pa.string())
     assert r.data.column("weight").to_pylist() == [1.5] * adult.num_rows
+    # pandas and polars get plain strings, as their input had.
+    df = anonbox.anonymize(
+        t.to_pandas(),
+        quasi_identifiers={"age": hierarchy("age"), "sex": hierarchy("sex")},
+        identifiers=["id"],
+        k=5,
+        method="Flash",
+    ).data
+    assert df["age"].dtype == object and df["age"].tolist() == r.data.column("age").to_pylist()
+    assert df["weight"].dtype == "float64"
+    import polars as pl
+
+    pf = anonbox.anonymize(
+        pl.from_arrow(t),
+        quasi_identifiers={"age": hierarchy("age"), "sex": hierarchy("sex")},
+        identifiers=["id"],
+        k=5,
+        method="Flash",
+    ).data
+    assert pf.schema["age"] == pl.Utf8 and pf["age"].to_list() == df["age"].tolist()
 
 
 def test_html_report(adult):

@@ -27,11 +27,20 @@ use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
 
-/// The label column type of a quasi-identifier in a release of `kind`.
-pub fn label_type(kind: Kind) -> DataType {
-    match kind {
-        Kind::Parquet => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-        Kind::Ipc => DataType::Utf8,
+/// Whether a release's quasi-identifier labels are dictionary-encoded: in Parquet and in memory
+/// (each distinct label once per batch, a 4-byte key per row: the release in memory takes about
+/// a third of the plain strings' room on ADULT), not in an Arrow IPC file, whose dictionaries
+/// cannot change from one batch to the next.
+fn dictionary_labels(kind: Kind, in_memory: bool) -> bool {
+    in_memory || kind == Kind::Parquet
+}
+
+/// The label column type of a quasi-identifier (see [`dictionary_labels`]).
+fn label_type(dictionary: bool) -> DataType {
+    if dictionary {
+        DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+    } else {
+        DataType::Utf8
     }
 }
 
@@ -42,10 +51,11 @@ enum Labels {
 }
 
 impl Labels {
-    fn new(kind: Kind) -> Labels {
-        match kind {
-            Kind::Parquet => Labels::Dictionary(StringDictionaryBuilder::new()),
-            Kind::Ipc => Labels::Plain(StringBuilder::new()),
+    fn new(dictionary: bool) -> Labels {
+        if dictionary {
+            Labels::Dictionary(StringDictionaryBuilder::new())
+        } else {
+            Labels::Plain(StringBuilder::new())
         }
     }
 
@@ -105,6 +115,7 @@ pub fn write(
     progress: &Progress,
 ) -> Result<()> {
     let (target, sink) = (out.path.as_path(), out.memory.as_ref());
+    let dictionary = dictionary_labels(kind, sink.is_some());
     let mut file = match sink {
         Some(_) => None,
         None => Some(publication.create(target)?),
@@ -126,7 +137,7 @@ pub fn write(
         Some(source) => {
             let (schema, batches) = open_batches(&job.input.path, source, None)?;
             let roles = roles(job, schema.fields().len());
-            let out_schema = output_schema(&schema, &roles, kind);
+            let out_schema = output_schema(&schema, &roles, dictionary);
             let mut w = open(out_schema.clone())?;
             let mut state = FromBatches {
                 batches,
@@ -134,7 +145,7 @@ pub fn write(
                 kept: Vec::new(),
                 released: Vec::new(),
                 next: 0,
-                labels: job.qids.iter().map(|_| Labels::new(kind)).collect(),
+                labels: job.qids.iter().map(|_| Labels::new(dictionary)).collect(),
                 roles,
                 schema: out_schema,
                 keep_unknown: job.input.keep_unknown,
@@ -170,14 +181,14 @@ pub fn write(
             let fields: Vec<Field> = (0..width)
                 .filter_map(|i| match roles[i] {
                     Role::Dropped => None,
-                    Role::Qid(_) => Some(Field::new(&names[i], label_type(kind), false)),
+                    Role::Qid(_) => Some(Field::new(&names[i], label_type(dictionary), false)),
                     Role::Kept => Some(Field::new(&names[i], DataType::Utf8, false)),
                 })
                 .collect();
             let schema: SchemaRef = Arc::new(Schema::new(fields));
             let mut w = open(schema.clone())?;
             let mut text: Vec<StringBuilder> = Vec::new();
-            let mut qid: Vec<Labels> = job.qids.iter().map(|_| Labels::new(kind)).collect();
+            let mut qid: Vec<Labels> = job.qids.iter().map(|_| Labels::new(dictionary)).collect();
             let kept_cols = roles.iter().filter(|r| matches!(r, Role::Kept)).count();
             text.resize_with(kept_cols, StringBuilder::new);
             let mut rec = ByteRecord::new();
@@ -268,14 +279,14 @@ impl Out {
 }
 
 /// The release's schema: the input's columns without identifiers, quasi-identifiers as labels.
-fn output_schema(input: &Schema, roles: &[Role], kind: Kind) -> SchemaRef {
+fn output_schema(input: &Schema, roles: &[Role], dictionary: bool) -> SchemaRef {
     let fields: Vec<Field> = input
         .fields()
         .iter()
         .zip(roles)
         .filter_map(|(f, r)| match r {
             Role::Dropped => None,
-            Role::Qid(_) => Some(Field::new(f.name(), label_type(kind), false)),
+            Role::Qid(_) => Some(Field::new(f.name(), label_type(dictionary), false)),
             Role::Kept => Some(f.as_ref().clone()),
         })
         .collect();

@@ -176,7 +176,11 @@ impl Report {
             risk_analysis: RiskAnalysis::of_release(job, release),
             utility: release.utility.clone(),
             built_hierarchies: None,
-            extra: details(&outcome.details),
+            extra: {
+                let mut extra = details(&outcome.details);
+                k_map(job, load, outcome, &mut extra);
+                extra
+            },
         }
     }
 
@@ -330,6 +334,48 @@ pub fn details(details: &Details) -> Map<String, Value> {
         Details::Lattice(d) => lattice_details(d, &mut m),
     }
     m
+}
+
+/// `k_map`: for each k-map model, the k-anonymity it was estimated as (ARX's derived k, from k,
+/// the significance and the sampling fraction: records / population), so that a custodian sees
+/// what was enforced; with a large population it is far below k.
+fn k_map(job: &Job, load: &LoadSummary, outcome: &Outcome, m: &mut Map<String, Value>) {
+    // Class sizes count the research subset's records where δ-presence names one.
+    let records = outcome
+        .details
+        .lattice()
+        .and_then(|d| d.research_subset_records)
+        .unwrap_or(load.records() as usize) as u64;
+    let rows: Vec<Value> = job
+        .privacy
+        .iter()
+        .filter_map(|model| match model {
+            crate::privacy::PrivacyModel::KMap {
+                k,
+                population,
+                significance,
+                estimator,
+            } => Some(json!({
+                "k": k,
+                "population": population.name,
+                "population_size": population.size,
+                "significance": significance,
+                "estimator": estimator.name(),
+                "sampling_fraction": records as f64 / population.size as f64,
+                "derived_k": crate::privacy::kmap::derived_k(
+                    *k,
+                    *significance,
+                    records,
+                    population.size,
+                    *estimator
+                ),
+            })),
+            _ => None,
+        })
+        .collect();
+    if !rows.is_empty() {
+        m.insert("k_map".into(), Value::Array(rows));
+    }
 }
 
 /// A lattice search's fields: the proof, the bound and the search's statistics.

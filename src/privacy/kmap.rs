@@ -19,6 +19,16 @@ pub enum Estimator {
     ZeroTruncatedPoisson,
 }
 
+impl Estimator {
+    /// As the config names it (`estimator=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Estimator::Poisson => "poisson",
+            Estimator::ZeroTruncatedPoisson => "zero-truncated-poisson",
+        }
+    }
+}
+
 /// k' for k-map with `k`, significance `alpha`, `records` in the sample and a population of
 /// `population` people (ARX's `KMap.initialize`).
 pub fn derived_k(k: u64, alpha: f64, records: u64, population: u64, estimator: Estimator) -> u64 {

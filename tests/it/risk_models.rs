@@ -216,6 +216,52 @@ fn every_lattice_search_agrees_on_risk_based_models() {
     }
 }
 
+/// The report states the k-anonymity each k-map model was estimated as: ARX's derived k on every
+/// k-map row (the runner's `kmap_derived_k`), and the sampling fraction it came from.
+#[test]
+fn the_report_gives_k_maps_derived_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let kmaps: Vec<Value> = rows()
+        .into_iter()
+        .filter(|r| r["model"] == "kmap")
+        .collect();
+    assert!(kmaps.len() >= 2);
+    for row in kmaps {
+        let config = config_of(dir.path(), &row, "Flash");
+        let out = common::anonbox(
+            dir.path(),
+            &[
+                "-config",
+                config.to_str().unwrap(),
+                "-quiet",
+                "-output",
+                "out.csv",
+                "-report",
+                "r.json",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+        let k_map = &report["k_map"][0];
+        assert_eq!(
+            k_map["derived_k"],
+            row["kmap_derived_k"],
+            "{}",
+            privacy_of(&row)
+        );
+        assert_eq!(k_map["population_size"], row["population_size"]);
+        assert_eq!(k_map["k"], row["k"]);
+        let fraction = k_map["sampling_fraction"].as_f64().unwrap();
+        let want = 30_162.0 / row["population_size"].as_f64().unwrap();
+        assert!(close(fraction, want), "{fraction} vs {want}");
+    }
+}
+
 /// Each model checked from the released records alone, written from the definitions (not
 /// anonbox's code): classes are the released records' generalized tuples.
 pub mod independent {

@@ -76,3 +76,65 @@ proptest! {
         }
     }
 }
+
+/// `anonbox audit` gives the same attribute risk for a file as a run's report gives for its
+/// input: two paths (the audit's classes of the file's text, the run's encoded frequency set)
+/// to one definition.
+#[test]
+fn audit_and_report_agree_on_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = crate::common::data("adult");
+    let qis = ["sex", "age", "race", "marital-status", "education"];
+    let atts: String = qis
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            format!(
+                "<att index='{i}' name='{q}' hierarchy='{}'/>",
+                data.join(format!("adult_hierarchy_{q}.csv")).display()
+            )
+        })
+        .collect();
+    let input = data.join("adult.csv");
+    std::fs::write(
+        d.join("c.xml"),
+        format!(
+            "<config method='Flash' k='5'><input filename='{}' separator=';' header='true'/>\
+             <output filename='out.csv'/><qid>{atts}</qid></config>",
+            input.display()
+        ),
+    )
+    .unwrap();
+    let out = crate::common::anonbox(d, &["-config", "c.xml", "-quiet", "-report", "r.json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
+    let audit = crate::common::anonbox(
+        d,
+        &[
+            "audit",
+            input.to_str().unwrap(),
+            "--separator",
+            ";",
+            "--qi",
+            &qis.join(","),
+            "--json",
+        ],
+    );
+    assert!(
+        audit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let audit: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let from_run = &report["risk_analysis"]["attributes_input"];
+    assert!(from_run["attributes"]
+        .as_array()
+        .is_some_and(|a| a.len() == 5));
+    assert_eq!(&audit["attribute_risk"], from_run);
+}

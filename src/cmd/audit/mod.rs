@@ -35,6 +35,7 @@ use crate::hierarchy::Hierarchy;
 use crate::io::{trim, Format};
 use crate::job::TDistance;
 use crate::risk::analysis::RiskFigures;
+use crate::risk::attributes::AttributeRisks;
 use crate::{Error, Result};
 use figures::{Check, Classes, Figures, Params, Thresholds};
 
@@ -518,6 +519,11 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
         &population,
         a.risk_threshold,
     );
+    // The classes are the file's frequency set: each distinct tuple with its records.
+    let tuples: Vec<(Vec<u32>, u64)> = (0..loaded.classes.len())
+        .map(|c| (loaded.classes.key(c).to_vec(), loaded.classes.sizes()[c]))
+        .collect();
+    let attributes = AttributeRisks::of_tuples(&loaded.qi_names, &tuples);
     let text = if a.json {
         json(
             a,
@@ -525,11 +531,12 @@ fn audit(a: &AuditArgs, out: &mut dyn Write) -> Result<bool> {
             &figures,
             &checks,
             holds,
-            (&population, &analysis),
+            (&population, &analysis, &attributes),
         )
     } else {
         let mut t = text(a, &loaded, &figures, &checks);
         risk_lines(&mut t, &population, &analysis);
+        attribute_lines(&mut t, &attributes);
         t
     };
     out.write_all(text.as_bytes())
@@ -549,6 +556,8 @@ struct JsonReport<'a> {
     population: &'a crate::privacy::population::Population,
     /// The risk analysis of the classes ([`crate::risk::analysis`]).
     risk_analysis: &'a RiskFigures,
+    /// Each quasi-identifier's risk ([`crate::risk::attributes`]).
+    attribute_risk: &'a AttributeRisks,
 }
 
 fn json(
@@ -557,7 +566,11 @@ fn json(
     f: &Figures,
     checks: &[Check],
     holds: bool,
-    (population, risk_analysis): (&crate::privacy::population::Population, &RiskFigures),
+    (population, risk_analysis, attribute_risk): (
+        &crate::privacy::population::Population,
+        &RiskFigures,
+        &AttributeRisks,
+    ),
 ) -> String {
     let report = JsonReport {
         file: a.file.display().to_string(),
@@ -567,6 +580,7 @@ fn json(
         holds,
         population,
         risk_analysis,
+        attribute_risk,
     };
     let mut s = serde_json::to_string_pretty(&report).expect("serializable report");
     s.push('\n');
@@ -629,6 +643,29 @@ fn risk_lines(
             String::new()
         };
         row(label, format!("{name:<7}{value}{pick}"));
+    }
+}
+
+/// The attribute risks' lines of the text output (after the risk analysis): one a
+/// quasi-identifier, names escaped as the other lines show them.
+fn attribute_lines(s: &mut String, r: &AttributeRisks) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        s,
+        "attribute risk        unique alone / needed / in MSUs (up to {}) / distinction / separation",
+        r.msu_max_size
+    );
+    for a in &r.attributes {
+        let _ = writeln!(
+            s,
+            "  {:<20}{} / {} / {} / {} / {}",
+            crate::error::shown(&a.name),
+            percent(a.unique_alone),
+            percent(a.needed),
+            percent(a.in_msus),
+            num(a.distinction),
+            num(a.separation)
+        );
     }
 }
 

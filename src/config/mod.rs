@@ -907,17 +907,16 @@ impl<'a> Builder<'a> {
                  cell suppression"
                     .to_string(),
             )
-        } else if let Some(o) = job
-            .output
-            .as_ref()
-            .filter(|o| o.format != OutputFormat::GenVals)
-        {
-            Some(format!(
-                "output format {}: cell suppression writes genVals only",
-                crate::output::format_name(o.format)
-            ))
         } else {
-            None
+            job.output
+                .as_ref()
+                .filter(|o| o.format != OutputFormat::GenVals)
+                .map(|o| {
+                    format!(
+                        "output format {}: cell suppression writes genVals only",
+                        crate::output::format_name(o.format)
+                    )
+                })
         };
         let Some(why) = why else {
             return Ok(());

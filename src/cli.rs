@@ -94,6 +94,11 @@ pub struct RawArgs {
     /// -suppThreshold) [default: the config's, else the method's]
     #[arg(long, value_name = "FRACTION")]
     pub suppression: Option<String>,
+    /// Lattice searches: what the records of failing classes lose: records (every
+    /// quasi-identifier suppressed) or cells (the records kept, the fewest cells blanked)
+    /// [default: the config's suppress, else records]
+    #[arg(long, value_name = "records|cells")]
+    pub suppress: Option<String>,
     /// Input file [default: the config's <input filename>]
     #[arg(long, value_name = "FILE")]
     pub input: Option<String>,
@@ -223,6 +228,8 @@ pub struct RunArgs {
     pub t: Option<f64>,
     pub supp_threshold: Option<u64>,
     pub suppression: Option<f64>,
+    /// `-suppress`: records or cells.
+    pub suppress: Option<crate::algorithms::cells::Suppress>,
     pub input: Option<PathBuf>,
     pub separator: Option<String>,
     pub encoding: Option<&'static crate::io::encoding::Encoding>,
@@ -578,6 +585,20 @@ impl RunArgs {
             t: double(&raw.t, "-t")?,
             supp_threshold,
             suppression,
+            suppress: raw
+                .suppress
+                .as_deref()
+                .map(|s| {
+                    crate::algorithms::cells::Suppress::parse(s).ok_or_else(|| {
+                        named(
+                            &raw.suppress,
+                            "-suppress",
+                            "suppression",
+                            crate::algorithms::cells::Suppress::NAMES,
+                        )
+                    })
+                })
+                .transpose()?,
             input: path(&raw.input, "-input")?,
             separator: raw.separator.clone(),
             encoding: raw

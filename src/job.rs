@@ -176,6 +176,16 @@ impl Job {
         }
     }
 
+    /// Cell suppression's parameters: `blank[q]` is what a blanked cell prints.
+    pub fn cells<'a>(&'a self, blank: &'a [String]) -> crate::algorithms::cells::Params<'a> {
+        crate::algorithms::cells::Params {
+            k: self.k,
+            privacy: &self.privacy,
+            importance: &self.importance,
+            blank,
+        }
+    }
+
     /// A lattice search's parameters (Flash, OLA, BFS, Optimal).
     pub fn lattice(&self) -> LatticeParams<'_> {
         LatticeParams {
@@ -244,6 +254,7 @@ impl Job {
             "c": self.c,
             "t": self.t,
             "suppression": self.suppression,
+            "suppress": self.suppress,
             "metric": self.metric,
             "privacy": self.privacy,
             "seed": self.seed,
@@ -345,4 +356,8 @@ pub struct Job {
     pub population: crate::privacy::population::Population,
     /// The engine that reads the records and writes the release (`-engine`, `<engine>`).
     pub engine: crate::engine::EngineKind,
+    /// What a lattice search suppresses: records, or cells (`-suppress`, root `suppress`).
+    pub suppress: crate::algorithms::cells::Suppress,
+    /// Each quasi-identifier's `importance` (`<att importance>`), for cell suppression.
+    pub importance: Vec<Option<u32>>,
 }

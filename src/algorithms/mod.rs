@@ -13,6 +13,7 @@
 
 pub mod anatomy;
 pub mod bfs;
+pub mod cells;
 pub mod datafly;
 pub mod exhaustive;
 pub mod flash;

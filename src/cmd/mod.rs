@@ -15,6 +15,7 @@
 //! [`crate::cli::Command`] and its arm in `main`'s dispatch.
 
 pub mod audit;
+mod cells;
 pub mod hierarchy;
 pub mod init;
 mod microaggregate;

@@ -94,7 +94,13 @@ fn render(
         row("", line);
     }
     row("privacy", job.enforced_models().join(", "));
-    row("suppression", suppression_line(job, summary));
+    let mut suppression = suppression_line(job, summary);
+    if job.suppress == crate::algorithms::cells::Suppress::Cells {
+        suppression.push_str(
+            "; cells: those records are kept, with the fewest quasi-identifier cells blanked",
+        );
+    }
+    row("suppression", suppression);
     if !job.method.is_lattice() && job.method.is_full_domain() {
         // Datafly and Incognito report the loss of their result; they do not minimize it.
         row(

@@ -166,6 +166,11 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 &mut |line: &str| say(job, line),
             )
         })?,
+        Method::Flash | Method::Ola | Method::Bfs | Method::Optimal
+            if job.suppress == crate::algorithms::cells::Suppress::Cells =>
+        {
+            super::cells::run(job, out, &progress, started)?
+        }
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             let stop = out.stop();
             run_in_memory(job, out, &progress, started, |table, _encoding, p| {
@@ -474,7 +479,7 @@ pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
 
 /// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound
 /// (not with `-quiet`: the report says it too).
-fn warn_unproven(job: &Job, outcome: &Outcome) {
+pub(super) fn warn_unproven(job: &Job, outcome: &Outcome) {
     let Some(search) = outcome.details.lattice() else {
         return;
     };

@@ -234,6 +234,7 @@ impl<'a> Builder<'a> {
             ids.push(resolve(&self, att, "an identifier")?.0);
         }
         let mut qids = Vec::new();
+        let importance: Vec<Option<u32>> = qid_elements.iter().map(|a| a.importance).collect();
         for att in qid_elements {
             let (index, name) = resolve(&self, att, "a quasi-identifier")?;
             let generalization = match (&att.hierarchy, &att.vgh) {
@@ -441,7 +442,10 @@ impl<'a> Builder<'a> {
                 .engine
                 .or(cfg.engine.as_ref().map(|e| e.kind))
                 .unwrap_or_default(),
+            suppress: args.suppress.or(cfg.suppress).unwrap_or_default(),
+            importance,
         };
+        self.check_cells(&job)?;
         if job.method == Method::Mdav {
             // MDAV keeps no database and releases genVals (its means are no generalization that
             // genValsDist or anatomy could describe).
@@ -873,6 +877,54 @@ impl<'a> Builder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Cell suppression (`-suppress cells`, root `suppress='cells'`) runs after a lattice
+    /// search, enforces the models judged class by class
+    /// ([`crate::algorithms::cells::enforceable`]) and writes genVals, without a kept database
+    /// (whose classes are the record suppression's): anything else is refused, naming where
+    /// the mode came from.
+    fn check_cells(&self, job: &Job) -> Result<()> {
+        use crate::algorithms::cells::{enforceable, Suppress};
+        if job.suppress != Suppress::Cells {
+            return Ok(());
+        }
+        let why = if !job.method.is_lattice() {
+            Some(format!(
+                "{} suppresses no cells: cell suppression follows a lattice search (Flash, OLA, \
+                 BFS, Optimal)",
+                job.method.name()
+            ))
+        } else if let Some(m) = job.privacy.iter().find(|m| !enforceable(m)) {
+            Some(format!(
+                "{} is not enforced by cell suppression (it checks k-anonymity, l-diversity and \
+                 t-closeness class by class); use -suppress records",
+                m.describe(&job.sensitive)
+            ))
+        } else if job.db.is_some() {
+            Some(
+                "-db: a kept database holds the record suppression's classes; omit -db with \
+                 cell suppression"
+                    .to_string(),
+            )
+        } else {
+            job.output
+                .as_ref()
+                .filter(|o| o.format != OutputFormat::GenVals)
+                .map(|o| {
+                    format!(
+                        "output format {}: cell suppression writes genVals only",
+                        crate::output::format_name(o.format)
+                    )
+                })
+        };
+        let Some(why) = why else {
+            return Ok(());
+        };
+        Err(match self.args.suppress {
+            Some(_) => Error::Usage(format!("-suppress cells: {why}")),
+            None => self.source_err(Source::Config(&self.cfg.root, "suppress"), why),
+        })
     }
 
     /// Refuses a `<privacy>` model the method would not enforce (a toolbox method never

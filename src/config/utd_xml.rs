@@ -23,7 +23,9 @@
 //!   attributes are the builder's parameters, see [`crate::hierarchy::build`]). The description
 //!   is checked here, so a bad one is a config error (exit 2) before the data is read; the
 //!   builder runs while the data is loaded.
-//! - root attributes `suppression` (a fraction of records, ARX style) and `metric`.
+//! - root attributes `suppression` (a fraction of records, ARX style), `suppress` (`records` or
+//!   `cells`: what the lattice searches suppress) and `metric`; `importance='N'` on a `<qid>`
+//!   attribute (its rank for cell suppression).
 //! - `<privacy>`: privacy models for the lattice methods (see [`PrivacyKind`]).
 //!
 //! Relative paths are resolved against the config file's folder. This module only reads; the
@@ -65,6 +67,8 @@ pub struct UtdConfig {
     pub method: Option<Method>,
     /// Extension: suppression limit as a fraction of records.
     pub suppression: Option<f64>,
+    /// Extension: what the lattice searches suppress, records or cells (`suppress`).
+    pub suppress: Option<crate::algorithms::cells::Suppress>,
     /// Extension: utility metric.
     pub metric: Option<MetricKind>,
     /// Extension: time limit of the lattice searches, seconds.
@@ -132,6 +136,9 @@ pub struct AttributeElement {
     /// Extension: a hierarchy builder (`<intervals widths='5,10,20'/>`, `<mask/>`, `<dates/>`,
     /// `<categories/>`), checked here, run when the data is loaded.
     pub builder: Option<(Site, Builder)>,
+    /// Extension (qid only): `importance='N'`, 1 the most important, blanked last by cell
+    /// suppression.
+    pub importance: Option<u32>,
 }
 
 impl AttributeElement {
@@ -307,6 +314,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
         t: None,
         method: None,
         suppression: None,
+        suppress: None,
         metric: None,
         time_limit: None,
         input: None,
@@ -339,6 +347,18 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
                 format!(
                     "unknown method '{v}'; accepted: {}",
                     Method::NAMES.join(", ")
+                ),
+            )
+        })?);
+    }
+    if let Some(v) = root.attr("suppress") {
+        cfg.suppress = Some(crate::algorithms::cells::Suppress::parse(v).ok_or_else(|| {
+            p.err(
+                &root,
+                &["suppress"],
+                format!(
+                    "unknown suppress '{v}'; accepted: {}",
+                    crate::algorithms::cells::Suppress::NAMES.join(", ")
                 ),
             )
         })?);
@@ -615,9 +635,21 @@ impl Parser<'_> {
             vgh: None,
             hierarchy: el.attr("hierarchy").map(|f| self.resolve(f)),
             builder: None,
+            importance: None,
         };
         if role == Role::Id {
             return Ok(att);
+        }
+        if let (Some(v), Role::Qid) = (el.attr("importance"), role) {
+            let i = self.int(el, "importance", v)?;
+            if i < 1 {
+                return Err(self.err(
+                    el,
+                    &["importance"],
+                    format!("importance {i} is not a rank >= 1 (1: the most important)"),
+                ));
+            }
+            att.importance = Some(i as u32);
         }
         let label = att.describe();
         for child in &el.children {

@@ -94,6 +94,43 @@ impl LabelSource for PartitionLabels<'_> {
     }
 }
 
+/// Labels of a cell suppression ([`crate::algorithms::cells`]): each record prints its
+/// tuple's class's labels (`labels[class * width + q]`, blanked cells printing the suppression
+/// label); a tuple in no class ([`crate::algorithms::cells::SUPPRESSED`]) prints the
+/// suppression labels as a suppressed record. Records outside a research subset are omitted.
+pub struct CellLabels<'a> {
+    pub table: &'a EncodedTable,
+    pub tuple_class: &'a [u32],
+    pub labels: &'a [String],
+    pub suppression_labels: &'a [String],
+}
+
+impl LabelSource for CellLabels<'_> {
+    fn for_each_record(&mut self, f: &mut dyn FnMut(&LabelRow) -> Result<()>) -> Result<()> {
+        let mut row = LabelRow::new();
+        let width = self.table.width();
+        for r in 0..self.table.rows() {
+            row.clear();
+            let c = self.tuple_class[self.table.tuple_of(r)];
+            if !self.table.is_released(r) {
+                row.omit();
+            } else if c == crate::algorithms::cells::SUPPRESSED {
+                row.suppress();
+                for l in self.suppression_labels {
+                    row.push(l.as_bytes());
+                }
+            } else {
+                let c = c as usize;
+                for l in &self.labels[c * width..(c + 1) * width] {
+                    row.push(l.as_bytes());
+                }
+            }
+            f(&row)?;
+        }
+        Ok(())
+    }
+}
+
 /// The canonical name of an output format (`genVals`).
 pub fn format_name(f: OutputFormat) -> &'static str {
     match f {

@@ -70,6 +70,37 @@ pub fn render(report: &Report) -> String {
             report.suppressed_records
         ),
     );
+    if let Some(cells) = report.extra.get("cell_suppression") {
+        let n = |key: &str| cells.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+        let by: Vec<String> = cells
+            .get("cells_by_attribute")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter(|a| a.get("cells").and_then(|v| v.as_u64()).unwrap_or(0) > 0)
+            .map(|a| {
+                format!(
+                    "{} {}",
+                    crate::error::shown(a.get("attribute").and_then(|v| v.as_str()).unwrap_or("")),
+                    a.get("cells").and_then(|v| v.as_u64()).unwrap_or(0)
+                )
+            })
+            .collect();
+        row(
+            "cells",
+            format!(
+                "{} blanked{}, in {} records (record suppression: {} records)",
+                n("cells_suppressed"),
+                if by.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", by.join(", "))
+                },
+                n("records_touched"),
+                n("records_record_suppression")
+            ),
+        );
+    }
     row("privacy", report.privacy_models.join(", "));
     if let Some(levels) = &report.transformation {
         let parts: Vec<String> = report

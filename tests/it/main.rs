@@ -4,6 +4,7 @@ mod anatomy;
 mod api;
 mod attribute_risk;
 mod audit;
+mod cells;
 mod checker_paths;
 mod cli;
 mod columnar;

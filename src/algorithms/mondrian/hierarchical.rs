@@ -306,9 +306,10 @@ impl TupleDistributions {
     }
 }
 
-/// Judges parts of the table by every criterion.
-struct Judge {
-    criteria: Vec<Box<dyn PrivacyCriterion>>,
+/// Judges sets of distinct tuples by every criterion, as the checker judges a class: here the
+/// parts of a partition, and the classes of a cell suppression ([`crate::algorithms::cells`]).
+pub(crate) struct Judge {
+    pub(crate) criteria: Vec<Box<dyn PrivacyCriterion>>,
     min: u64,
     /// Sensitive columns whose distributions are kept, and each criterion's slots.
     tuples: Vec<TupleDistributions>,
@@ -331,6 +332,14 @@ impl Judge {
         if !params.privacy.is_empty() {
             criteria.push(Box::new(privacy::KAnonymity { k: params.k }));
         }
+        Ok(Judge::of_criteria(table, criteria))
+    }
+
+    /// A judge of `criteria` over `table`'s released records.
+    pub(crate) fn of_criteria(
+        table: &EncodedTable,
+        criteria: Vec<Box<dyn PrivacyCriterion>>,
+    ) -> Judge {
         let mut columns: Vec<usize> = Vec::new();
         let mut maps = Vec::new();
         let mut min = 1;
@@ -354,18 +363,19 @@ impl Judge {
             .iter()
             .map(|&s| TupleDistributions::new(table, s))
             .collect();
-        Ok(Judge {
+        Judge {
             criteria,
             min,
             dense: tuples.iter().map(|t| vec![0; t.values]).collect(),
             bufs: vec![DistributionBuf::new(); tuples.len()],
             tuples,
             maps,
-        })
+        }
     }
 
-    /// The first criterion that the records of `tuples` fail, if any.
-    fn fails(&mut self, tuples: &[u32], counts: &[u64]) -> Option<usize> {
+    /// The first criterion that the records of `tuples` fail, if any (`counts[t]`: tuple
+    /// `t`'s released records).
+    pub(crate) fn fails(&mut self, tuples: &[u32], counts: &[u64]) -> Option<usize> {
         let size: u64 = tuples.iter().map(|&t| counts[t as usize]).sum();
         if size < self.min {
             return Some(

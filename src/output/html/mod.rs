@@ -300,7 +300,7 @@ const PARAMETERS: [(&str, &str, &str); 11] = [
 ];
 
 /// The figures table: label, the report key it shows, and what it means.
-const SUMMARY: [(&str, &str, &str); 16] = [
+const SUMMARY: [(&str, &str, &str); 20] = [
     ("records read", "rows_read", "data rows of the input"),
     (
         "rows skipped",
@@ -316,6 +316,26 @@ const SUMMARY: [(&str, &str, &str); 16] = [
         "records suppressed",
         "suppressed_records",
         "records removed from the release to meet the models",
+    ),
+    (
+        "cells blanked",
+        "cell_suppression.cells_suppressed",
+        "cell suppression: quasi-identifier cells released as * instead of whole records",
+    ),
+    (
+        "cells per attribute",
+        "cell_suppression.cells_by_attribute",
+        "cells blanked in each quasi-identifier",
+    ),
+    (
+        "records touched",
+        "cell_suppression.records_touched",
+        "records with a cell blanked; every other record is as the transformation releases it",
+    ),
+    (
+        "records suppression would take",
+        "cell_suppression.records_record_suppression",
+        "records a record suppression of the same transformation would suppress whole",
     ),
     (
         "classes released",
@@ -407,6 +427,12 @@ fn value_at(json: &serde_json::Value, key: &str, share: bool) -> Option<(String,
                 .iter()
                 .map(|i| match i {
                     serde_json::Value::String(s) => s.clone(),
+                    // Cell suppression's cells per attribute.
+                    serde_json::Value::Object(o) if o.contains_key("cells") => format!(
+                        "{} {}",
+                        o.get("attribute").and_then(|a| a.as_str()).unwrap_or(""),
+                        o.get("cells").map_or(String::new(), |c| c.to_string())
+                    ),
                     serde_json::Value::Number(n) => readable(n.as_f64().unwrap_or(f64::NAN)),
                     other => other.to_string(),
                 })

@@ -282,6 +282,8 @@ fn down(x: f64) -> f64 {
     x.next_down()
 }
 
+// add/sub/mul/div return an Option (a bound may overflow), which the operator traits cannot.
+#[allow(clippy::should_implement_trait)]
 impl Interval {
     pub const ZERO: Interval = Interval { lo: 0.0, hi: 0.0 };
     pub const ONE: Interval = Interval { lo: 1.0, hi: 1.0 };

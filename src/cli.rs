@@ -154,7 +154,8 @@ pub struct RawArgs {
     /// people [default: usa]
     #[arg(long, value_name = "REGION|N")]
     pub population: Option<String>,
-    /// Seed of Anatomy's random choices [default: 3345, the toolbox's]
+    /// Seed of Anatomy's random choices [default: 3345, the toolbox's] and of differential
+    /// privacy's sample and search [default: drawn from the system]
     #[arg(long, value_name = "N")]
     pub seed: Option<String>,
     /// Mondrian's cuts of numbers: strict (disjoint ranges) or relaxed (ranges may share the

@@ -186,6 +186,23 @@ impl Job {
         }
     }
 
+    /// SafePub's parameters, if the run has a differential-privacy model: the seed of `-seed`,
+    /// or one drawn from the system's entropy (at each call: call once per run).
+    pub fn safepub(&self) -> Option<crate::algorithms::safepub::Params<'_>> {
+        let Some(&PrivacyModel::DifferentialPrivacy { seed, .. }) =
+            PrivacyModel::differential_privacy(&self.privacy)
+        else {
+            return None;
+        };
+        Some(crate::algorithms::safepub::Params {
+            privacy: &self.privacy,
+            k: self.k,
+            metric: self.metric,
+            seed: seed.unwrap_or_else(crate::privacy::differential::random_seed),
+            seeded: seed.is_some(),
+        })
+    }
+
     /// A lattice search's parameters (Flash, OLA, BFS, Optimal).
     pub fn lattice(&self) -> LatticeParams<'_> {
         LatticeParams {

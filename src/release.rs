@@ -205,7 +205,10 @@ impl Release {
         let mut release =
             Release::full_domain(&classes, &names(job), job.risk_threshold, shown_before(job));
         release.sensitive = sensitive_of_table(job, table, levels, suppressed);
-        release.delta = delta_of_table(table, levels, suppressed);
+        // δ-presence is a research subset's; a random sample (differential privacy) has none.
+        if !table.is_sample() {
+            release.delta = delta_of_table(table, levels, suppressed);
+        }
         if job.report.is_some() {
             let mut counts = vec![0u64; table.tuples()];
             for r in (0..table.rows()).filter(|&r| table.is_released(r)) {

@@ -290,7 +290,8 @@ impl Criteria {
                 | PrivacyModel::SampleUniqueness { .. }
                 | PrivacyModel::PopulationUniqueness { .. }
                 | PrivacyModel::DeltaDisclosure { .. }
-                | PrivacyModel::BetaLikeness { .. } => {
+                | PrivacyModel::BetaLikeness { .. }
+                | PrivacyModel::DifferentialPrivacy { .. } => {
                     return Err(Error::Invalid(format!(
                         "Incognito: {} is not supported (use Flash)",
                         m.describe(&[])

@@ -25,6 +25,7 @@ pub mod mondrian;
 pub mod observe;
 pub mod ola;
 mod outcome;
+pub mod safepub;
 pub mod search;
 pub mod tuples;
 
@@ -38,7 +39,7 @@ use crate::privacy::{PrivacyCriterion, PrivacyModel, SuppressionLimit};
 use crate::Result;
 pub use method::Method;
 pub use observe::{SearchObserver, SearchStatus, StepObserver};
-pub use outcome::{Details, LatticeDetails, Outcome};
+pub use outcome::{Details, DpDetails, LatticeDetails, Outcome};
 pub use search::{
     Ahead, CheckedSample, CheckedTransformation, Limit, Optimum, Purpose, PurposeCount, Search,
     SearchOutcome, CHECKED_CAP,

@@ -10,6 +10,7 @@ use super::LatticeAlgorithm;
 use crate::check::CheckerStats;
 use crate::lattice::StoreSizes;
 use crate::metrics::MetricKind;
+use crate::privacy::differential::DpSearch;
 
 /// What a method reports about its result.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -84,6 +85,8 @@ pub enum Details {
     },
     /// Flash, OLA, BFS, Optimal.
     Lattice(Box<LatticeDetails>),
+    /// SafePub's (ε,δ)-differentially private release (`safepub`).
+    DifferentialPrivacy(Box<DpDetails>),
 }
 
 impl Details {
@@ -97,7 +100,7 @@ impl Details {
             Details::MondrianHierarchies { .. } | Details::Microaggregation { .. } => {
                 Some("memory")
             }
-            Details::None | Details::Lattice(_) => None,
+            Details::None | Details::Lattice(_) | Details::DifferentialPrivacy(_) => None,
         }
     }
 
@@ -139,4 +142,25 @@ pub struct LatticeDetails {
     pub ahead: Ahead,
     /// The checker's work counters.
     pub checker: CheckerStats,
+}
+
+/// The guarantee of a SafePub release and how it was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpDetails {
+    pub epsilon: f64,
+    pub delta: f64,
+    /// Derived: the smallest class released, in sampled records.
+    pub k: u64,
+    /// Derived: each record's probability to be sampled.
+    pub beta: f64,
+    /// ε spent on sampling and k-anonymity (ε minus the search's budget).
+    pub epsilon_anonymization: f64,
+    pub search: DpSearch,
+    /// The seed, if the run was given one (else it was drawn from the system's entropy).
+    pub seed: Option<u64>,
+    /// Records in the sample, and left out (released suppressed).
+    pub sampled: u64,
+    pub unsampled: u64,
+    /// Data-dependent search: the top, then the pivot of each step.
+    pub pivots: Vec<Vec<usize>>,
 }

@@ -171,6 +171,20 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
         {
             super::cells::run(job, out, &progress, started)?
         }
+        Method::Flash | Method::Ola | Method::Bfs | Method::Optimal
+            if crate::privacy::PrivacyModel::differential_privacy(&job.privacy).is_some() =>
+        {
+            // One seed for the sample and the search (drawn once when -seed is not given).
+            let dp = job.safepub().expect("checked by the guard");
+            let beta = algorithms::safepub::parameters(dp.privacy)?.beta;
+            let sample = Sample {
+                beta,
+                seed: dp.seed,
+            };
+            run_in_memory_with(job, out, &progress, started, Some(sample), |table, _, _| {
+                algorithms::safepub::run(&dp, table)
+            })?
+        }
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             let stop = out.stop();
             run_in_memory(job, out, &progress, started, |table, _encoding, p| {
@@ -291,6 +305,28 @@ pub fn run_in_memory(
     started: Instant,
     method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
 ) -> Result<Ran> {
+    run_in_memory_with(job, publication, progress, started, None, method)
+}
+
+/// The random sample a differentially private run releases (`privacy::differential`): each
+/// record with probability `beta`, drawn from `seed`.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    pub beta: f64,
+    pub seed: u64,
+}
+
+/// [`run_in_memory`] on a random sample of the input, if `sample` says so: the method sees the
+/// table with its sample ([`EncodedTable::with_sample`]) and the records left out are released
+/// suppressed.
+pub fn run_in_memory_with(
+    job: &Job,
+    publication: &Publication,
+    progress: &Progress,
+    started: Instant,
+    sample: Option<Sample>,
+    method: impl FnOnce(&EncodedTable, &Encoding, &Progress) -> Result<(Outcome, FullDomainResult)>,
+) -> Result<Ran> {
     // A kept database is opened (and refused, if it is not one of ours) before the input is
     // read, as on the store path; it is filled after the search.
     let mut store = match &job.db {
@@ -305,6 +341,13 @@ pub fn run_in_memory(
     let (table, encoding, summary) = rows.load(job, &mut progress.load())?;
     warn_skipped(job, &summary);
     check_records(job, summary.records())?;
+    let table = match sample {
+        Some(s) => {
+            let members = crate::privacy::differential::sample(table.rows(), s.beta, s.seed);
+            table.with_sample(members)
+        }
+        None => table,
+    };
     let t_load = started.elapsed().as_secs_f64();
 
     let (mut outcome, chosen) = method(&table, &encoding, progress)?;

@@ -393,7 +393,7 @@ impl<'a> Builder<'a> {
             )));
         }
 
-        let job = Job {
+        let mut job = Job {
             progress: self.args.progress.clone(),
             method,
             config_path: Some(cfg.path.clone()),
@@ -478,9 +478,83 @@ impl<'a> Builder<'a> {
                 )));
             }
         }
+        if PrivacyModel::differential_privacy(&job.privacy).is_some() {
+            self.check_differential_privacy(&mut job)?;
+        }
         crate::engine::check_job(&job)?;
         crate::paths::check_destinations(&job)?;
         Ok((job, self.warnings))
+    }
+
+    /// What SafePub needs of the run (`privacy::differential`), checked before the input is
+    /// read: a lattice method (the config refused the others); no model beside it but
+    /// k-anonymity (SafePub's guarantee covers suppressing the classes below k, not classes
+    /// suppressed for what they hold); a metric with a score for the data-dependent search;
+    /// the suppression limit at 100 % (every class below k and every unsampled record is
+    /// suppressed, whatever their number, as ARX sets it); no kept database (it would hold
+    /// the sample apart from the records left out).
+    fn check_differential_privacy(&self, job: &mut Job) -> Result<()> {
+        use crate::privacy::differential::DpSearch;
+        let site = self.cfg.privacy.as_ref().map(|(site, _)| site.clone());
+        let at = |msg: String| match &site {
+            Some(site) => self.at(site, msg),
+            None => Error::Invalid(msg),
+        };
+        if let Some(other) = job.privacy.iter().find(|m| {
+            !matches!(
+                m,
+                PrivacyModel::DifferentialPrivacy { .. } | PrivacyModel::KAnonymity { .. }
+            )
+        }) {
+            return Err(at(format!(
+                "differential privacy is combined with k-anonymity only, not {}: SafePub's \
+                 guarantee covers suppressing the classes of fewer than k sampled records, not \
+                 classes suppressed for what they hold (run the other models separately)",
+                other.describe(&job.sensitive)
+            )));
+        }
+        if let Some(PrivacyModel::DifferentialPrivacy {
+            search: DpSearch::Steps { .. },
+            ..
+        }) = PrivacyModel::differential_privacy(&job.privacy)
+        {
+            if !crate::metrics::score::supports(job.metric) {
+                return Err(Error::Usage(format!(
+                    "-metric {}: the data-dependent search of differential privacy (steps='N') \
+                     has score functions for Loss, Precision, DM, DMStar and AECS only",
+                    job.metric.name()
+                )));
+            }
+        }
+        match job.suppression {
+            None => job.suppression = Some(SuppressionLimit::Fraction(1.0)),
+            Some(SuppressionLimit::Fraction(f)) if f >= 1.0 => {}
+            Some(limit) => {
+                let src = match (self.args.supp_threshold, self.args.suppression) {
+                    (Some(_), _) => Source::Flag("-suppThreshold"),
+                    (None, Some(_)) => Source::Flag("-suppression"),
+                    _ => Source::Config(&self.cfg.root, "suppression"),
+                };
+                let given = match limit {
+                    SuppressionLimit::Tuples(t) => format!("{t} records"),
+                    SuppressionLimit::Fraction(f) => format!("{f}"),
+                };
+                return Err(self.source_err(
+                    src,
+                    format!(
+                        "a limit of {given} does not apply to differential privacy: it suppresses \
+                         every class of fewer than k sampled records and every record left out \
+                         of the sample, however many (as ARX does); give a limit of 1 or none"
+                    ),
+                ));
+            }
+        }
+        if job.db.is_some() {
+            return Err(Error::Usage(
+                "-db: a differentially private run keeps no database (omit -db)".into(),
+            ));
+        }
+        Ok(())
     }
 
     fn input(&self) -> Result<InputSpec> {
@@ -1045,7 +1119,8 @@ impl<'a> Builder<'a> {
                     | PrivacyModel::SampleUniqueness { .. }
                     | PrivacyModel::PopulationUniqueness { .. }
                     | PrivacyModel::DeltaDisclosure { .. }
-                    | PrivacyModel::BetaLikeness { .. },
+                    | PrivacyModel::BetaLikeness { .. }
+                    | PrivacyModel::DifferentialPrivacy { .. },
                 ) => {
                     return Err(refuse(m, ""));
                 }
@@ -1286,6 +1361,36 @@ impl<'a> Builder<'a> {
                     beta: *beta,
                     enhanced: *enhanced,
                 },
+                PrivacyKind::DifferentialPrivacy {
+                    epsilon,
+                    delta,
+                    search,
+                } => {
+                    if crate::privacy::differential::parameters(*epsilon, *delta, search.budget())
+                        .is_none()
+                    {
+                        return Err(self.at(
+                            &el.site,
+                            format!(
+                                "k and the sampling probability cannot be computed for \
+                                 epsilon={epsilon}, delta={delta} (the arithmetic overflows): \
+                                 choose an epsilon nearer 1 or a larger delta"
+                            ),
+                        ));
+                    }
+                    if models
+                        .iter()
+                        .any(|m| matches!(m, PrivacyModel::DifferentialPrivacy { .. }))
+                    {
+                        return Err(self.at(&el.site, "a run has one differential-privacy model"));
+                    }
+                    PrivacyModel::DifferentialPrivacy {
+                        epsilon: *epsilon,
+                        delta: *delta,
+                        search: *search,
+                        seed: args.seed,
+                    }
+                }
             };
             models.push(model);
         }

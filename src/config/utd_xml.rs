@@ -39,6 +39,7 @@ use crate::hierarchy::build::{Builder, Params};
 use crate::hierarchy::vgh::{CategoryMap, Interval, VghNode};
 use crate::javafmt::{parse_double, parse_int};
 use crate::job::{Method, MetricKind, OutputFormat, TDistance};
+use crate::privacy::differential::{Degree, DpSearch, DEFAULT_SEARCH_BUDGET};
 use crate::privacy::kmap::Estimator;
 use crate::privacy::population::Population;
 use crate::privacy::uniqueness::Estimator as UniquesEstimator;
@@ -219,6 +220,13 @@ pub enum PrivacyKind {
         beta: f64,
         enhanced: bool,
     },
+    /// `<differential-privacy epsilon='2' delta='1e-5' generalization='medium'/>`
+    /// (data-independent; the default) or `steps='N'` with `budget='0.1'` (data-dependent).
+    DifferentialPrivacy {
+        epsilon: f64,
+        delta: f64,
+        search: DpSearch,
+    },
 }
 
 /// Where delta-presence's research subset comes from.
@@ -242,6 +250,7 @@ pub const PRIVACY_NAMES: &[&str] = &[
     "population-uniqueness",
     "delta-disclosure",
     "beta-likeness",
+    "differential-privacy",
 ];
 
 /// The largest config file read (VGHs of every value of a column included, configs stay far
@@ -1062,6 +1071,90 @@ impl Parser<'_> {
                     enhanced,
                 }
             }
+            "differential-privacy" => {
+                let epsilon = num("epsilon")?;
+                if !(epsilon.is_finite() && epsilon > 0.0) {
+                    return Err(self.err(
+                        el,
+                        &["epsilon"],
+                        format!("epsilon={epsilon} must be above 0"),
+                    ));
+                }
+                let delta = num("delta")?;
+                if !(delta > 0.0 && delta < 1.0) {
+                    return Err(self.err(
+                        el,
+                        &["delta"],
+                        format!("delta={delta} must lie strictly between 0 and 1"),
+                    ));
+                }
+                let search =
+                    match (el.attr("steps"), el.attr("generalization")) {
+                        (Some(_), Some(_)) => return Err(self.err(
+                            el,
+                            &["steps"],
+                            "give steps='N' (a data-dependent search) or generalization='DEGREE' \
+                             (data-independent), not both",
+                        )),
+                        (Some(v), None) => {
+                            let steps = self.int(el, "steps", v)?;
+                            if steps < 1 {
+                                return Err(self.err(
+                                    el,
+                                    &["steps"],
+                                    format!("steps={steps} must be at least 1"),
+                                ));
+                            }
+                            let budget = match el.attr("budget") {
+                                Some(v) => self.double(el, "budget", v)?,
+                                None => DEFAULT_SEARCH_BUDGET,
+                            };
+                            if !(budget > 0.0 && budget < epsilon) {
+                                return Err(self.err(
+                                    el,
+                                    &["budget"],
+                                    format!(
+                                        "the search's budget {budget} must lie above 0 and below \
+                                     epsilon ({epsilon})"
+                                    ),
+                                ));
+                            }
+                            DpSearch::Steps {
+                                steps: steps as usize,
+                                budget,
+                            }
+                        }
+                        (None, g) => {
+                            if el.attr("budget").is_some() {
+                                return Err(self.err(
+                                    el,
+                                    &["budget"],
+                                    "budget='B' is the data-dependent search's share of epsilon: \
+                                 give steps='N' with it",
+                                ));
+                            }
+                            let degree = match g {
+                                None => Degree::Medium,
+                                Some(g) => Degree::parse(g).ok_or_else(|| {
+                                    self.err(
+                                        el,
+                                        &["generalization"],
+                                        format!(
+                                            "unknown generalization '{g}'; accepted: {}",
+                                            Degree::NAMES.join(", ")
+                                        ),
+                                    )
+                                })?,
+                            };
+                            DpSearch::Degree(degree)
+                        }
+                    };
+                PrivacyKind::DifferentialPrivacy {
+                    epsilon,
+                    delta,
+                    search,
+                }
+            }
             _ => {
                 return Err(self.err(
                     el,
@@ -1097,6 +1190,9 @@ impl Parser<'_> {
             }
             PrivacyKind::DeltaDisclosure { .. } => &["attribute", "delta"],
             PrivacyKind::BetaLikeness { .. } => &["attribute", "beta", "enhanced"],
+            PrivacyKind::DifferentialPrivacy { .. } => {
+                &["epsilon", "delta", "steps", "budget", "generalization"]
+            }
         };
         if let Some((a, _)) = el
             .attrs

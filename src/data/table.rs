@@ -176,7 +176,8 @@ impl TupleBuilder {
 #[derive(Debug, Clone)]
 struct Subset {
     members: Vec<bool>,
-    column: usize,
+    /// The membership column (δ-presence's research subset; none for a random sample).
+    column: Option<usize>,
     records: usize,
 }
 
@@ -222,10 +223,31 @@ impl EncodedTable {
         let records = members.iter().filter(|&&m| m).count();
         self.subset = Some(Subset {
             members,
-            column,
+            column: Some(column),
             records,
         });
         self
+    }
+
+    /// The same table with a random sample of its records released (differential privacy,
+    /// `privacy::differential`): every figure counts the sampled records only, as with a
+    /// research subset, but there is no membership column, and the records left out are
+    /// released suppressed ([`is_sample`](Self::is_sample)), not omitted.
+    pub fn with_sample(mut self, members: Vec<bool>) -> EncodedTable {
+        assert_eq!(members.len(), self.rows, "one sampling flag per record");
+        let records = members.iter().filter(|&&m| m).count();
+        self.subset = Some(Subset {
+            members,
+            column: None,
+            records,
+        });
+        self
+    }
+
+    /// True if the released records are a random sample ([`with_sample`](Self::with_sample)):
+    /// the others are released suppressed.
+    pub fn is_sample(&self) -> bool {
+        self.subset.as_ref().is_some_and(|s| s.column.is_none())
     }
 
     /// Membership of each record in the research subset, if the table has one.
@@ -236,7 +258,7 @@ impl EncodedTable {
     /// Index in [`sensitive`](Self::sensitive) of the membership column, if the table has a
     /// research subset.
     pub fn subset_column(&self) -> Option<usize> {
-        self.subset.as_ref().map(|s| s.column)
+        self.subset.as_ref().and_then(|s| s.column)
     }
 
     /// True if record `r` is released: it is in the research subset, or there is none.

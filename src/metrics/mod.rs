@@ -25,6 +25,7 @@
 //!   merging classes only increases the sum of squares; AECS: records / all classes).
 
 mod kind;
+pub mod score;
 pub mod utility;
 
 use crate::data::EncodedTable;
@@ -373,6 +374,34 @@ impl Loss {
         truncate10(((sum - min) / denom).max(0.0))
     }
 
+    /// Per attribute, the released records' shares over `|dom|` as an integer numerator: the
+    /// kept records' shares at `levels`, and one (`|dom|`) per suppressed record.
+    pub(crate) fn numerators(
+        &self,
+        table: &EncodedTable,
+        levels: &[usize],
+        s: &ClassStats<'_>,
+    ) -> Vec<u64> {
+        // The suppressed records' shares, one pass over their rows (each row read once).
+        let shares: Vec<(&Hierarchy, usize, &[u64])> = levels
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| (&table.hierarchies[j], l, &self.share[j][l][..]))
+            .collect();
+        let mut removed = vec![0u64; levels.len()];
+        for &(rep, c) in s.outliers {
+            let row = table.tuple(rep as usize);
+            for ((r, &(h, l, share)), code) in removed.iter_mut().zip(&shares).zip(row) {
+                *r += c as u64 * share[h.get(code, l) as usize];
+            }
+        }
+        levels
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| self.all[j][l] - removed[j] + s.suppressed * self.dom[j])
+            .collect()
+    }
+
     fn aggregate(values: impl Iterator<Item = f64>, d: usize) -> f64 {
         let p: f64 = values.map(|v| v + 1.0).product();
         p.powf(1.0 / d.max(1) as f64) - 1.0
@@ -397,24 +426,11 @@ impl Metric for Loss {
         )
     }
     fn evaluate(&self, table: &EncodedTable, levels: &[usize], s: &ClassStats<'_>) -> f64 {
-        // The suppressed records' shares, one pass over their rows (each row read once).
-        let shares: Vec<(&Hierarchy, usize, &[u64])> = levels
-            .iter()
-            .enumerate()
-            .map(|(j, &l)| (&table.hierarchies[j], l, &self.share[j][l][..]))
-            .collect();
-        let mut removed = vec![0u64; levels.len()];
-        for &(rep, c) in s.outliers {
-            let row = table.tuple(rep as usize);
-            for ((r, &(h, l, share)), code) in removed.iter_mut().zip(&shares).zip(row) {
-                *r += c as u64 * share[h.get(code, l) as usize];
-            }
-        }
+        let nums = self.numerators(table, levels, s);
         Loss::aggregate(
-            levels.iter().enumerate().map(|(j, &l)| {
-                let num = self.all[j][l] - removed[j] + s.suppressed * self.dom[j];
-                self.attribute(j, num)
-            }),
+            nums.iter()
+                .enumerate()
+                .map(|(j, &num)| self.attribute(j, num)),
             levels.len(),
         )
     }

@@ -25,7 +25,8 @@ use crate::Result;
 
 /// Labels of a full-domain transformation over an in-memory [`EncodedTable`]: each record's
 /// codes at `levels`, or the suppression labels for suppressed records. With a research subset
-/// only its records are released (as in ARX); the others are omitted.
+/// only its records are released (as in ARX); the others are omitted. Records left out of a
+/// random sample (differential privacy) are released suppressed, as ARX releases them.
 pub struct FullDomainLabels<'a> {
     pub table: &'a EncodedTable,
     /// Level per quasi-identifier.
@@ -41,9 +42,10 @@ impl LabelSource for FullDomainLabels<'_> {
         let mut row = LabelRow::new();
         for r in 0..self.table.rows() {
             row.clear();
-            if !self.table.is_released(r) {
+            let unsampled = !self.table.is_released(r) && self.table.is_sample();
+            if !self.table.is_released(r) && !unsampled {
                 row.omit();
-            } else if self.suppressed.get(r).copied().unwrap_or(false) {
+            } else if unsampled || self.suppressed.get(r).copied().unwrap_or(false) {
                 row.suppress();
                 for l in self.suppression_labels {
                     row.push(l.as_bytes());

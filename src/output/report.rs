@@ -332,6 +332,9 @@ pub fn details(details: &Details) -> Map<String, Value> {
             m.insert("backend".into(), json!(backend));
         }
         Details::Lattice(d) => lattice_details(d, &mut m),
+        Details::DifferentialPrivacy(d) => {
+            m.insert("differential_privacy".into(), dp_details(d));
+        }
     }
     m
 }
@@ -376,6 +379,35 @@ fn k_map(job: &Job, load: &LoadSummary, outcome: &Outcome, m: &mut Map<String, V
     if !rows.is_empty() {
         m.insert("k_map".into(), Value::Array(rows));
     }
+}
+
+/// SafePub's guarantee: ε, δ, the derived k and β, the search's budget and the seed.
+fn dp_details(d: &crate::algorithms::DpDetails) -> Value {
+    use crate::privacy::differential::DpSearch;
+    let (generalization, steps, budget) = match d.search {
+        DpSearch::Degree(g) => (Some(g.name()), None, 0.0),
+        DpSearch::Steps { steps, budget } => (None, Some(steps), budget),
+    };
+    let search = if steps.is_some() {
+        "data-dependent"
+    } else {
+        "data-independent"
+    };
+    json!({
+        "epsilon": d.epsilon,
+        "delta": d.delta,
+        "k": d.k,
+        "beta": d.beta,
+        "epsilon_anonymization": d.epsilon_anonymization,
+        "search": search,
+        "generalization": generalization,
+        "steps": steps,
+        "search_budget": budget,
+        "seed": d.seed.map_or(json!("random"), |s| json!(s)),
+        "sampled_records": d.sampled,
+        "unsampled_records": d.unsampled,
+        "pivots": d.pivots,
+    })
 }
 
 /// A lattice search's fields: the proof, the bound and the search's statistics.

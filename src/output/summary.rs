@@ -101,6 +101,27 @@ pub fn render(report: &Report) -> String {
             ),
         );
     }
+    // Differential privacy: the records left out of the sample are released suppressed too.
+    if let Some(dp) = report.extra.get("differential_privacy") {
+        let num = |f: &str| dp[f].as_f64().map_or("?".into(), readable);
+        row(
+            "sample",
+            format!(
+                "{} sampled (probability {}), {} left out and released suppressed; k {}, \
+                 epsilon {}, delta {}, seed {}",
+                dp["sampled_records"],
+                num("beta"),
+                dp["unsampled_records"],
+                dp["k"],
+                num("epsilon"),
+                dp["delta"],
+                match &dp["seed"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                }
+            ),
+        );
+    }
     row("privacy", report.privacy_models.join(", "));
     if let Some(levels) = &report.transformation {
         let parts: Vec<String> = report

@@ -273,6 +273,35 @@ pub fn achieved(job: &Job, release: &Release) -> Vec<Achieved> {
                         ),
                     }
                 }
+                PrivacyModel::DifferentialPrivacy {
+                    epsilon,
+                    delta,
+                    search,
+                    ..
+                } => {
+                    // The guarantee rests on the sample and the classes of at least k of its
+                    // records: the smallest released class is the figure to check.
+                    let k =
+                        crate::privacy::differential::parameters(*epsilon, *delta, search.budget())
+                            .map(|p| p.k);
+                    let smallest = release.class_sizes.iter().copied().min();
+                    Achieved {
+                        model,
+                        attribute: None,
+                        figure: "k",
+                        required: json!(k),
+                        achieved: json!(smallest),
+                        holds: k.map(|k| smallest.is_none_or(|s| s >= k)),
+                        says: format!(
+                            "({epsilon}, {delta})-differential privacy: a random sample, every \
+                             released class at least {} sampled records{}",
+                            k.map_or("?".into(), |k| k.to_string()),
+                            smallest.map_or(", no record released".into(), |s| format!(
+                                ", the smallest {s}"
+                            ))
+                        ),
+                    }
+                }
                 PrivacyModel::KMap { .. }
                 | PrivacyModel::PopulationUniqueness { .. }
                 | PrivacyModel::DeltaDisclosure { .. }

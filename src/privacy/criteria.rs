@@ -167,6 +167,26 @@ pub fn build(
                 table,
             })
         }
+        PrivacyModel::DifferentialPrivacy {
+            epsilon,
+            delta,
+            search,
+            ..
+        } => {
+            let p = super::differential::parameters(epsilon, delta, search.budget()).ok_or_else(
+                || {
+                    Error::Invalid(format!(
+                        "({epsilon},{delta})-differential privacy: k and the sampling \
+                         probability cannot be computed for these parameters"
+                    ))
+                },
+            )?;
+            Box::new(super::differential::DifferentialPrivacy {
+                epsilon,
+                delta,
+                k: p.k,
+            })
+        }
     })
 }
 

@@ -1,6 +1,7 @@
 //! Privacy models: k-anonymity, l-diversity, t-closeness, δ-presence, and the risk-based ones:
 //! k-map ([`kmap`]), δ-disclosure and β-likeness ([`disclosure`]), average risk and sample
-//! uniqueness ([`sizes`]), population uniqueness ([`uniqueness`]).
+//! uniqueness ([`sizes`]), population uniqueness ([`uniqueness`]); and (ε,δ)-differential
+//! privacy by sampling and k-anonymity (SafePub, [`differential`]).
 //!
 //! The models with a sensitive attribute are pure functions over class distributions
 //! ([`distribution::Distribution`]) (and, for t-closeness, the table's distribution), shared by
@@ -27,6 +28,7 @@
 
 pub mod criteria;
 pub mod delta;
+pub mod differential;
 pub mod disclosure;
 pub mod distribution;
 pub mod kmap;

@@ -3,6 +3,7 @@
 //! suppressed ([`SuppressionLimit`]). The config builds them; the methods turn them into checks
 //! ([`super::build`] for the lattice searches, Incognito's own criteria for the toolbox's).
 
+use super::differential::DpSearch;
 use super::kmap::Estimator;
 use super::population::Population;
 use super::uniqueness::Estimator as UniquesEstimator;
@@ -73,6 +74,15 @@ pub enum PrivacyModel {
         beta: f64,
         enhanced: bool,
     },
+    /// (ε,δ)-differential privacy by SafePub (`privacy::differential`): a random sample drawn
+    /// with `seed` (`None`: from the system's entropy), k-anonymity, and a transformation chosen
+    /// as `search` says.
+    DifferentialPrivacy {
+        epsilon: f64,
+        delta: f64,
+        search: DpSearch,
+        seed: Option<u64>,
+    },
 }
 
 /// Ground distance of t-closeness.
@@ -114,6 +124,13 @@ impl PrivacyModel {
             }
         }
         Ok(found)
+    }
+
+    /// The differential-privacy model among `models`, if any (a run has at most one).
+    pub fn differential_privacy(models: &[PrivacyModel]) -> Option<&PrivacyModel> {
+        models
+            .iter()
+            .find(|m| matches!(m, PrivacyModel::DifferentialPrivacy { .. }))
     }
 
     /// The model as the report and errors name it, e.g. `5-anonymity`,
@@ -180,6 +197,9 @@ impl PrivacyModel {
                 if *enhanced { "enhanced" } else { "basic" },
                 att(*attribute)
             ),
+            PrivacyModel::DifferentialPrivacy { epsilon, delta, .. } => {
+                format!("({epsilon},{delta})-differential-privacy")
+            }
         }
     }
 }

@@ -73,6 +73,7 @@ pub fn is_monotonic(model: &PrivacyModel, suppression: bool) -> bool {
     match model {
         PrivacyModel::KAnonymity { .. }
         | PrivacyModel::DistinctL { .. }
+        | PrivacyModel::DifferentialPrivacy { .. }
         | PrivacyModel::KMap { .. }
         | PrivacyModel::AverageRisk { .. }
         | PrivacyModel::SampleUniqueness { .. } => true,

@@ -12,6 +12,7 @@ mod common;
 mod config;
 mod datafly;
 mod delta;
+mod dp;
 mod encoding;
 mod flash;
 mod hierarchy_build;

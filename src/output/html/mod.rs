@@ -257,7 +257,7 @@ fn attribute_risk_rows(json: &serde_json::Value) -> Vec<AttributeRiskRow> {
 }
 
 /// The parameters of the run: label and the report key it shows.
-const PARAMETERS: [(&str, &str, &str); 11] = [
+const PARAMETERS: [(&str, &str, &str); 18] = [
     ("method", "method", "the anonymization method"),
     ("input", "input", "the file anonymized"),
     ("output files", "output_files", "the files released"),
@@ -296,6 +296,41 @@ const PARAMETERS: [(&str, &str, &str); 11] = [
         "threads",
         "threads",
         "threads of the search (the result is the same for any)",
+    ),
+    (
+        "differential privacy: ε",
+        "differential_privacy.epsilon",
+        "the privacy budget: whether a person is in the input changes a release's probability by at most e^ε",
+    ),
+    (
+        "differential privacy: δ",
+        "differential_privacy.delta",
+        "the probability with which the bound of ε may fail",
+    ),
+    (
+        "sampling probability β",
+        "differential_privacy.beta",
+        "each record's chance to enter the sample (derived from ε)",
+    ),
+    (
+        "derived k",
+        "differential_privacy.k",
+        "fewest sampled records a released class may hold (derived from ε and δ)",
+    ),
+    (
+        "search budget",
+        "differential_privacy.search_budget",
+        "the share of ε the data-dependent search spends (0: a generalization fixed in advance)",
+    ),
+    (
+        "seed",
+        "differential_privacy.seed",
+        "the seed of the sample and of the search's choices, or random",
+    ),
+    (
+        "records left out of the sample",
+        "differential_privacy.unsampled_records",
+        "released suppressed",
     ),
 ];
 

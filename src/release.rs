@@ -487,6 +487,44 @@ fn sensitive_of_table(
         .collect()
 }
 
+/// The sensitive attributes of a release whose classes are given per distinct tuple
+/// (`tuple_class[t]`; `u32::MAX`: suppressed), as a locally recoded one: as
+/// [`sensitive_of_table`], each class keyed by its number.
+pub fn sensitive_of_tuple_classes(
+    job: &Job,
+    table: &EncodedTable,
+    tuple_class: &[u32],
+) -> Vec<SensitiveProfile> {
+    table
+        .sensitive
+        .iter()
+        .enumerate()
+        .map(|(a, s)| {
+            let mut classes = Classes::new(1);
+            let mut before = vec![0u64; s.values.len()];
+            let mut after = vec![0u64; s.values.len()];
+            for r in (0..table.rows()).filter(|&r| table.is_released(r)) {
+                let code = s.codes[r];
+                before[code as usize] += 1;
+                match tuple_class[table.tuple_of(r)] {
+                    u32::MAX => classes.add(None, Some(code), false),
+                    c => {
+                        after[code as usize] += 1;
+                        classes.add(Some(&[c]), Some(code), false);
+                    }
+                }
+            }
+            let attribute = SensitiveValues {
+                name: &s.name,
+                values: &s.values,
+                numeric: s.numeric.as_deref(),
+                hierarchy: s.hierarchy.as_ref(),
+            };
+            sensitive_profile(job, a, attribute, &before, &after, &classes)
+        })
+        .collect()
+}
+
 /// The sensitive attributes of a store method's release whose classes are tuples' (Datafly,
 /// Incognito, Mondrian): as [`sensitive_of_table`], from each released class's sensitive
 /// values in the store.

@@ -166,6 +166,9 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 &mut |line: &str| say(job, line),
             )
         })?,
+        Method::Flash | Method::Ola | Method::Bfs | Method::Optimal if job.local_recoding => {
+            super::recode::run(job, out, &progress, started)?
+        }
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             run_in_memory(job, out, &progress, started, |table, _encoding, p| {
                 let bar = p

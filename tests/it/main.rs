@@ -18,6 +18,7 @@ mod hostile;
 mod init;
 mod kcheck;
 mod kept_db;
+mod local_recoding;
 mod mdav;
 mod mondrian_hierarchies;
 mod observe;

@@ -166,6 +166,11 @@ pub struct RawArgs {
     /// with K, M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
     #[arg(long = "maxLineLength", value_name = "SIZE")]
     pub max_line_length: Option<String>,
+    /// Lattice searches (Flash, OLA, BFS, Optimal): release the records the optimum suppresses
+    /// at transformations of their own, found by searching them again among themselves (ARX's
+    /// local recoding) [default: the config's <privacy local-recoding>, else off]
+    #[arg(long = "localRecoding")]
+    pub local_recoding: bool,
     /// No progress bars, no summary, no warnings: errors only
     #[arg(long)]
     pub quiet: bool,
@@ -252,6 +257,8 @@ pub struct RunArgs {
     pub partition: Option<crate::algorithms::mondrian::hierarchical::Partitioning>,
     /// `-maxLineLength` in bytes.
     pub max_line: Option<usize>,
+    /// `-localRecoding`.
+    pub local_recoding: bool,
     pub quiet: bool,
     pub verbose: bool,
 }
@@ -662,6 +669,7 @@ impl RunArgs {
                     })
                 })
                 .transpose()?,
+            local_recoding: raw.local_recoding,
             quiet: raw.quiet,
             verbose: raw.verbose,
         })

@@ -351,6 +351,9 @@ pub struct Job {
     pub seed: u64,
     /// Mondrian's cuts of numbers (`-partition`).
     pub partitioning: mondrian::hierarchical::Partitioning,
+    /// Lattice searches: the suppressed records recoded locally (`-localRecoding`, `<privacy
+    /// local-recoding>`; see [`crate::algorithms::local_recoding`]).
+    pub local_recoding: bool,
     /// Keep the SQLite working database here (default: a temporary file).
     pub db: Option<PathBuf>,
     /// Write a JSON report here.

@@ -18,6 +18,7 @@ pub mod datafly;
 pub mod exhaustive;
 pub mod flash;
 pub mod incognito;
+pub mod local_recoding;
 pub mod lookahead;
 pub mod mdav;
 mod method;

@@ -124,6 +124,15 @@ fn render(
                 }),
         );
         row("threads", job.threads().to_string());
+        if job.local_recoding {
+            row(
+                "local recoding",
+                "the records the optimum suppresses, searched again among themselves step by \
+                 step (ARX's iterative local recoding: 1 % of the records a step, gs-factor \
+                 0.05), each group released at its own transformation"
+                    .into(),
+            );
+        }
     }
     for (label, line) in destination_lines(job) {
         row(label, line);

@@ -185,6 +185,9 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
                 algorithms::safepub::run(&dp, table)
             })?
         }
+        Method::Flash | Method::Ola | Method::Bfs | Method::Optimal if job.local_recoding => {
+            super::recode::run(job, out, &progress, started)?
+        }
         Method::Flash | Method::Ola | Method::Bfs | Method::Optimal => {
             let stop = out.stop();
             run_in_memory(job, out, &progress, started, |table, _encoding, p| {

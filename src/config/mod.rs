@@ -393,6 +393,8 @@ impl<'a> Builder<'a> {
             )));
         }
 
+        let local_recoding = self.local_recoding(method, &privacy, &output, &sensitive)?;
+
         let mut job = Job {
             progress: self.args.progress.clone(),
             method,
@@ -413,6 +415,7 @@ impl<'a> Builder<'a> {
             privacy,
             seed: args.seed.unwrap_or(DEFAULT_SEED),
             partitioning: args.partition.unwrap_or_default(),
+            local_recoding,
             db: args.db.clone(),
             report: args.report.clone(),
             quiet: args.quiet,
@@ -891,6 +894,72 @@ impl<'a> Builder<'a> {
             ));
         }
         Ok(h)
+    }
+
+    /// Whether the run recodes locally (`-localRecoding`, `<privacy local-recoding="true">`),
+    /// refused where it cannot: a method other than the lattice searches, a model of the whole
+    /// table ([`crate::algorithms::local_recoding::supports`]), a kept database or an output
+    /// format other than genVals (its release has no single transformation).
+    fn local_recoding(
+        &self,
+        method: Method,
+        privacy: &[PrivacyModel],
+        output: &Option<crate::job::OutputSpec>,
+        sensitive: &[SensitiveAttribute],
+    ) -> Result<bool> {
+        let flag = self.args.local_recoding;
+        if !flag && self.cfg.local_recoding != Some(true) {
+            return Ok(false);
+        }
+        let refuse = |msg: String| match (flag, &self.cfg.privacy) {
+            (false, Some((site, _))) => self.at(site, format!("local-recoding: {msg}")),
+            _ => Error::Usage(format!("-localRecoding: {msg}")),
+        };
+        if !method.is_lattice() {
+            return Err(refuse(format!(
+                "{} releases no global transformation to recode; local recoding follows the \
+                 lattice searches (-method Flash, OLA, BFS or Optimal)",
+                method.name()
+            )));
+        }
+        if let Some(m) = privacy
+            .iter()
+            .find(|m| !crate::algorithms::local_recoding::supports(m))
+        {
+            let why = if matches!(m, PrivacyModel::DifferentialPrivacy { .. }) {
+                "releases one random sample at one transformation"
+            } else {
+                "judges the whole table (its class sizes or a research subset), which a release \
+                 at several transformations cannot be searched for step by step"
+            };
+            return Err(refuse(format!(
+                "{} {why}; remove it or run without local recoding",
+                m.describe(sensitive)
+            )));
+        }
+        if self.args.db.is_some() {
+            return Err(refuse(
+                "a kept database (-db) holds one transformation's classes; run without -db".into(),
+            ));
+        }
+        if self.args.suppress.or(self.cfg.suppress)
+            == Some(crate::algorithms::cells::Suppress::Cells)
+        {
+            return Err(refuse(
+                "cell suppression keeps the same records another way (its cells blanked); \
+                 choose one of -suppress cells and local recoding"
+                    .into(),
+            ));
+        }
+        if let Some(o) = output {
+            if o.format != OutputFormat::GenVals {
+                return Err(refuse(format!(
+                    "the {} format is written from one transformation; use genVals",
+                    crate::output::format_name(o.format)
+                )));
+            }
+        }
+        Ok(true)
     }
 
     /// Refuses a privacy flag (`-k`, `-l`, `-c`, `-t`) that the run would ignore: neither the

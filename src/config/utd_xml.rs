@@ -84,6 +84,8 @@ pub struct UtdConfig {
     pub sens: Option<(Site, Vec<AttributeElement>)>,
     /// The `<privacy>` (one at most).
     pub privacy: Option<(Site, Vec<PrivacyElement>)>,
+    /// Extension: `<privacy local-recoding="true">` (lattice searches).
+    pub local_recoding: Option<bool>,
     /// Extension `<engine name='embedded'/>` (one at most).
     pub engine: Option<EngineElement>,
 }
@@ -332,6 +334,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
         qid: None,
         sens: None,
         privacy: None,
+        local_recoding: None,
         engine: None,
     };
 
@@ -436,6 +439,7 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
                 .collect::<Result<_>>()?;
             cfg.sens = Some((site(child, &[]), atts));
         } else if child.is("privacy") {
+            cfg.local_recoding = p.privacy_attributes(child)?;
             let models = child
                 .children
                 .iter()
@@ -889,6 +893,34 @@ impl Parser<'_> {
                 ))
             }
         })
+    }
+
+    /// `<privacy>`'s own attributes: `local-recoding` only (a misspelled one would drop it).
+    fn privacy_attributes(&self, el: &Element) -> Result<Option<bool>> {
+        if let Some((a, _)) = el
+            .attrs
+            .iter()
+            .find(|(a, _)| !a.eq_ignore_ascii_case("local-recoding"))
+        {
+            return Err(self.err(
+                el,
+                &[],
+                format!("unknown attribute '{a}' of <privacy>; accepted: local-recoding"),
+            ));
+        }
+        match el
+            .attr("local-recoding")
+            .map(|v| v.trim().to_ascii_lowercase())
+        {
+            None => Ok(None),
+            Some(v) if v == "true" => Ok(Some(true)),
+            Some(v) if v == "false" => Ok(Some(false)),
+            Some(v) => Err(self.err(
+                el,
+                &["local-recoding"],
+                format!("local-recoding='{v}': accepted: true, false"),
+            )),
+        }
     }
 
     fn privacy(&self, el: &Element) -> Result<PrivacyElement> {

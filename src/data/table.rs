@@ -250,6 +250,33 @@ impl EncodedTable {
         self.subset.as_ref().is_some_and(|s| s.column.is_none())
     }
 
+    /// The table of the records `rows` only (ascending), in their order: their distinct tuples
+    /// (numbered anew, in order of first appearance), the same hierarchies and sensitive value
+    /// codes. A search on it is a search on the sub-frequency set of those records (local
+    /// recoding's). Without a research subset (its records and the population would not match).
+    pub fn restricted(&self, rows: &[usize]) -> EncodedTable {
+        assert!(self.subset.is_none(), "a restricted table has no subset");
+        let mut b = TupleBuilder::new(self.width());
+        let mut codes = Vec::with_capacity(self.width());
+        for &r in rows {
+            codes.clear();
+            codes.extend(self.row(r));
+            b.push(&codes);
+        }
+        let sensitive = self
+            .sensitive
+            .iter()
+            .map(|s| SensitiveColumn {
+                name: s.name.clone(),
+                codes: rows.iter().map(|&r| s.codes[r]).collect(),
+                values: s.values.clone(),
+                numeric: s.numeric.clone(),
+                hierarchy: s.hierarchy.clone(),
+            })
+            .collect();
+        b.finish(self.hierarchies.clone(), sensitive)
+    }
+
     /// Membership of each record in the research subset, if the table has one.
     pub fn subset(&self) -> Option<&[bool]> {
         self.subset.as_ref().map(|s| s.members.as_slice())

@@ -323,6 +323,9 @@ pub struct Loss {
     /// row's code (the hierarchy's, then this one). Kept per value, not per leaf: a column of
     /// two million distinct leaves would otherwise hold a `u64` per leaf and level (64 MB).
     share: Vec<Vec<Vec<u64>>>,
+    /// ARX's generalization and suppression factors `(g, s)` of a gs-factor other than 0.5
+    /// ([`Loss::with_gs_factor`]); `None`: 0.5, both 1.
+    gs: Option<(f64, f64)>,
 }
 
 impl Loss {
@@ -357,7 +360,85 @@ impl Loss {
             dom: hierarchies.iter().map(|h| h.lines()).collect(),
             all,
             share,
+            gs: None,
         }
+    }
+
+    /// The same metric weighting generalization against suppression by ARX's gs-factor `f` in
+    /// [0, 1] (`MetricMDNMLoss(gsFactor)`): below 0.5 a kept record costs its share and a
+    /// suppressed one `share + 2f (1 - share)` (suppression is cheaper, free at 0); above, a
+    /// kept record costs `(1 - 2(f - 0.5))` times its share and a suppressed one 1. Each
+    /// attribute is normalized from `g n / |dom|` (g the generalization factor) to `n`. Local
+    /// recoding searches with it (ARX's default 0.05); 0.5 is the plain metric.
+    pub fn with_gs_factor(mut self, f: f64) -> Loss {
+        let s = if f < 0.5 { 2.0 * f } else { 1.0 };
+        let g = if f <= 0.5 { 1.0 } else { 1.0 - 2.0 * (f - 0.5) };
+        self.gs = (f != 0.5).then_some((g, s));
+        self
+    }
+
+    /// Loss with factors `(g, s)` of one attribute whose kept records' shares sum to `kept`
+    /// and whose suppressed ones to `removed` (both over `|dom|`) with `suppressed` records.
+    fn attribute_gs(
+        &self,
+        j: usize,
+        (g, s): (f64, f64),
+        kept: u64,
+        removed: u64,
+        suppressed: u64,
+    ) -> f64 {
+        let n = self.rows as f64;
+        let dom = self.dom[j] as f64;
+        let sup = if s == 1.0 {
+            suppressed as f64
+        } else {
+            let share = removed as f64 / dom;
+            share + s * (suppressed as f64 - share)
+        };
+        let sum = g * (kept as f64 / dom) + sup;
+        let min = g * n / dom;
+        let denom = n - min;
+        if denom <= 0.0 {
+            return 0.0;
+        }
+        truncate10(((sum - min) / denom).max(0.0))
+    }
+
+    /// ARX's Loss of a release whose records keep levels of their own (local recoding), from
+    /// each distinct tuple of `table` with its records and its levels (`None`: suppressed):
+    /// per attribute the records' domain shares at their own levels summed (1 for a suppressed
+    /// record), normalized and truncated as [`Metric::evaluate`] does, and their geometric
+    /// mean. This is 1 minus ARX's granularity of an output per attribute, aggregated as the
+    /// Loss metric; for one transformation it equals the metric. Returns the aggregate and the
+    /// value of each attribute.
+    pub fn of_parts<'a>(
+        &self,
+        table: &EncodedTable,
+        parts: impl IntoIterator<Item = (usize, u64, Option<&'a [usize]>)>,
+    ) -> (f64, Vec<f64>) {
+        let d = table.width();
+        let mut num = vec![0u64; d];
+        for (t, count, levels) in parts {
+            match levels {
+                None => {
+                    for (n, &dom) in num.iter_mut().zip(&self.dom) {
+                        *n += count * dom;
+                    }
+                }
+                Some(levels) => {
+                    for ((j, code), &l) in table.tuple(t).enumerate().zip(levels) {
+                        let h = &table.hierarchies[j];
+                        num[j] += count * self.share[j][l][h.get(code, l) as usize];
+                    }
+                }
+            }
+        }
+        let per: Vec<f64> = num
+            .iter()
+            .enumerate()
+            .map(|(j, &n)| self.attribute(j, n))
+            .collect();
+        (Loss::aggregate(per.iter().copied(), d), per)
     }
 
     /// Normalized, clamped, truncated loss of one attribute whose share numerator is `num`
@@ -382,7 +463,17 @@ impl Loss {
         levels: &[usize],
         s: &ClassStats<'_>,
     ) -> Vec<u64> {
-        // The suppressed records' shares, one pass over their rows (each row read once).
+        let removed = self.removed(table, levels, s);
+        levels
+            .iter()
+            .enumerate()
+            .map(|(j, &l)| self.all[j][l] - removed[j] + s.suppressed * self.dom[j])
+            .collect()
+    }
+
+    /// Per attribute, the suppressed records' shares of its domain: one pass over their rows
+    /// (each row read once).
+    fn removed(&self, table: &EncodedTable, levels: &[usize], s: &ClassStats<'_>) -> Vec<u64> {
         let shares: Vec<(&Hierarchy, usize, &[u64])> = levels
             .iter()
             .enumerate()
@@ -395,11 +486,7 @@ impl Loss {
                 *r += c as u64 * share[h.get(code, l) as usize];
             }
         }
-        levels
-            .iter()
-            .enumerate()
-            .map(|(j, &l)| self.all[j][l] - removed[j] + s.suppressed * self.dom[j])
-            .collect()
+        removed
     }
 
     fn aggregate(values: impl Iterator<Item = f64>, d: usize) -> f64 {
@@ -416,6 +503,16 @@ impl Metric for Loss {
         !with_suppression
     }
     fn level_bound(&self, levels: &[usize]) -> f64 {
+        if let Some(gs) = self.gs {
+            // A suppressed record costs at least g times its share (see `with_gs_factor`).
+            return Loss::aggregate(
+                levels
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &l)| self.attribute_gs(j, gs, self.all[j][l], 0, 0)),
+                levels.len(),
+            );
+        }
         // Without suppression; a suppressed record contributes |dom|/|dom| >= its share.
         Loss::aggregate(
             levels
@@ -426,6 +523,15 @@ impl Metric for Loss {
         )
     }
     fn evaluate(&self, table: &EncodedTable, levels: &[usize], s: &ClassStats<'_>) -> f64 {
+        if let Some(gs) = self.gs {
+            let removed = self.removed(table, levels, s);
+            return Loss::aggregate(
+                levels.iter().enumerate().map(|(j, &l)| {
+                    self.attribute_gs(j, gs, self.all[j][l] - removed[j], removed[j], s.suppressed)
+                }),
+                levels.len(),
+            );
+        }
         let nums = self.numerators(table, levels, s);
         Loss::aggregate(
             nums.iter()

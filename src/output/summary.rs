@@ -134,6 +134,33 @@ pub fn render(report: &Report) -> String {
             .collect();
         row("transform", parts.join(", "));
     }
+    if let Some(lr) = report.extra.get("local_recoding") {
+        let (b, a) = (&lr["before"], &lr["after"]);
+        let f = |v: &serde_json::Value| readable(v.as_f64().unwrap_or(f64::NAN));
+        row(
+            "local recoding",
+            format!(
+                "suppressed {} -> {} records, Loss {} -> {}, {} transformations",
+                b["suppressed_records"],
+                a["suppressed_records"],
+                f(&b["loss"]),
+                f(&a["loss"]),
+                lr["steps"].as_array().map_or(0, Vec::len)
+            ),
+        );
+        for step in lr["steps"].as_array().into_iter().flatten() {
+            let levels: Vec<String> = step["transformation"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|l| l.to_string())
+                .collect();
+            row(
+                "",
+                format!("{} records at {}", step["records"], levels.join(",")),
+            );
+        }
+    }
     let average = if report.equivalence_classes == 0 {
         0.0
     } else {

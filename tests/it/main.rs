@@ -20,6 +20,7 @@ mod hostile;
 mod init;
 mod kcheck;
 mod kept_db;
+mod local_recoding;
 mod mdav;
 mod mondrian_hierarchies;
 mod observe;

@@ -427,6 +427,15 @@ const SUMMARY: [(&str, &str, &str); 20] = [
 ];
 
 /// The utility table: each metric explained in one line.
+/// Local recoding's figures (`-localRecoding`), after the summary's.
+const LOCAL_RECODING: [(&str, &str, &str); 5] = [
+    ("suppressed before local recoding", "local_recoding.before.suppressed_records", "records the optimal global transformation suppresses"),
+    ("suppressed after local recoding", "local_recoding.after.suppressed_records", "records still suppressed once the others were released at transformations of their own"),
+    ("Loss before local recoding", "local_recoding.before.loss", "ARX's Loss of the optimal global transformation's release"),
+    ("Loss after local recoding", "local_recoding.after.loss", "ARX's Loss with each record at its own levels (see local_recoding.loss_computed_as)"),
+    ("local recoding groups", "local_recoding.groups", "each group's records and transformation (levels in quasi-identifier order); the first is the global optimum's"),
+];
+
 const UTILITY: [(&str, &str, &str); 12] = [
     ("Loss", "utility.Loss", "ARX's loss: the share of each attribute's range a released value covers, averaged (0: as the input, 1: all *)"),
     ("Precision", "utility.Precision", "Sweeney's precision loss: each value's level over its hierarchy's height, averaged (0: as the input, 1: all *)"),
@@ -610,6 +619,9 @@ pub fn render(
                 share,
                 shown: match a.level {
                     Some(l) => format!("level {l} of {}", a.height),
+                    None if report.extra.contains_key("local_recoding") => {
+                        "a level of its own per group (local recoding)".to_string()
+                    }
                     None => "ranges of its own per class".to_string(),
                 },
                 percent: share.map_or(String::new(), |s| format!("{:.1}", 100.0 * s)),
@@ -697,7 +709,10 @@ pub fn render(
         verdict: verdict(report, &json),
         sections,
         parameters: figures(&json, &PARAMETERS),
-        figures: figures(&json, &SUMMARY),
+        figures: [figures(&json, &SUMMARY), figures(&json, &LOCAL_RECODING)]
+            .into_iter()
+            .flatten()
+            .collect(),
         utility: figures(&json, &UTILITY),
         attributes,
         sensitive,

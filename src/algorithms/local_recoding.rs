@@ -333,14 +333,14 @@ mod tests {
         vec![
             Hierarchy::from_label_rows(
                 "x",
-                &labels(&[
+                labels(&[
                     &["a", "ab", "*"],
                     &["b", "ab", "*"],
                     &["c", "cd", "*"],
                     &["d", "cd", "*"],
                 ]),
             ),
-            Hierarchy::from_label_rows("y", &labels(&[&["p", "*"], &["q", "*"]])),
+            Hierarchy::from_label_rows("y", labels(&[&["p", "*"], &["q", "*"]])),
         ]
     }
 
@@ -353,6 +353,7 @@ mod tests {
             suppression: Some(SuppressionLimit::Fraction(fraction)),
             time_limit: None,
             threads,
+            stop: None,
         }
     }
 

@@ -415,6 +415,7 @@ proptest! {
             suppression: Some(SuppressionLimit::Fraction(share)),
             time_limit: None,
             threads: 1,
+            stop: None,
         };
         let Ok((outcome, chosen)) = run_lattice(&params, &table, None) else {
             return Ok(()); // nothing satisfies the models within the budget

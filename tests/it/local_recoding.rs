@@ -411,6 +411,27 @@ fn refuses_what_it_cannot_enforce() {
         &[&base[..], &["-method", "Flash", "-db", "w.db"]].concat(),
         "-db",
     );
+    // Cell suppression keeps the same records another way; SafePub releases one sample.
+    refused(
+        &[&base[..], &["-method", "Flash", "-suppress", "cells"]].concat(),
+        "choose one of -suppress cells and local recoding",
+    );
+    let dp = std::fs::read_to_string(d.join("configs/adult.xml"))
+        .unwrap()
+        .replace("Datafly", "Flash")
+        .replace(
+            "</qid>",
+            "</qid><privacy><differential-privacy epsilon=\"2\" delta=\"1e-5\"/></privacy>",
+        );
+    std::fs::write(d.join("configs/dp.xml"), dp).unwrap();
+    refused(
+        &[
+            &["-config", "configs/dp.xml", "-suppression", "1"][..],
+            &base[2..],
+        ]
+        .concat(),
+        "releases one random sample at one transformation",
+    );
     let text = std::fs::read_to_string(d.join("configs/adult.xml")).unwrap();
     let risk = text.replace(
         "</qid>",

@@ -36,8 +36,8 @@
 //! Everything here sees transformations, tuples and the searches' results; the run writes the
 //! rows.
 
+use super::FullDomainResult;
 use super::{execute, lattice_limits, LatticeAlgorithm, LatticeParams, SearchSetup};
-use super::{FullDomainResult, Limit};
 use crate::check::CheckerConfig;
 use crate::data::EncodedTable;
 use crate::hierarchy::Hierarchy;
@@ -198,13 +198,7 @@ pub fn recode(
             algorithm,
             store: algorithm.store_for(&levels),
             config: CheckerConfig::default(),
-            limit: Limit {
-                deadline: params
-                    .time_limit
-                    .and_then(|t| std::time::Instant::now().checked_add(t)),
-                max_checks: None,
-                stop: params.stop.cloned(),
-            },
+            limit: params.limit(),
             threads: params.threads,
         };
         let (out, outliers) = execute(&sub, criteria, metric, budget, setup, true)?;

@@ -308,6 +308,18 @@ pub struct LatticeParams<'a> {
 }
 
 impl LatticeParams<'_> {
+    /// The limit of a search starting now: the time limit from now, and the stop flag.
+    pub fn limit(&self) -> Limit {
+        Limit {
+            // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
+            deadline: self
+                .time_limit
+                .and_then(|t| std::time::Instant::now().checked_add(t)),
+            max_checks: None,
+            stop: self.stop.cloned(),
+        }
+    }
+
     /// The suppression budget for a table of `rows` records: ARX's semantics, default 0.
     pub fn budget(&self, rows: usize) -> u64 {
         self.suppression
@@ -344,14 +356,7 @@ pub fn run_lattice<'a>(
         algorithm,
         store: algorithm.store_for(&levels),
         config: CheckerConfig::default(),
-        limit: Limit {
-            // A limit beyond what the clock can represent (from about 9.2e18 s) is never reached.
-            deadline: params
-                .time_limit
-                .and_then(|t| std::time::Instant::now().checked_add(t)),
-            max_checks: None,
-            stop: params.stop.cloned(),
-        },
+        limit: params.limit(),
         threads: params.threads,
     };
     let (out, suppressed) = execute_observed(

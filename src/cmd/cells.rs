@@ -8,9 +8,8 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::run::{check_records, warn_skipped, Ran};
+use super::run::{load_in_memory, Ran};
 use crate::algorithms::{self, cells};
-use crate::data::load::load_table;
 use crate::io::Publication;
 use crate::job::Job;
 use crate::metrics::Utility;
@@ -26,11 +25,7 @@ pub fn run(
     progress: &Progress,
     started: Instant,
 ) -> Result<Ran> {
-    let (table, encoding, summary) =
-        load_table(&job.source()?, job.research_subset()?, &mut progress.load())?;
-    warn_skipped(job, &summary);
-    check_records(job, summary.records())?;
-    let t_load = started.elapsed().as_secs_f64();
+    let (table, encoding, summary, t_load) = load_in_memory(job, progress, started)?;
 
     let bar = progress
         .search()

@@ -6,11 +6,10 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::run::{check_records, warn_skipped, Ran};
+use super::run::{load_in_memory, Ran};
 use crate::algorithms::mdav;
 use crate::algorithms::{Details, Outcome};
 use crate::data::labels::{LabelRow, LabelSource};
-use crate::data::load::load_table;
 use crate::data::EncodedTable;
 use crate::io::Publication;
 use crate::job::Job;
@@ -26,11 +25,7 @@ pub fn run(
     progress: &Progress,
     started: Instant,
 ) -> Result<Ran> {
-    let (table, encoding, summary) =
-        load_table(&job.source()?, job.research_subset()?, &mut progress.load())?;
-    warn_skipped(job, &summary);
-    check_records(job, summary.records())?;
-    let t_load = started.elapsed().as_secs_f64();
+    let (table, encoding, summary, t_load) = load_in_memory(job, progress, started)?;
 
     let mut steps = progress.steps();
     crate::algorithms::StepObserver::start(&mut steps, "MDAV microaggregation");

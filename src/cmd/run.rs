@@ -212,6 +212,24 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
     })
 }
 
+/// The in-memory load of a method with a room of its own (partition, MDAV, cells, local
+/// recoding): the table with its encoding and summary, skipped rows warned and records
+/// counted as a run's load is, and the load's seconds since `started`.
+pub fn load_in_memory(
+    job: &Job,
+    progress: &Progress,
+    started: Instant,
+) -> Result<(EncodedTable, Encoding, LoadSummary, f64)> {
+    let (table, encoding, summary) = crate::data::load::load_table(
+        &job.source()?,
+        job.research_subset()?,
+        &mut progress.load(),
+    )?;
+    warn_skipped(job, &summary);
+    check_records(job, summary.records())?;
+    Ok((table, encoding, summary, started.elapsed().as_secs_f64()))
+}
+
 /// Load into a store, run `method`, write the output from the store into `publication`.
 pub fn run_on_store(
     job: &Job,

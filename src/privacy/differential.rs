@@ -136,7 +136,27 @@ pub struct Parameters {
 /// β and k for (ε, δ) with `search_budget` of ε spent on a data-dependent search (0 for a
 /// data-independent one), as ARX 3.9 computes them. `None` where the interval arithmetic
 /// overflows (ARX fails there too: ε very small or very large).
+///
+/// The series takes milliseconds and a run asks for the same parameters several times (the
+/// config's validation, the search, the checker's criterion, the report), so each answer is
+/// kept for the process.
 pub fn parameters(epsilon: f64, delta: f64, search_budget: f64) -> Option<Parameters> {
+    type Known = Vec<([u64; 3], Option<Parameters>)>;
+    static KNOWN: std::sync::Mutex<Known> = std::sync::Mutex::new(Vec::new());
+    let key = [epsilon.to_bits(), delta.to_bits(), search_budget.to_bits()];
+    let known = |k: &Known| k.iter().find(|(q, _)| *q == key).map(|(_, p)| *p);
+    if let Some(p) = known(&KNOWN.lock().unwrap_or_else(|e| e.into_inner())) {
+        return p;
+    }
+    let p = compute_parameters(epsilon, delta, search_budget);
+    let mut k = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if known(&k).is_none() {
+        k.push((key, p));
+    }
+    p
+}
+
+fn compute_parameters(epsilon: f64, delta: f64, search_budget: f64) -> Option<Parameters> {
     let eps = if search_budget > 0.0 {
         Interval::point(epsilon)
             .sub(Interval::point(search_budget))?

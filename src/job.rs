@@ -148,6 +148,14 @@ impl Job {
         }
     }
 
+    /// The datafusion engine's parameters.
+    pub fn datafusion(&self) -> crate::engine::datafusion::Params {
+        crate::engine::datafusion::Params {
+            threads: self.threads(),
+            memory_limit: self.memory_limit,
+        }
+    }
+
     /// A lattice search's parameters (Flash, OLA, BFS, Optimal).
     pub fn lattice(&self) -> LatticeParams<'_> {
         LatticeParams {
@@ -311,4 +319,7 @@ pub struct Job {
     pub population: crate::privacy::population::Population,
     /// The engine that reads the records and writes the release (`-engine`, `<engine>`).
     pub engine: crate::engine::EngineKind,
+    /// Memory of the datafusion engine's plans, in bytes (`-memoryLimit`, `<engine
+    /// memoryLimit>`): past it they spill; `None`: no limit.
+    pub memory_limit: Option<usize>,
 }

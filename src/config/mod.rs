@@ -440,6 +440,9 @@ impl<'a> Builder<'a> {
                 .engine
                 .or(cfg.engine.as_ref().map(|e| e.kind))
                 .unwrap_or_default(),
+            memory_limit: args
+                .memory_limit
+                .or(cfg.engine.as_ref().and_then(|e| e.memory_limit)),
         };
         if job.mondrian_on_hierarchies() {
             if let Some(o) = job

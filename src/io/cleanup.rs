@@ -34,6 +34,9 @@ struct Shared {
     temporary: Mutex<Vec<(Arc<Dir>, OsString)>>,
     /// Folders created for the outputs ([`Cleanup::create_dir`]) while they are not published.
     created: Mutex<Vec<PathBuf>>,
+    /// Private working folders (an engine's spill folder, raw records in it): removed with
+    /// everything in them on a signal ([`Cleanup::add_private_dir`]).
+    private: Mutex<Vec<PathBuf>>,
 }
 
 /// Where a publication stands (see the module docs).
@@ -94,6 +97,21 @@ impl Cleanup {
         }
     }
 
+    /// Lists a private working folder (raw records spilled by an engine): a signal's cleanup
+    /// removes it with its contents. Its owner removes it after the run and unlists it
+    /// ([`Cleanup::remove_private_dir`]).
+    pub fn add_private_dir(&self, path: &Path) {
+        let _phase = self.phase();
+        lock(&self.0.private).push(path.to_path_buf());
+    }
+
+    /// Removes a private working folder with its contents and unlists it.
+    pub fn remove_private_dir(&self, path: &Path) {
+        let _phase = self.phase();
+        let _ = std::fs::remove_dir_all(path);
+        lock(&self.0.private).retain(|p| p != path);
+    }
+
     /// Forgets the created folders: published, they stay.
     pub(super) fn keep_created_dirs(&self) {
         lock(&self.0.created).clear();
@@ -117,6 +135,9 @@ impl Cleanup {
         let guard = self.phase();
         if *guard == Phase::Published {
             return false;
+        }
+        for dir in std::mem::take(&mut *lock(&self.0.private)) {
+            let _ = std::fs::remove_dir_all(dir);
         }
         let temporary = lock(&self.0.temporary).clone();
         for (dir, name) in temporary {

@@ -10,6 +10,7 @@ mod config;
 mod datafly;
 mod delta;
 mod encoding;
+mod engines;
 mod flash;
 mod hierarchy_build;
 mod hostile;

@@ -6,7 +6,10 @@
 #
 #   scripts/bench_engines.sh                         # people 2m, ADULT x100 (3.0 M rows)
 #   PEOPLE=20m ADULT_COPIES=3316 scripts/bench_engines.sh   # the issue's 20 M and 100 M rows
-#   ENGINES="embedded" scripts/bench_engines.sh      # the engines to compare (default: embedded)
+#   ENGINES="embedded" scripts/bench_engines.sh      # the engines to compare
+#                                                    # (default: embedded datafusion)
+#   SPILL=64M scripts/bench_engines.sh               # also datafusion under -memoryLimit 64M
+#                                                    # (the people file: its frequency set spills)
 #
 # Inputs are generated in $BENCH_DIR (default /tmp/anonbox-engines), never in the repository;
 # Parquet by `cargo run --release --example to_parquet`. Columns: the -report's elapsed
@@ -18,11 +21,20 @@ cd "$(dirname "$0")/.."
 work=${BENCH_DIR:-/tmp/anonbox-engines}
 people=${PEOPLE:-2m}
 copies=${ADULT_COPIES:-100}
-engines=${ENGINES:-embedded}
+engines=${ENGINES:-embedded datafusion}
+spill=${SPILL:-}
 mkdir -p "$work"
-cargo build --release --quiet --bin anonbox --example to_parquet
-BIN=target/release/anonbox
-CONV=target/release/examples/to_parquet
+# PROFILE=dev: the binaries `cargo test` already built (dependencies optimized, anonbox itself
+# not, debug assertions on): for a machine with no time for a release build.
+if [ "${PROFILE:-release}" = dev ]; then
+    cargo build --quiet --bin anonbox --example to_parquet
+    BIN=target/debug/anonbox
+    CONV=target/debug/examples/to_parquet
+else
+    cargo build --release --quiet --bin anonbox --example to_parquet
+    BIN=target/release/anonbox
+    CONV=target/release/examples/to_parquet
+fi
 
 [ -s "$work/people-$people.csv" ] || scripts/people_data.py "$people" "$work"
 [ -s "$work/people-$people.parquet" ] || "$CONV" "$work/people-$people.csv" , "$work/people-$people.parquet"
@@ -39,7 +51,7 @@ done
 cp "$work/people-$people.xml" "$work/people-$people-csv.xml"
 
 echo "machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo)"
-echo "commit: $(git rev-parse --short HEAD), Flash k = 5"
+echo "commit: $(git rev-parse --short HEAD), Flash k = 5, ${PROFILE:-release} build"
 echo "| data | input | engine | frequency set (s) | search (s) | release (s) | total (s) | CPU (s) | peak RSS (MB) | load avg |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 run() { # data input engine [flags]
@@ -69,6 +81,9 @@ for data in "people-$people" "adult-x$copies"; do
         for engine in $engines; do
             run "$data" "$input" "$engine"
         done
+        if [ -n "$spill" ] && [ "${data%%-*}" = people ]; then
+            run "$data" "$input" datafusion -memoryLimit "$spill"
+        fi
     done
 done
 rm -f "$work/out.csv" "$work/out.parquet"

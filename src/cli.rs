@@ -128,10 +128,14 @@ pub struct RawArgs {
     /// Threads of the lattice searches (1: single-threaded) [default: all cores]
     #[arg(long, value_name = "N")]
     pub threads: Option<String>,
-    /// Engine that reads the records and writes the release: embedded
+    /// Engine that reads the records and writes the release: embedded, datafusion
     /// [default: the config's <engine>, else embedded]
     #[arg(long, value_name = "NAME")]
     pub engine: Option<String>,
+    /// Memory of the datafusion engine's plans (such as 512M or 2G): past it they spill to a
+    /// private temporary folder [default: the config's <engine memoryLimit>, else no limit]
+    #[arg(long = "memoryLimit", value_name = "SIZE")]
+    pub memory_limit: Option<String>,
     /// Keep the SQLite working database in FILE [default: a temporary file]
     #[arg(long, value_name = "FILE")]
     pub db: Option<String>,
@@ -247,6 +251,8 @@ pub struct RunArgs {
     pub time_limit: Option<f64>,
     pub threads: Option<usize>,
     pub engine: Option<crate::engine::EngineKind>,
+    /// `-memoryLimit` in bytes.
+    pub memory_limit: Option<usize>,
     pub db: Option<PathBuf>,
     pub report: Option<PathBuf>,
     pub mode: Option<u32>,
@@ -661,15 +667,17 @@ impl RunArgs {
                 .engine
                 .as_deref()
                 .map(|e| {
-                    crate::engine::EngineKind::parse(e).ok_or_else(|| {
-                        Error::Usage(format!(
-                            "-engine: unknown engine '{e}'; accepted: {}",
-                            crate::engine::EngineKind::NAMES.join(", ")
-                        ))
-                    })
+                    crate::engine::EngineKind::parse_named(e)
+                        .map_err(|m| Error::Usage(format!("-engine: {m}")))
                 })
                 .transpose()?,
             local_recoding: raw.local_recoding,
+            memory_limit: raw
+                .memory_limit
+                .as_deref()
+                .map(crate::io::source::parse_size)
+                .transpose()
+                .map_err(|m| Error::Usage(format!("-memoryLimit: {m}")))?,
             quiet: raw.quiet,
             verbose: raw.verbose,
         })

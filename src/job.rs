@@ -203,6 +203,15 @@ impl Job {
         })
     }
 
+    /// The datafusion engine's parameters.
+    #[cfg(feature = "datafusion")]
+    pub fn datafusion(&self) -> crate::engine::datafusion::Params {
+        crate::engine::datafusion::Params {
+            threads: self.threads(),
+            memory_limit: self.memory_limit,
+        }
+    }
+
     /// A lattice search's parameters (Flash, OLA, BFS, Optimal).
     pub fn lattice(&self) -> LatticeParams<'_> {
         LatticeParams {
@@ -380,4 +389,7 @@ pub struct Job {
     pub suppress: crate::algorithms::cells::Suppress,
     /// Each quasi-identifier's `importance` (`<att importance>`), for cell suppression.
     pub importance: Vec<Option<u32>>,
+    /// Memory of the datafusion engine's plans, in bytes (`-memoryLimit`, `<engine
+    /// memoryLimit>`): past it they spill; `None`: no limit.
+    pub memory_limit: Option<usize>,
 }

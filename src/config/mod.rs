@@ -447,6 +447,9 @@ impl<'a> Builder<'a> {
                 .unwrap_or_default(),
             suppress: args.suppress.or(cfg.suppress).unwrap_or_default(),
             importance,
+            memory_limit: args
+                .memory_limit
+                .or(cfg.engine.as_ref().and_then(|e| e.memory_limit)),
         };
         self.check_cells(&job)?;
         if job.method == Method::Mdav {

@@ -86,15 +86,17 @@ pub struct UtdConfig {
     pub privacy: Option<(Site, Vec<PrivacyElement>)>,
     /// Extension: `<privacy local-recoding="true">` (lattice searches).
     pub local_recoding: Option<bool>,
-    /// Extension `<engine name='embedded'/>` (one at most).
+    /// Extension `<engine name='datafusion' memoryLimit='2G'/>` (one at most).
     pub engine: Option<EngineElement>,
 }
 
-/// `<engine name>`: which engine reads the records and writes the release.
+/// `<engine name memoryLimit>`: which engine reads the records and writes the release.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineElement {
     pub site: Site,
     pub kind: crate::engine::EngineKind,
+    /// `memoryLimit` in bytes (the datafusion engine's plans).
+    pub memory_limit: Option<usize>,
 }
 
 /// `<input filename separator header>`.
@@ -448,19 +450,19 @@ pub fn parse(path: &Path, text: String) -> Result<UtdConfig> {
             cfg.privacy = Some((site(child, &[]), models));
         } else if child.is("engine") {
             let name = p.required(child, "name", &[])?;
-            let kind = crate::engine::EngineKind::parse(name).ok_or_else(|| {
-                p.err(
-                    child,
-                    &["name"],
-                    format!(
-                        "unknown engine '{name}'; accepted: {}",
-                        crate::engine::EngineKind::NAMES.join(", ")
-                    ),
-                )
-            })?;
+            let kind = crate::engine::EngineKind::parse_named(name)
+                .map_err(|m| p.err(child, &["name"], m))?;
+            let memory_limit = child
+                .attr("memoryLimit")
+                .map(|v| {
+                    crate::io::source::parse_size(v.trim())
+                        .map_err(|m| p.err(child, &["memoryLimit"], format!("memoryLimit: {m}")))
+                })
+                .transpose()?;
             cfg.engine = Some(EngineElement {
                 site: site(child, &["name"]),
                 kind,
+                memory_limit,
             });
         } else if !IGNORED_CHILDREN.iter().any(|t| child.is(t)) {
             return Err(p.err(

@@ -118,6 +118,17 @@ impl TupleBuilder {
         self.record_tuple.push(tuple);
     }
 
+    /// Adds `n` records with the leaf codes `codes` (a frequency set's group and its count).
+    pub fn push_n(&mut self, codes: &[u32], n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.push(codes);
+        let t = *self.record_tuple.last().expect("pushed");
+        self.record_tuple
+            .extend(std::iter::repeat_n(t, (n - 1) as usize));
+    }
+
     #[cold]
     fn grow(&mut self) {
         self.bits += 1;

@@ -12,12 +12,31 @@
 //!   [`EncodedTable`] (or the SQLite store for the toolbox's methods); (b) the writers re-read
 //!   the input beside the labels of every record, in input order.
 //!
+//! - `datafusion` ([`datafusion`]): Apache DataFusion in the process, on every core. (a) is a
+//!   group-by of the input on the attributes' text forms with a count, spilling to a private
+//!   folder under `-memoryLimit`; the driver encodes each distinct tuple once. (b) is a
+//!   projection over the input: each quasi-identifier's text mapped to its label at the chosen
+//!   level, and the suppressed classes' records to the suppression labels, written in input
+//!   order.
+//! - `ballista://HOST:PORT` is parsed and refused (exit 2): the same plans on an Apache
+//!   Ballista cluster need the scheduler's client and a codec for the plans' functions, which
+//!   this build does not have yet.
+//!
+//! The `datafusion` engine is a cargo feature of the same name (DataFusion is most of a cold
+//! build): a build without it refuses `-engine datafusion` with the job (exit 2), naming the
+//! feature.
+//!
 //! An engine other than the embedded one sees only the transformation and the suppressed
 //! classes of the result ([`Rewrite`]), never a row of the driver's. What needs rows on the
 //! driver cannot run on another engine and is refused with the job
 //! (exit 2, [`check_job`]): Anatomy (groups records), Mondrian (labels follow its partition,
 //! not a transformation), δ-presence (its research subset is a set of rows), and the toolbox's
 //! genValsDist and anatomy formats.
+
+#[cfg(feature = "datafusion")]
+pub mod datafusion;
+#[cfg(feature = "datafusion")]
+mod spill;
 
 use rustc_hash::FxHashSet;
 
@@ -33,22 +52,57 @@ use crate::{Error, Result};
 pub enum EngineKind {
     #[default]
     Embedded,
+    DataFusion,
 }
 
 impl EngineKind {
-    pub const NAMES: &'static [&'static str] = &["embedded"];
+    pub const NAMES: &'static [&'static str] = &["embedded", "datafusion"];
 
     /// The engine named `s` (any case).
     pub fn parse(s: &str) -> Option<EngineKind> {
         match s.trim().to_ascii_lowercase().as_str() {
             "embedded" => Some(EngineKind::Embedded),
+            "datafusion" => Some(EngineKind::DataFusion),
             _ => None,
         }
+    }
+
+    /// The engine named `s`, or what is wrong with the name (for `-engine` and `<engine name>`):
+    /// a `ballista://HOST:PORT` address is recognized and refused (see the module docs).
+    pub fn parse_named(s: &str) -> std::result::Result<EngineKind, String> {
+        if let Some(k) = EngineKind::parse(s) {
+            return Ok(k);
+        }
+        let t = s.trim();
+        if let Some(addr) = t
+            .get(..11)
+            .filter(|p| p.eq_ignore_ascii_case("ballista://"))
+            .map(|_| &t[11..])
+        {
+            let well_formed = addr
+                .rsplit_once(':')
+                .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+            if !well_formed {
+                return Err(format!(
+                    "'{t}' is not a Ballista address: write ballista://HOST:PORT"
+                ));
+            }
+            return Err(format!(
+                "'{t}': the Ballista engine is not in this build of anonbox (it needs the \
+                 scheduler's client and a codec for its plans' functions); use -engine \
+                 datafusion to run the same plans in this process"
+            ));
+        }
+        Err(format!(
+            "unknown engine '{t}'; accepted: {}, ballista://HOST:PORT (not in this build)",
+            EngineKind::NAMES.join(", ")
+        ))
     }
 
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Embedded => "embedded",
+            EngineKind::DataFusion => "datafusion",
         }
     }
 }
@@ -74,6 +128,25 @@ pub fn check_job(job: &Job) -> Result<()> {
     } else if job.research_subset()?.is_some() {
         "δ-presence needs its research subset's rows: it runs on the embedded engine only"
             .to_string()
+    } else if job.output.as_ref().is_some_and(|o| o.memory.is_some()) {
+        "a release held in memory is written by the embedded engine only".to_string()
+    } else if job.method == Method::Mdav {
+        "MDAV replaces each record's values by its group's centroid: it runs on the embedded \
+         engine only"
+            .to_string()
+    } else if job.local_recoding {
+        "local recoding releases groups of records at their own transformations: it runs on \
+         the embedded engine only"
+            .to_string()
+    } else if job.suppress == crate::algorithms::cells::Suppress::Cells {
+        "cell suppression blanks cells record by record: it runs on the embedded engine only"
+            .to_string()
+    } else if crate::privacy::PrivacyModel::differential_privacy(&job.privacy).is_some() {
+        "differential privacy releases a random sample of the records: it runs on the \
+         embedded engine only"
+            .to_string()
+    } else if let Some(why) = unsupported_input(job) {
+        why
     } else {
         return Ok(());
     };
@@ -81,6 +154,22 @@ pub fn check_job(job: &Job) -> Result<()> {
         "-engine {}: {why}; use -engine embedded",
         job.engine.name()
     )))
+}
+
+/// Why this build's DataFusion engine cannot read `job`'s input, if it cannot.
+#[cfg(feature = "datafusion")]
+fn unsupported_input(job: &Job) -> Option<String> {
+    datafusion::unsupported_input(&job.input)
+}
+
+/// Without the feature, every job is refused (see the module docs).
+#[cfg(not(feature = "datafusion"))]
+fn unsupported_input(_job: &Job) -> Option<String> {
+    Some(
+        "this build of anonbox has no DataFusion engine: build it with `cargo build --release \
+         --features datafusion`"
+            .to_string(),
+    )
 }
 
 /// What a release rewrite needs from the search: the transformation, and the classes it
@@ -166,15 +255,26 @@ fn generalized(table: &EncodedTable, t: usize, levels: &[usize]) -> Vec<u32> {
 /// The engine of one run (see the module docs).
 pub enum Rows {
     Embedded,
+    #[cfg(feature = "datafusion")]
+    DataFusion(Box<datafusion::Session>),
 }
 
 impl Rows {
     /// The engine `job` asks for, ready to run (its working folders listed in
     /// `publication`'s clean-up).
     pub fn new(job: &Job, publication: &Publication) -> Result<Rows> {
-        let _ = publication;
         Ok(match job.engine {
             EngineKind::Embedded => Rows::Embedded,
+            #[cfg(not(feature = "datafusion"))]
+            EngineKind::DataFusion => {
+                let _ = publication;
+                return Err(Error::Usage(unsupported_input(job).unwrap_or_default()));
+            }
+            #[cfg(feature = "datafusion")]
+            EngineKind::DataFusion => Rows::DataFusion(Box::new(datafusion::Session::new(
+                &job.datafusion(),
+                publication.cleanup(),
+            )?)),
         })
     }
 
@@ -192,6 +292,8 @@ impl Rows {
             Rows::Embedded => {
                 crate::data::load::load_table(&job.source()?, job.research_subset()?, observer)
             }
+            #[cfg(feature = "datafusion")]
+            Rows::DataFusion(s) => s.frequency_set(&job.source()?, observer),
         }
     }
 
@@ -216,6 +318,11 @@ impl Rows {
                 drop(rewrite);
                 let _ = encoding;
                 crate::output::genvals::write_as(publication, job, out, records, labels, progress)
+            }
+            #[cfg(feature = "datafusion")]
+            Rows::DataFusion(s) => {
+                let rewrite = rewrite(labels)?;
+                s.release(job, publication, records, &rewrite, encoding, progress)
             }
         }
     }

@@ -119,7 +119,7 @@ impl Write for Sink {
 
 /// Debug builds only: a pause of `var`'s milliseconds, announced on stderr as `what`, for the
 /// tests of a signal arriving at that point (creating a temporary file, publishing).
-pub(super) fn test_pause(var: &str, what: &str) {
+pub(crate) fn test_pause(var: &str, what: &str) {
     #[cfg(debug_assertions)]
     if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse().ok()) {
         eprintln!("anonbox: test: {what}");

@@ -41,6 +41,9 @@ struct Shared {
     created: Mutex<Vec<PathBuf>>,
     /// Raised by [`Cleanup::interrupt`]: the run's work stops at its next check of it.
     stop: crate::sync::Stop,
+    /// Private working folders (an engine's spill folder, raw records in it): removed with
+    /// everything in them on a signal ([`Cleanup::add_private_dir`]).
+    private: Mutex<Vec<PathBuf>>,
 }
 
 /// Where a publication stands (see the module docs).
@@ -111,6 +114,21 @@ impl Cleanup {
         }
     }
 
+    /// Lists a private working folder (raw records spilled by an engine): a signal's cleanup
+    /// removes it with its contents. Its owner removes it after the run and unlists it
+    /// ([`Cleanup::remove_private_dir`]).
+    pub fn add_private_dir(&self, path: &Path) {
+        let _phase = self.phase();
+        lock(&self.0.private).push(path.to_path_buf());
+    }
+
+    /// Removes a private working folder with its contents and unlists it.
+    pub fn remove_private_dir(&self, path: &Path) {
+        let _phase = self.phase();
+        let _ = std::fs::remove_dir_all(path);
+        lock(&self.0.private).retain(|p| p != path);
+    }
+
     /// Forgets the created folders: published, they stay.
     pub(super) fn keep_created_dirs(&self) {
         lock(&self.0.created).clear();
@@ -157,6 +175,9 @@ impl Cleanup {
 
     /// Removes every temporary file and created folder listed (the caller holds the lock).
     fn remove_listed(&self) {
+        for dir in std::mem::take(&mut *lock(&self.0.private)) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         let temporary = lock(&self.0.temporary).clone();
         for (dir, name) in temporary {
             let _ = rustix::fs::unlinkat(&*dir, &name, AtFlags::empty());

@@ -50,6 +50,8 @@ use std::path::Path;
 
 use encoding::Encoding;
 
+#[cfg(feature = "datafusion")]
+pub(crate) use atomic::test_pause;
 pub use atomic::{check_writable, is_stdout, is_stream, AtomicFile};
 pub use cleanup::Cleanup;
 pub use dest::Dest;

@@ -114,6 +114,11 @@ impl Publication {
         self
     }
 
+    /// The clean-up list a signal empties (an engine lists its private folders there).
+    pub fn cleanup(&self) -> &Cleanup {
+        &self.cleanup
+    }
+
     /// The publication with `-quiet`: a sweep of killed runs' files removes without saying so.
     pub fn quiet(mut self, quiet: bool) -> Publication {
         self.quiet = quiet;

@@ -31,12 +31,12 @@ use crate::{Error, Result};
 /// (each distinct label once per batch, a 4-byte key per row: the release in memory takes about
 /// a third of the plain strings' room on ADULT), not in an Arrow IPC file, whose dictionaries
 /// cannot change from one batch to the next.
-fn dictionary_labels(kind: Kind, in_memory: bool) -> bool {
+pub(crate) fn dictionary_labels(kind: Kind, in_memory: bool) -> bool {
     in_memory || kind == Kind::Parquet
 }
 
 /// The label column type of a quasi-identifier (see [`dictionary_labels`]).
-fn label_type(dictionary: bool) -> DataType {
+pub(crate) fn label_type(dictionary: bool) -> DataType {
     if dictionary {
         DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
     } else {

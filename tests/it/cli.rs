@@ -474,3 +474,30 @@ fn threads_above_the_cores_run_on_the_cores() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     assert_eq!(report["threads"].as_u64(), Some(cores));
 }
+
+/// A build without the `datafusion` feature refuses the engine before the input is read
+/// (exit 2), naming the feature; nothing is written.
+#[cfg(not(feature = "datafusion"))]
+#[test]
+fn a_build_without_datafusion_names_the_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
+    let o = crate::common::anonbox(
+        dir.path(),
+        &[
+            "-config",
+            config.to_str().unwrap(),
+            "-engine",
+            "datafusion",
+            "-output",
+            "o.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("anonbox:") && err.contains("--features datafusion"),
+        "{err}"
+    );
+    assert!(!dir.path().join("o.csv").exists());
+}

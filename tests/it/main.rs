@@ -14,6 +14,8 @@ mod datafly;
 mod delta;
 mod dp;
 mod encoding;
+#[cfg(feature = "datafusion")]
+mod engines;
 mod flash;
 mod hierarchy_build;
 mod hostile;

@@ -1,0 +1,760 @@
+//! The DataFusion engine: the frequency set and the release as Apache DataFusion plans, run in
+//! this process on every core (see the module docs of [`super`] for the seam).
+//!
+//! What runs where:
+//! - **In the plans** (DataFusion's threads, `-threads` partitions of the input, spilling to a
+//!   private 0700 folder under `-memoryLimit`, [`super::spill`]): the scan of the input (Parquet
+//!   by row group, a data set folder's files in path order, Arrow IPC, record batches in memory,
+//!   or UTF-8 delimited text of a one-byte separator, every column a string), each attribute's
+//!   text form (arrow's cast to a string, a null as empty: what the embedded reader reads), the
+//!   toolbox's `?` rule (a record with `?` in any field is skipped and counted), the group-by
+//!   with a count, and the release's projection.
+//! - **On the driver**: sorting the groups, encoding the distinct tuples with the embedded
+//!   loader's own [`RowEncoder`] (so the checks, the errors, the hierarchies and the suppression
+//!   labels are the embedded engine's), the search, and the value -> label map of the chosen
+//!   transformation.
+//!
+//! Dictionary order. The embedded loader numbers a built or VGH quasi-identifier's values and
+//! the distinct tuples in order of first appearance; the group-by has no input order, so here
+//! the distinct tuples come sorted by their text and are numbered in that order (the same on
+//! every run and thread count). Hierarchy-file codes are the file's on both engines. Codes and
+//! tuple numbers name values and classes, they do not change them: the same transformation,
+//! the same suppressed classes and the same released rows (`tests/it/engines.rs` compares both
+//! engines on each kind of hierarchy, and the embedded engine with its input shuffled).
+//!
+//! The table carries each distinct tuple with its count expanded to one 4-byte entry a record
+//! (the methods' record -> tuple index, as on the embedded engine): the driver's memory grows
+//! with the frequency set and 4 bytes a record, never with the records' text.
+//!
+//! The release is a projection over a fresh scan: one function maps a record's
+//! quasi-identifiers' text to their labels at the chosen levels, or to the suppression labels
+//! when their class is one of the suppressed ([`Rewrite`]); the other columns pass through
+//! (their types kept), identifiers are dropped. To keep input order as the embedded engine
+//! does, the release reads each file as one partition (DataFusion's byte-range partitions of a
+//! file did not come back in order in our tests), one file after the other for a data set
+//! folder (path order), the next batches prefetched by a task while one is written: the
+//! release's projection runs on one core a file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringBuilder, StructArray};
+use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use csv::ByteRecord;
+use datafusion::datasource::file_format::options::ArrowReadOptions;
+use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::functions::core::expr_fn::{coalesce, get_field};
+use datafusion::functions_aggregate::expr_fn::count;
+use datafusion::logical_expr::{cast, create_udf, lit, ColumnarValue, Expr, ScalarUDF, Volatility};
+use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
+use datafusion::prelude::{
+    CsvReadOptions, DataFrame, ParquetReadOptions, SessionConfig, SessionContext,
+};
+use futures::StreamExt;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::spill::SpillDir;
+use super::Rewrite;
+use crate::data::load::{Encoding, LoadObserver, LoadSummary, RowEncoder, Source};
+use crate::data::{EncodedTable, SensitiveColumn, TupleBuilder};
+use crate::io::columnar::writer::BatchWriter;
+use crate::io::columnar::{dataset_files, Columnar, Kind, BATCH_ROWS};
+use crate::io::{Cleanup, Format, Publication, ReadStats};
+use crate::job::{InputSpec, Job};
+use crate::progress::Progress;
+use crate::{Error, Result};
+
+/// What the engine needs of a job ([`Job::datafusion`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Params {
+    /// Partitions of the scans and threads of the plans.
+    pub threads: usize,
+    /// Memory of the plans in bytes; past it they spill. `None`: no limit.
+    pub memory_limit: Option<usize>,
+}
+
+/// Batches a release partition reads ahead of the one being written.
+const PREFETCH: usize = 16;
+
+/// Why DataFusion cannot read `input`, if it cannot: delimited text must be UTF-8 with a
+/// one-byte separator (DataFusion's CSV reader).
+pub fn unsupported_input(input: &InputSpec) -> Option<String> {
+    if input.columnar.is_some() {
+        return None;
+    }
+    if input.separator.len() != 1 {
+        return Some(format!(
+            "DataFusion reads delimited text of a one-byte separator, not '{}'",
+            input.separator
+        ));
+    }
+    if input.encoding != encoding_rs::UTF_8 {
+        return Some(format!(
+            "DataFusion reads UTF-8 text, not {}",
+            input.encoding.name()
+        ));
+    }
+    None
+}
+
+/// A DataFusion error about `input`: a data error (exit 1), on one line.
+fn df_err(input: &Path, e: impl std::fmt::Display) -> Error {
+    let text = e.to_string();
+    let hint = if text.contains("Resources exhausted") {
+        " (raise -memoryLimit)"
+    } else {
+        ""
+    };
+    Error::in_file(
+        input,
+        format!("DataFusion: {}{hint}", crate::error::one_line(&text)),
+    )
+}
+
+/// The DataFusion engine of one run: its threads, its sessions (memory pool, spill folder) and
+/// what the frequency set taught the driver (each quasi-identifier's texts and codes).
+pub struct Session {
+    runtime: tokio::runtime::Runtime,
+    /// The frequency set's session: every core, round-robin repartitioning where a scan has
+    /// fewer partitions than cores.
+    ctx: SessionContext,
+    /// The release's: one partition a file, never repartitioned, so that it reads the input
+    /// in order.
+    ordered: SessionContext,
+    /// Per quasi-identifier: each distinct text (as the plans see it) -> its leaf code.
+    raw: Vec<FxHashMap<String, u32>>,
+    /// Bytes the frequency set spilled to disk.
+    spilled: usize,
+    /// Removed (with the spill files) when the session is dropped, after the plans.
+    spill: SpillDir,
+}
+
+impl Session {
+    /// A session for `params`, its spill folder listed in `cleanup`.
+    pub fn new(params: &Params, cleanup: &Cleanup) -> Result<Session> {
+        let spill = SpillDir::new(cleanup)?;
+        let threads = params.threads.max(1);
+        let mut env = RuntimeEnvBuilder::new().with_disk_manager_builder(
+            DiskManagerBuilder::default().with_mode(DiskManagerMode::Directories(vec![spill
+                .path()
+                .to_path_buf()])),
+        );
+        if let Some(limit) = params.memory_limit {
+            // Fair shares: every spilling operator (the group-by's partitions, the sort) gets
+            // its part of the limit, rather than the first one taking it all.
+            env = env.with_memory_pool(Arc::new(
+                datafusion::execution::memory_pool::FairSpillPool::new(limit),
+            ));
+        }
+        let env: Arc<RuntimeEnv> = env.build_arc().map_err(|e| df_err(spill.path(), e))?;
+        let config = || {
+            SessionConfig::new()
+                .with_target_partitions(threads)
+                .with_batch_size(BATCH_ROWS)
+                .set_bool(
+                    "datafusion.execution.parquet.schema_force_view_types",
+                    false,
+                )
+                // A file of a few row groups is read on every core (the default waits for
+                // 1 MiB a partition).
+                .set_usize("datafusion.optimizer.repartition_file_min_size", 1 << 18)
+        };
+        let ctx = SessionContext::new_with_config_rt(config(), env.clone());
+        let ordered = SessionContext::new_with_config_rt(
+            config()
+                .set_bool("datafusion.optimizer.enable_round_robin_repartition", false)
+                .set_bool("datafusion.optimizer.repartition_file_scans", false),
+            env,
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .thread_name("anonbox-datafusion")
+            .build()
+            .map_err(|e| Error::Invalid(format!("cannot start DataFusion's threads: {e}")))?;
+        Ok(Session {
+            runtime,
+            ctx,
+            ordered,
+            raw: Vec::new(),
+            spilled: 0,
+            spill,
+        })
+    }
+
+    /// Bytes the frequency set spilled to the private folder (0: it fitted in memory).
+    pub fn spilled_bytes(&self) -> usize {
+        self.spilled
+    }
+
+    /// The private spill folder.
+    pub fn spill_dir(&self) -> &Path {
+        self.spill.path()
+    }
+
+    /// The input of `format` at `path` as a DataFrame of `ctx`, and its column names in order.
+    fn scan(&self, ctx: &SessionContext, path: &Path, format: &Format) -> Result<Scan> {
+        let err = |e| df_err(path, e);
+        let files = |kind: Kind| -> Result<Vec<String>> {
+            let files = if path.is_dir() {
+                dataset_files(path, Some(kind))?
+            } else {
+                vec![path.to_path_buf()]
+            };
+            Ok(files
+                .iter()
+                .map(|f| absolute(f).to_string_lossy().into_owned())
+                .collect())
+        };
+        let df = match format.columnar_source() {
+            Some(Columnar::File(Kind::Parquet)) => {
+                let opts = ParquetReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                self.runtime
+                    .block_on(ctx.read_parquet(files(Kind::Parquet)?, opts))
+                    .map_err(err)?
+            }
+            Some(Columnar::File(Kind::Ipc)) => {
+                let opts = ArrowReadOptions {
+                    file_extension: "",
+                    ..Default::default()
+                };
+                self.runtime
+                    .block_on(ctx.read_arrow(files(Kind::Ipc)?, opts))
+                    .map_err(err)?
+            }
+            Some(Columnar::Memory(b)) => {
+                let n = ctx.copied_config().target_partitions().max(1);
+                let per = b.batches.len().div_ceil(n).max(1);
+                let parts: Vec<Vec<RecordBatch>> =
+                    b.batches.chunks(per).map(<[RecordBatch]>::to_vec).collect();
+                let table = datafusion::datasource::MemTable::try_new(b.schema.clone(), parts)
+                    .map_err(err)?;
+                ctx.read_table(Arc::new(table)).map_err(err)?
+            }
+            None => {
+                // Every column a string, named by position (a header's names may repeat).
+                let width = self.width(path, format)?;
+                let schema = Schema::new(
+                    (0..width)
+                        .map(|i| Field::new(format!("c{i}"), DataType::Utf8, true))
+                        .collect::<Vec<_>>(),
+                );
+                let opts = CsvReadOptions::new()
+                    .has_header(format.header())
+                    .delimiter(format.separator()[0])
+                    .schema(&schema)
+                    .newlines_in_values(true)
+                    .file_extension("");
+                self.runtime
+                    .block_on(ctx.read_csv(absolute(path).to_string_lossy().into_owned(), opts))
+                    .map_err(err)?
+            }
+        };
+        let names = df
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        Ok(Scan { df, names })
+    }
+
+    /// Fields per row of a delimited input, as the embedded reader finds them.
+    fn width(&self, path: &Path, format: &Format) -> Result<usize> {
+        let mut reader = format.open(path)?;
+        if let Some(w) = reader.width() {
+            return Ok(w);
+        }
+        let mut rec = ByteRecord::new();
+        reader.next_row(&mut rec)?;
+        Ok(reader.width().unwrap_or(rec.len()))
+    }
+
+    fn next(
+        &self,
+        stream: &mut SendableRecordBatchStream,
+        input: &Path,
+    ) -> Result<Option<RecordBatch>> {
+        match self.runtime.block_on(stream.next()) {
+            None => Ok(None),
+            Some(b) => b.map(Some).map_err(|e| df_err(input, e)),
+        }
+    }
+
+    /// (a) The frequency set of `source` as the in-memory table (see the module docs).
+    pub fn frequency_set(
+        &mut self,
+        source: &Source<'_>,
+        observer: &mut dyn LoadObserver,
+    ) -> Result<(EncodedTable, Encoding, LoadSummary)> {
+        let input = source.path;
+        let format = &source.format;
+        let bytes = crate::io::input_size(input);
+        observer.start(bytes);
+        // The header and width as the embedded reader sees them (its checks, its messages).
+        let (header, width) = {
+            let reader = format.open(input)?;
+            let header = reader.header().cloned();
+            drop(reader);
+            let width = match &header {
+                Some(h) => h.len(),
+                None => self.width(input, format)?,
+            };
+            (header, width)
+        };
+        let mut encoder = RowEncoder::new(source);
+        encoder.check_width(width, 1)?;
+        let Scan { df, names } = self.scan(&self.ctx, input, format)?;
+        let nq = source.qids.len();
+        let attrs: Vec<usize> = source
+            .qids
+            .iter()
+            .map(|q| q.index)
+            .chain(source.sensitive.iter().map(|s| s.index))
+            .collect();
+        let mut groups: Vec<Expr> = attrs
+            .iter()
+            .enumerate()
+            .map(|(a, &i)| text(&names[i]).alias(format!("__a{a}")))
+            .collect();
+        let skip_unknown = !format.keeps_unknown();
+        if skip_unknown {
+            groups.push(unknown(&names).alias("__q"));
+        }
+        let df = df
+            .aggregate(groups, vec![count(lit(1)).alias("__n")])
+            .map_err(|e| df_err(input, e))?;
+        let task = Arc::new(df.task_ctx());
+        let plan = self
+            .runtime
+            .block_on(df.create_physical_plan())
+            .map_err(|e| df_err(input, e))?;
+        let mut stream = {
+            // Executing starts the partitions' tasks: on this session's runtime.
+            let _runtime = self.runtime.enter();
+            datafusion::physical_plan::execute_stream(plan.clone(), task)
+                .map_err(|e| df_err(input, e))?
+        };
+
+        let mut codes = vec![0u32; encoder.width()];
+        let mut slot: Vec<Option<usize>> = vec![None; width];
+        for (a, &i) in attrs.iter().enumerate() {
+            slot[i] = Some(a);
+        }
+        let mut tuples = TupleBuilder::new(nq);
+        let mut sens: Vec<Vec<u32>> = vec![Vec::new(); source.sensitive.len()];
+        let mut raw: Vec<FxHashMap<String, u32>> = vec![FxHashMap::default(); nq];
+        let mut stats = ReadStats::default();
+        let mut rec = ByteRecord::new();
+        // The groups, sorted by their text on the driver (they are the frequency set: its
+        // memory is the driver's anyway), so that codes follow one order on every run.
+        let mut batches = Vec::new();
+        while let Some(batch) = self.next(&mut stream, input)? {
+            batches.push(batch);
+        }
+        drop(stream);
+        let sorted = match batches.first() {
+            None => Vec::new(),
+            Some(b) => {
+                let all = arrow::compute::concat_batches(&b.schema(), &batches)
+                    .map_err(|e| df_err(input, e))?;
+                drop(batches);
+                let keys: Vec<arrow::compute::SortColumn> = (0..attrs.len())
+                    .map(|a| arrow::compute::SortColumn {
+                        values: all.column(a).clone(),
+                        options: None,
+                    })
+                    .collect();
+                let order = arrow::compute::lexsort_to_indices(&keys, None)
+                    .map_err(|e| df_err(input, e))?;
+                vec![arrow::compute::take_record_batch(&all, &order)
+                    .map_err(|e| df_err(input, e))?]
+            }
+        };
+        for batch in sorted {
+            let cols: Vec<ArrayRef> = (0..attrs.len())
+                .map(|a| utf8(batch.column(a)))
+                .collect::<Result<_>>()?;
+            let skipped = skip_unknown.then(|| batch.column(attrs.len()).as_boolean().clone());
+            let n = arrow::compute::cast(batch.column(batch.num_columns() - 1), &DataType::UInt64)
+                .map_err(|e| df_err(input, e))?;
+            let n = n.as_primitive::<arrow::datatypes::UInt64Type>();
+            for row in 0..batch.num_rows() {
+                let count = n.value(row);
+                stats.rows_read += count;
+                if skipped.as_ref().is_some_and(|s| s.value(row)) {
+                    stats.rows_skipped += count;
+                    continue;
+                }
+                rec.clear();
+                for s in &slot {
+                    match s {
+                        Some(a) => {
+                            rec.push_field(cols[*a].as_string::<i32>().value(row).as_bytes())
+                        }
+                        None => rec.push_field(b""),
+                    }
+                }
+                encoder.encode(&rec, 0, &mut codes).map_err(unnumbered)?;
+                for (q, map) in raw.iter_mut().enumerate() {
+                    let v = cols[q].as_string::<i32>().value(row);
+                    if !map.contains_key(v) {
+                        map.insert(v.to_string(), codes[q]);
+                    }
+                }
+                tuples.push_n(&codes[..nq], count);
+                for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
+                    col.extend(std::iter::repeat_n(c, count as usize));
+                }
+            }
+        }
+        self.spilled = spilled_bytes(plan.as_ref());
+        observer.finish();
+        crate::io::test_pause("ANONBOX_TEST_ENGINE_DELAY_MS", "frequency set");
+        self.raw = raw;
+        let encoding = encoder.finish();
+        let summary = LoadSummary {
+            stats,
+            header,
+            width,
+            bytes_read: bytes,
+        };
+        let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
+        let sensitive = encoding
+            .sensitive
+            .iter()
+            .zip(sens)
+            .map(|(s, codes)| SensitiveColumn {
+                name: s.name.clone(),
+                codes,
+                values: s.dictionary.values().to_vec(),
+                numeric: s.numeric.clone(),
+                hierarchy: s.hierarchy.clone(),
+            })
+            .collect();
+        Ok((tuples.finish(hierarchies, sensitive), encoding, summary))
+    }
+
+    /// (b) The release of `rewrite` over `job`'s input, written to its output through
+    /// `publication` (see the module docs). `records`: the load's count, checked.
+    pub fn release(
+        &mut self,
+        job: &Job,
+        publication: &Publication,
+        records: u64,
+        rewrite: &Rewrite,
+        encoding: &Encoding,
+        progress: &Progress,
+    ) -> Result<()> {
+        let Some(out) = &job.output else {
+            return Ok(());
+        };
+        let input = &job.input.path;
+        let format = job.input.format()?;
+        let label_type = match out.columnar {
+            Some(kind) => {
+                use crate::output::columnar::{dictionary_labels, label_type};
+                label_type(dictionary_labels(kind, false))
+            }
+            None => DataType::Utf8,
+        };
+        let udf = release_udf(&self.raw, rewrite, encoding, input)?;
+        // A data set folder: one plan a file, in path order (the partitions of one plan keep
+        // the order of one file's byte ranges, not of several files).
+        let targets: Vec<PathBuf> = match format.columnar_source() {
+            Some(Columnar::File(kind)) if input.is_dir() => dataset_files(input, Some(*kind))?,
+            _ => vec![input.to_path_buf()],
+        };
+        type Batch = datafusion::error::Result<RecordBatch>;
+        type Parts = Vec<tokio::sync::mpsc::Receiver<Batch>>;
+        // The release plan of one file: each partition read ahead by its own task.
+        let parts = |target: &Path| -> Result<(SchemaRef, Parts)> {
+            let err = |e| df_err(target, e);
+            let Scan { mut df, names } = self.scan(&self.ordered, target, &format)?;
+            if !job.input.keep_unknown {
+                df = df.filter(!unknown(&names)).map_err(err)?;
+            }
+            let args = job.qids.iter().map(|q| text(&names[q.index])).collect();
+            let mut select = Vec::with_capacity(names.len() + 1);
+            select.push(udf.call(args).alias("__labels"));
+            select.extend(names.iter().map(|n| column(n)));
+            df = df.select(select).map_err(err)?;
+            let mut qid_of: Vec<Option<usize>> = vec![None; names.len()];
+            for (j, q) in job.qids.iter().enumerate() {
+                qid_of[q.index] = Some(j);
+            }
+            let mut select = Vec::new();
+            for (i, name) in names.iter().enumerate() {
+                if job.ids.contains(&i) {
+                    continue;
+                }
+                select.push(match qid_of[i] {
+                    Some(j) => cast(
+                        get_field(column("__labels"), format!("l{j}")),
+                        label_type.clone(),
+                    )
+                    .alias(name),
+                    None => column(name).alias(name),
+                });
+            }
+            let df = df.select(select).map_err(err)?;
+            let partitions = self
+                .runtime
+                .block_on(df.execute_stream_partitioned())
+                .map_err(err)?;
+            let schema: SchemaRef = match partitions.first() {
+                Some(p) => p.schema(),
+                None => {
+                    return Err(Error::in_file(
+                        target,
+                        "DataFusion: the scan has no partition",
+                    ))
+                }
+            };
+            let mut ahead = Vec::with_capacity(partitions.len());
+            for mut p in partitions {
+                let (tx, rx) = tokio::sync::mpsc::channel::<Batch>(PREFETCH);
+                self.runtime.spawn(async move {
+                    while let Some(b) = p.next().await {
+                        if tx.send(b).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                ahead.push(rx);
+            }
+            Ok((schema, ahead))
+        };
+        let next = |rx: &mut tokio::sync::mpsc::Receiver<Batch>| -> Result<Option<RecordBatch>> {
+            match rx.blocking_recv() {
+                None => Ok(None),
+                Some(b) => b.map(Some).map_err(|e| df_err(input, e)),
+            }
+        };
+        let (schema, first) = parts(&targets[0])?;
+        let mut first = Some(first);
+        let mut all = targets.iter().map(|t| match first.take() {
+            Some(p) => Ok(p),
+            None => parts(t).map(|(_, p)| p),
+        });
+        let mut bar = progress.rows("write", records);
+        let mut file = publication.create(&out.path)?;
+        let mut written = 0u64;
+        match out.columnar {
+            Some(kind) => {
+                let mut w = BatchWriter::new(kind, file, schema.clone(), &out.path)?;
+                for parts in &mut all {
+                    for mut rx in parts? {
+                        while let Some(batch) = next(&mut rx)? {
+                            written += batch.num_rows() as u64;
+                            w.write(&batch)?;
+                            bar.tick(0, written);
+                        }
+                    }
+                }
+                file = w.finish()?;
+            }
+            None => {
+                let mut w = format.writer(&mut file);
+                let io_err = |e| Error::io(&out.path, e);
+                // The header: the input's own line (or, from a columnar input, its names).
+                let header = format.open(input)?.header().cloned();
+                if let Some(h) = header {
+                    for (i, f) in h.iter().enumerate() {
+                        if !job.ids.contains(&i) {
+                            w.field(f).map_err(io_err)?;
+                        }
+                    }
+                    w.end_record().map_err(io_err)?;
+                }
+                for parts in &mut all {
+                    for mut rx in parts? {
+                        while let Some(batch) = next(&mut rx)? {
+                            written += batch.num_rows() as u64;
+                            let text: Vec<ArrayRef> =
+                                batch.columns().iter().map(utf8).collect::<Result<_>>()?;
+                            for row in 0..batch.num_rows() {
+                                for c in &text {
+                                    let s = c.as_string::<i32>();
+                                    let v = if s.is_valid(row) { s.value(row) } else { "" };
+                                    w.field(v.as_bytes()).map_err(io_err)?;
+                                }
+                                w.end_record().map_err(io_err)?;
+                            }
+                            bar.tick(0, written);
+                        }
+                    }
+                }
+            }
+        }
+        if written != records {
+            return Err(Error::in_file(
+                input,
+                format!(
+                    "the input changed during the run (it had {records} records when loaded, \
+                     the release has {written})"
+                ),
+            ));
+        }
+        bar.finish();
+        file.commit()
+    }
+}
+
+/// A scan: the DataFrame and its column names by index.
+struct Scan {
+    df: DataFrame,
+    names: Vec<String>,
+}
+
+/// `path` made absolute (DataFusion reads URLs).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Bytes spilled by every operator of `plan`.
+fn spilled_bytes(plan: &dyn ExecutionPlan) -> usize {
+    plan.metrics().and_then(|m| m.spilled_bytes()).unwrap_or(0)
+        + plan
+            .children()
+            .into_iter()
+            .map(|c| spilled_bytes(c.as_ref()))
+            .sum::<usize>()
+}
+
+/// The column `name` (never parsed: a dot or a capital is part of the name).
+fn column(name: &str) -> Expr {
+    Expr::Column(datafusion::common::Column::new_unqualified(name))
+}
+
+/// A column's text as the embedded reader reads it: arrow's cast to a string, null as empty.
+fn text(name: &str) -> Expr {
+    coalesce(vec![cast(column(name), DataType::Utf8), lit("")])
+}
+
+/// True where some column's text holds `?` (the toolbox's unknown value).
+fn unknown(names: &[String]) -> Expr {
+    names
+        .iter()
+        .map(|n| text(n).like(lit("%?%")))
+        .reduce(Expr::or)
+        .unwrap_or(lit(false))
+}
+
+/// A column as a `Utf8` array.
+fn utf8(a: &ArrayRef) -> Result<ArrayRef> {
+    crate::io::columnar::reader::text_column(a).map_err(Error::Invalid)
+}
+
+/// A line number the frequency set does not know (0) dropped from a load error.
+fn unnumbered(e: Error) -> Error {
+    match e {
+        Error::Input {
+            file,
+            line: Some(0),
+            field,
+            message,
+        } => Error::Input {
+            file,
+            line: None,
+            field,
+            message,
+        },
+        e => e,
+    }
+}
+
+/// The release's function: the quasi-identifiers' texts of a record -> a struct of their
+/// labels (`l0`, `l1`, ...) at `rewrite`'s levels, or the suppression labels where the
+/// record's class is suppressed. A text the frequency set did not see is an error (the input
+/// changed).
+fn release_udf(
+    raw: &[FxHashMap<String, u32>],
+    rewrite: &Rewrite,
+    encoding: &Encoding,
+    input: &Path,
+) -> Result<ScalarUDF> {
+    let nq = encoding.qids.len();
+    // Per quasi-identifier: text -> generalized id; per id its label.
+    let ids: Vec<FxHashMap<String, u32>> = raw
+        .iter()
+        .zip(&encoding.qids)
+        .zip(&rewrite.levels)
+        .map(|((m, q), &l)| {
+            m.iter()
+                .map(|(v, &c)| (v.clone(), q.hierarchy.get(c, l)))
+                .collect()
+        })
+        .collect();
+    let labels: Vec<Vec<String>> = encoding
+        .qids
+        .iter()
+        .zip(&rewrite.levels)
+        .map(|(q, &l)| {
+            (0..q.hierarchy.width(l))
+                .map(|id| q.hierarchy.label(l, id as u32).to_string())
+                .collect()
+        })
+        .collect();
+    let top: Vec<String> = encoding.qids.iter().map(|q| q.suppressed.clone()).collect();
+    let suppressed: FxHashSet<Vec<u32>> = rewrite.suppressed.iter().cloned().collect();
+    let fields: Fields = (0..nq)
+        .map(|j| Field::new(format!("l{j}"), DataType::Utf8, false))
+        .collect();
+    let input = input.to_path_buf();
+    let out_fields = fields.clone();
+    let fun = move |args: &[ColumnarValue]| -> datafusion::error::Result<ColumnarValue> {
+        let rows = args
+            .iter()
+            .find_map(|a| match a {
+                ColumnarValue::Array(a) => Some(a.len()),
+                ColumnarValue::Scalar(_) => None,
+            })
+            .unwrap_or(1);
+        let arrays: Vec<ArrayRef> = args
+            .iter()
+            .map(|a| a.to_array(rows))
+            .collect::<datafusion::error::Result<_>>()?;
+        let texts: Vec<&arrow::array::StringArray> =
+            arrays.iter().map(|a| a.as_string::<i32>()).collect();
+        let mut builders: Vec<StringBuilder> = (0..nq).map(|_| StringBuilder::new()).collect();
+        let mut g = vec![0u32; nq];
+        for row in 0..rows {
+            for (j, t) in texts.iter().enumerate() {
+                let v = t.value(row);
+                g[j] = *ids[j].get(v).ok_or_else(|| {
+                    datafusion::error::DataFusionError::Execution(format!(
+                        "the input changed during the run: '{v}' was not there when {} was \
+                         loaded",
+                        input.display()
+                    ))
+                })?;
+            }
+            if !suppressed.is_empty() && suppressed.contains(&g) {
+                for (b, t) in builders.iter_mut().zip(&top) {
+                    b.append_value(t);
+                }
+            } else {
+                for (j, b) in builders.iter_mut().enumerate() {
+                    b.append_value(&labels[j][g[j] as usize]);
+                }
+            }
+        }
+        let cols: Vec<ArrayRef> = builders
+            .iter_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef)
+            .collect();
+        let s = StructArray::try_new(out_fields.clone(), cols, None)?;
+        Ok(ColumnarValue::Array(Arc::new(s)))
+    };
+    Ok(create_udf(
+        "anonbox_release",
+        vec![DataType::Utf8; nq],
+        DataType::Struct(fields),
+        Volatility::Immutable,
+        Arc::new(fun),
+    ))
+}

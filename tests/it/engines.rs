@@ -1,0 +1,735 @@
+//! The engines (`-engine embedded`, `-engine datafusion`): ARX's optimum from Parquet on
+//! DataFusion; the same frequency set, transformation and released rows as the embedded engine
+//! (row for row: both keep input order) on hierarchy files, VGHs, a category map and hierarchy
+//! builders, from CSV, Parquet and a data set folder; the embedded engine's first-appearance
+//! codes do not change its result (a shuffled input gives the same release, as a multiset);
+//! a frequency set spilled under `-memoryLimit` equals the one in memory, and its private folder
+//! is gone after the run and after SIGTERM; what cannot run on DataFusion is refused (exit 2).
+//! Every release written here is re-checked by the independent checker.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anonbox::cli::RunArgs;
+
+use crate::columnar::{adult_rows, config, read_release, write_csv, write_parquet};
+use crate::common::{self, anonbox};
+use crate::kcheck;
+
+/// Runs anonbox in `dir` with `args` and a JSON report; returns the report.
+fn run_ok(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["-quiet", "-report", "report.json"];
+    all.extend_from_slice(args);
+    let out = anonbox(dir, &all);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap()
+}
+
+/// The data rows of a delimited release.
+fn csv_rows(path: &Path, separator: &str, header: bool) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(usize::from(header))
+        .map(|l| l.split(separator).map(str::to_string).collect())
+        .collect()
+}
+
+/// Re-checks ADULT release rows (quasi-identifiers in columns 0-8) with the independent
+/// checker: k-anonymous, at most `budget` suppressed; returns what it found.
+fn recheck_adult(dir: &Path, rows: &[Vec<String>], k: usize, budget: usize) -> kcheck::Found {
+    let path = dir.join("recheck.csv");
+    let mut text = String::from("header\n");
+    for r in rows {
+        text.push_str(&r.join(";"));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    let spec = kcheck::Spec {
+        separator: ";",
+        header: true,
+        qid_columns: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        top: &["*"; 9],
+        k,
+        max_suppressed: budget,
+        full_domain: true,
+    };
+    kcheck::check(&path, &spec).unwrap()
+}
+
+/// The golden ARX rows of k = 5 with the input as Parquet on DataFusion: ARX's information
+/// loss (and its transformation's figures where it is the same one); the report names the
+/// engine; the release passes the independent checker.
+#[test]
+fn datafusion_on_parquet_gives_arx_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("adult.parquet");
+    write_parquet(&input, &adult_rows(), 4096);
+    let cfg = config(dir.path(), &input, "", "out.parquet");
+    let text =
+        std::fs::read_to_string(common::data("reference/arx-adult-k-anonymity.json")).unwrap();
+    let reference: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let rows: Vec<_> = reference.iter().filter(|r| r["k"] == 5).collect();
+    assert!(rows.len() >= 3);
+    for row in rows {
+        let s = row["suppression_limit"].as_f64().unwrap();
+        let metric = match row["metric"].as_str().unwrap() {
+            "dmstar" => "DMStar",
+            "loss" => "Loss",
+            m => m,
+        };
+        let r = run_ok(
+            dir.path(),
+            &[
+                "-config",
+                cfg.to_str().unwrap(),
+                "-engine",
+                "datafusion",
+                "-threads",
+                "2",
+                "-method",
+                "Flash",
+                "-k",
+                "5",
+                "-suppression",
+                &s.to_string(),
+                "-metric",
+                metric,
+            ],
+        );
+        assert_eq!(r["engine"], "datafusion");
+        let want = row["information_loss"].as_f64().unwrap();
+        let got = r["information_loss"].as_f64().unwrap();
+        assert!(
+            (got - want).abs() <= 1e-9 * want.abs(),
+            "s={s} {metric}: {got} vs ARX {want}"
+        );
+        if r["transformation"] == row["transformation"] {
+            assert_eq!(r["suppressed_records"], row["suppressed_records"]);
+            assert_eq!(r["equivalence_classes"], row["equivalence_classes"]);
+        }
+        let (_, released) = read_release(&dir.path().join("out.parquet"));
+        let budget = (s * 30162.0).floor() as usize;
+        let found = recheck_adult(dir.path(), &released, 5, budget);
+        assert_eq!(found.rows, 30162);
+        assert_eq!(r["suppressed_records"], found.suppressed as u64);
+        assert_eq!(r["equivalence_classes"], found.classes as u64);
+    }
+}
+
+/// The same jobs on both engines: ADULT from CSV, from Parquet (row groups smaller than a
+/// partition's share, two threads) and from a folder of three files, into CSV and Parquet, with
+/// Flash and with Datafly (a store method): the same report figures and the same released
+/// rows, row for row (both engines keep input order).
+#[test]
+fn datafusion_and_embedded_release_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = adult_rows();
+    let csv = d.join("adult.csv");
+    write_csv(&csv, &rows);
+    let parquet = d.join("adult.parquet");
+    write_parquet(&parquet, &rows, 3000);
+    let folder = d.join("set");
+    std::fs::create_dir_all(folder.join("part=1")).unwrap();
+    write_parquet(&folder.join("a.parquet"), &rows[..10_000], 3000);
+    write_parquet(&folder.join("b.parquet"), &rows[10_000..20_000], 3000);
+    write_parquet(&folder.join("part=1/c.parquet"), &rows[20_000..], 3000);
+
+    let read = |path: &Path| -> Vec<Vec<String>> {
+        if path.extension().is_some_and(|e| e == "csv") {
+            csv_rows(path, ";", true)
+        } else {
+            read_release(path).1
+        }
+    };
+    let cases: [(&Path, &str, &str, &[&str]); 5] = [
+        (
+            &csv,
+            "separator=\";\" header=\"true\"",
+            "csv",
+            &["-method", "Flash", "-suppression", "0.02"],
+        ),
+        (
+            &parquet,
+            "",
+            "parquet",
+            &["-method", "Flash", "-suppression", "0.02"],
+        ),
+        (
+            &folder,
+            "",
+            "parquet",
+            &[
+                "-method",
+                "Flash",
+                "-suppression",
+                "0.05",
+                "-metric",
+                "Loss",
+            ],
+        ),
+        (
+            &parquet,
+            "",
+            "csv",
+            &["-method", "Flash", "-suppression", "0"],
+        ),
+        (
+            &csv,
+            "separator=\";\" header=\"true\"",
+            "parquet",
+            &["-method", "Datafly"],
+        ),
+    ];
+    for (i, (input, attrs, ext, flags)) in cases.into_iter().enumerate() {
+        let mut released = Vec::new();
+        let mut reports = Vec::new();
+        for engine in ["embedded", "datafusion"] {
+            let out = format!("out-{i}-{engine}.{ext}");
+            let cfg = config(d, input, attrs, &out);
+            let mut args = vec![
+                "-config",
+                cfg.to_str().unwrap(),
+                "-engine",
+                engine,
+                "-threads",
+                "2",
+                "-k",
+                "5",
+                "-separator",
+                ";",
+            ];
+            args.extend_from_slice(flags);
+            let r = run_ok(d, &args);
+            assert_eq!(r["engine"], engine);
+            let rows = read(&d.join(&out));
+            let found = recheck_adult(d, &rows, 5, rows.len());
+            assert_eq!(r["suppressed_records"], found.suppressed as u64, "case {i}");
+            released.push(rows);
+            reports.push(r);
+        }
+        for key in [
+            "transformation",
+            "records",
+            "rows_read",
+            "rows_skipped",
+            "suppressed_records",
+            "equivalence_classes",
+            "information_loss",
+            "checked_transformations",
+        ] {
+            assert_eq!(reports[0][key], reports[1][key], "case {i}: {key}");
+        }
+        assert_eq!(released[0].len(), 30162, "case {i}");
+        assert!(released[0] == released[1], "case {i}: the releases differ");
+    }
+}
+
+/// The toolbox's census sample (VGHs, a category map, `?` rows skipped, identifiers dropped,
+/// a sensitive attribute with l-diversity) and hierarchy builders (`<intervals/>`, `<mask/>`,
+/// `<categories/>`, codes in order of first appearance on the embedded engine): both engines
+/// release the same rows; and the embedded engine on the input reversed (other codes, other
+/// tuple numbers) releases the same rows as a multiset, so the order in which values are
+/// numbered does not change the result.
+#[test]
+fn value_order_changes_no_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Census: VGH on sex (mapped) and age, income as sensitive.
+    let census = common::data("census-income-1k/Input/census-income_1K.data");
+    let text = std::fs::read_to_string(&census).unwrap();
+    let reversed: String = text.lines().rev().map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("reversed.data"), reversed).unwrap();
+    let census_cfg =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/census-income-1k.xml");
+    let census_args = |input: &Path, out: &str, engine: &str| -> Vec<String> {
+        [
+            "-config",
+            census_cfg.to_str().unwrap(),
+            "-input",
+            input.to_str().unwrap(),
+            "-output",
+            out,
+            "-engine",
+            engine,
+            "-method",
+            "Flash",
+            "-k",
+            "10",
+            "-suppression",
+            "0.05",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    // Builders: age by intervals, zip masked, sex as categories.
+    let mut data = String::from("name;age;zip;sex;disease\n");
+    for i in 0..3000u64 {
+        let x = i.wrapping_mul(2_654_435_761) % 1_000_003;
+        data.push_str(&format!(
+            "p{i};{};{:05};{};{}\n",
+            17 + x % 70,
+            81000 + x % 37 * 13,
+            ["f", "m", "x"][(x % 3) as usize],
+            ["flu", "cold", "ache", "none"][(x / 7 % 4) as usize]
+        ));
+    }
+    std::fs::write(d.join("b.csv"), &data).unwrap();
+    let mut lines: Vec<&str> = data.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(d.join("b-reversed.csv"), lines.join("\n") + "\n").unwrap();
+    let builders = |input: &str| {
+        let xml = format!(
+            "<config>\n<input filename='{input}' separator=';' header='true'/>\n\
+             <id><att name='name'/></id>\n<qid>\n\
+             <att name='age'><intervals widths='5,10,20' start='0'/></att>\n\
+             <att name='zip'><mask step='1'/></att>\n\
+             <att name='sex'><categories/></att>\n</qid>\n</config>\n"
+        );
+        let path = d.join(format!("{input}.xml"));
+        std::fs::write(&path, xml).unwrap();
+        path
+    };
+    let builder_args = |input: &str, out: &str, engine: &str| -> Vec<String> {
+        let cfg = builders(input);
+        [
+            "-config",
+            cfg.to_str().unwrap(),
+            "-output",
+            out,
+            "-engine",
+            engine,
+            "-method",
+            "Flash",
+            "-k",
+            "4",
+            "-suppression",
+            "0.03",
+            "-metric",
+            "Loss",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    type Args<'a> = Box<dyn Fn(&str, &str) -> Vec<String> + 'a>;
+    // Name, the arguments of the input and of the reversed input, separator, header, the
+    // quasi-identifiers' columns, their top labels, k.
+    type Case<'a> = (
+        &'a str,
+        Args<'a>,
+        Args<'a>,
+        &'a str,
+        bool,
+        &'a [usize],
+        &'a [&'a str],
+        usize,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "census",
+            Box::new(|out, engine| census_args(&census, out, engine)),
+            Box::new(|out, engine| census_args(&d.join("reversed.data"), out, engine)),
+            ",",
+            false,
+            &[10, 0],
+            &["[0:1]", "[0:100)"],
+            10,
+        ),
+        (
+            "builders",
+            Box::new(|out, engine| builder_args("b.csv", out, engine)),
+            Box::new(|out, engine| builder_args("b-reversed.csv", out, engine)),
+            ";",
+            true,
+            &[0, 1, 2],
+            &["*", "*", "*"],
+            4,
+        ),
+    ];
+    for (name, straight, reversed, sep, header, qids, top, k) in &cases {
+        let mut reports = Vec::new();
+        let mut released = Vec::new();
+        for (args, engine) in [
+            (straight(&format!("{name}-e.out"), "embedded"), "embedded"),
+            (
+                straight(&format!("{name}-df.out"), "datafusion"),
+                "datafusion",
+            ),
+            (reversed(&format!("{name}-r.out"), "embedded"), "embedded"),
+        ] {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let r = run_ok(d, &args);
+            assert_eq!(r["engine"], engine);
+            let out = args[args.iter().position(|&a| a == "-output").unwrap() + 1];
+            let path = d.join(out);
+            let spec = kcheck::Spec {
+                separator: sep,
+                header: *header,
+                qid_columns: qids,
+                top,
+                k: *k,
+                max_suppressed: usize::MAX,
+                full_domain: true,
+            };
+            let found = kcheck::check(&path, &spec).unwrap();
+            assert_eq!(r["records"], found.rows as u64, "{name} {engine}");
+            released.push(csv_rows(&path, sep, *header));
+            reports.push(r);
+        }
+        for key in [
+            "transformation",
+            "records",
+            "rows_skipped",
+            "suppressed_records",
+            "equivalence_classes",
+            "information_loss",
+        ] {
+            assert_eq!(
+                reports[0][key], reports[1][key],
+                "{name}: {key} on datafusion"
+            );
+            assert_eq!(reports[0][key], reports[2][key], "{name}: {key} reversed");
+        }
+        assert!(
+            released[0] == released[1],
+            "{name}: the engines' releases differ"
+        );
+        let mut a = released[0].clone();
+        let mut b = released[2].clone();
+        a.sort();
+        b.sort();
+        assert!(a == b, "{name}: the reversed input's release differs");
+    }
+}
+
+/// The distinct tuples of a table (their level-0 labels) with their record counts.
+fn frequencies(table: &anonbox::data::EncodedTable) -> BTreeMap<Vec<String>, u64> {
+    let mut counts = vec![0u64; table.tuples()];
+    for &t in table.record_tuples() {
+        counts[t as usize] += 1;
+    }
+    (0..table.tuples())
+        .map(|t| {
+            let labels = table
+                .tuple(t)
+                .zip(&table.hierarchies)
+                .map(|(c, h)| h.label(0, c).to_string())
+                .collect();
+            (labels, counts[t])
+        })
+        .collect()
+}
+
+/// A memory limit below the frequency set's size: the group-by spills (bytes counted by the
+/// plan), completes, and gives the embedded engine's frequency set; its spill folder is
+/// private (0700) while the session lives and gone after. Then a whole run under the limit
+/// releases the unlimited run's rows and leaves nothing in its temporary folder.
+#[test]
+fn a_spilled_frequency_set_is_the_same() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // ADULT four times over, with a row number among the attributes (as a sensitive number)
+    // so that every group of the group-by is distinct: it is as large as the input.
+    let rows: Vec<Vec<String>> = (0..4)
+        .flat_map(|c| {
+            adult_rows().into_iter().map(move |mut r| {
+                let n: usize = r[9].parse().unwrap();
+                r[9] = (c * 100_000 + n).to_string();
+                r
+            })
+        })
+        .collect();
+    let input = d.join("big.parquet");
+    write_parquet(&input, &rows, 8192);
+    let cfg = config(d, &input, "", "out.parquet");
+    let xml = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("</qid>", "</qid>\n<sens><att name=\"row\"/></sens>");
+    std::fs::write(&cfg, xml).unwrap();
+    let args = RunArgs {
+        config: Some(cfg.clone()),
+        threads: Some(2),
+        quiet: true,
+        ..RunArgs::default()
+    };
+    let job = anonbox::config::build_job(&args).unwrap();
+    let (embedded, _, _) = common::load_table(&job).unwrap();
+    let want = frequencies(&embedded);
+    assert_eq!(want.values().sum::<u64>(), rows.len() as u64);
+
+    let cleanup = anonbox::io::Cleanup::default();
+    let mut runs = Vec::new();
+    for limit in [None, Some(16 << 20)] {
+        let params = anonbox::engine::datafusion::Params {
+            threads: 2,
+            memory_limit: limit,
+        };
+        let mut session = anonbox::engine::datafusion::Session::new(&params, &cleanup).unwrap();
+        let spill = session.spill_dir().to_path_buf();
+        let mode = std::fs::metadata(&spill).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let (table, _, summary) = session
+            .frequency_set(&job.source().unwrap(), &mut ())
+            .unwrap();
+        assert_eq!(summary.records(), rows.len() as u64);
+        assert_eq!(frequencies(&table), want, "limit {limit:?}");
+        runs.push(session.spilled_bytes());
+        drop(session);
+        assert!(!spill.exists(), "the spill folder outlived its session");
+    }
+    assert_eq!(runs[0], 0, "no limit, no spill");
+    assert!(runs[1] > 0, "16 MiB should not hold {} groups", rows.len());
+
+    // A whole run under the limit, its temporary folder watched.
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut released = Vec::new();
+    for (out, limit) in [("free.parquet", None), ("spilled.parquet", Some("16M"))] {
+        let mut args = vec![
+            "-config",
+            cfg.to_str().unwrap(),
+            "-engine",
+            "datafusion",
+            "-threads",
+            "2",
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-suppression",
+            "0.02",
+            "-output",
+            out,
+            "-quiet",
+        ];
+        if let Some(l) = limit {
+            args.extend(["-memoryLimit", l]);
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_anonbox"))
+            .current_dir(d)
+            .env("TMPDIR", &tmp)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(common::files_in(&tmp), Vec::<String>::new());
+        let rows = read_release(&d.join(out)).1;
+        let found = recheck_adult(d, &rows, 5, rows.len() / 50);
+        assert_eq!(found.rows, rows.len());
+        released.push(rows);
+    }
+    assert!(
+        released[0] == released[1],
+        "the spilled run released other rows"
+    );
+}
+
+/// SIGTERM while the spill folder holds the frequency set's work: the folder goes with the
+/// run, and nothing is written.
+#[test]
+fn sigterm_removes_the_spill_folder() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("adult.parquet");
+    write_parquet(&input, &adult_rows()[..5000], 1000);
+    let cfg = config(d, &input, "", "out.parquet");
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(d)
+        .env("TMPDIR", &tmp)
+        .env("ANONBOX_TEST_ENGINE_DELAY_MS", "10000")
+        .args([
+            "-config",
+            cfg.to_str().unwrap(),
+            "-engine",
+            "datafusion",
+            "-quiet",
+        ])
+        .args(["-method", "Flash", "-k", "5"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), "anonbox: test: frequency set");
+    let spill = common::files_in(&tmp);
+    assert_eq!(spill.len(), 1, "{spill:?}");
+    assert!(spill[0].starts_with("anonbox-spill-"), "{spill:?}");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert_eq!(common::files_in(&tmp), Vec::<String>::new());
+    assert!(!d.join("out.parquet").exists());
+}
+
+/// What cannot run on DataFusion is refused before the input is read (exit 2, one line naming
+/// what to do): Mondrian, Anatomy, MDAV, local recoding, cell suppression, differential
+/// privacy, genValsDist, a Ballista address
+/// (not in this build, flag or config), a bad memory limit.
+#[test]
+fn what_datafusion_cannot_run_is_a_config_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let adult = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/adult.xml");
+    let adult = adult.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-method",
+                "Mondrian",
+            ],
+            "Mondrian",
+        ),
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-method",
+                "Anatomy",
+            ],
+            "Anatomy",
+        ),
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-outputFormat",
+                "genValsDist",
+            ],
+            "genValsDist",
+        ),
+        (
+            &["-config", adult, "-engine", "datafusion", "-method", "MDAV"],
+            "MDAV",
+        ),
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-method",
+                "Flash",
+                "-suppression",
+                "0.02",
+                "-localRecoding",
+            ],
+            "local recoding",
+        ),
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-method",
+                "Flash",
+                "-suppression",
+                "0.02",
+                "-suppress",
+                "cells",
+            ],
+            "cell suppression",
+        ),
+        (
+            &["-config", adult, "-engine", "ballista://127.0.0.1:50050"],
+            "not in this build",
+        ),
+        (
+            &["-config", adult, "-engine", "ballista://nohost"],
+            "ballista://HOST:PORT",
+        ),
+        (
+            &["-config", adult, "-engine", "spark"],
+            "accepted: embedded, datafusion",
+        ),
+        (
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "datafusion",
+                "-memoryLimit",
+                "lots",
+            ],
+            "-memoryLimit",
+        ),
+    ];
+    for (args, said) in cases {
+        let o = anonbox(d, &[&["-output", "o.csv"], *args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("anonbox:") && err.contains(said),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!d.join("o.csv").exists());
+    }
+    // The config's <engine>: a Ballista address is refused at its line.
+    let data = common::data("adult");
+    let xml = std::fs::read_to_string(adult)
+        .unwrap()
+        .replace("../tests/data/adult", data.to_str().unwrap())
+        .replace("<qid>", "<engine name='ballista://h:1'/>\n<qid>");
+    let local = d.join("c.xml");
+    std::fs::write(&local, &xml).unwrap();
+    let o = anonbox(d, &["-config", local.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("c.xml") && err.contains("not in this build"),
+        "{err}"
+    );
+    // SafePub samples records: the sample is a set of rows.
+    let xml = std::fs::read_to_string(adult)
+        .unwrap()
+        .replace("../tests/data/adult", data.to_str().unwrap())
+        .replace(
+            "</qid>",
+            "</qid>\n<privacy><differential-privacy epsilon='2' delta='1e-5'/></privacy>",
+        );
+    std::fs::write(&local, &xml).unwrap();
+    let o = anonbox(
+        d,
+        &[
+            "-config",
+            local.to_str().unwrap(),
+            "-method",
+            "Flash",
+            "-engine",
+            "datafusion",
+            "-output",
+            "o.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("differential privacy"), "{err}");
+    assert!(!d.join("o.csv").exists());
+}

@@ -28,10 +28,18 @@ proptest! {
         domain in 2u32..=4,
         seed in prop::collection::vec(0u32..4096, 4..40),
     ) {
-        // Each record's values from bits of its seed.
+        // Each record's values from bits of its seed; every other attribute's codes far apart
+        // and near u32::MAX (hierarchy codes need not be dense).
         let rows: Vec<Vec<u32>> = seed
             .iter()
-            .map(|s| (0..width).map(|j| (s >> (2 * j)) % domain).collect())
+            .map(|s| {
+                (0..width)
+                    .map(|j| {
+                        let v = (s >> (2 * j)) % domain;
+                        if j % 2 == 1 { u32::MAX - v * 7919 } else { v }
+                    })
+                    .collect()
+            })
             .collect();
         let n = rows.len();
         let names: Vec<String> = (0..width).map(|j| format!("a{j}")).collect();

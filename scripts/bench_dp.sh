@@ -46,7 +46,7 @@ row() { # label config arx-args...
   local s c
   s=$(median < "$OUT/s.txt")
   c=$(median < "$OUT/c.txt")
-  echo "| $label | $arx_ms | $s | $(awk -v a="$arx_ms" -v s="$s" 'BEGIN { printf "%.3f", s / a }') | $c | $(cut -d' ' -f1 /proc/loadavg) |"
+  echo "| $label | $(printf '%.1f' "$arx_ms") | $(printf '%.1f' "$s") | $(awk -v a="$arx_ms" -v s="$s" 'BEGIN { printf "%.3f", s / a }') | $c | $(cut -d' ' -f1 /proc/loadavg) |"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $REPS runs of each (ARX: one warm-up call more)"

@@ -31,8 +31,9 @@ def to_arrow(data: Any) -> Tuple[Any, str]:
     kind = kind_of(data)
     if kind == "pandas":
         # The index is not data (a RangeIndex carries nothing); a named index is a column.
-        keep = not _is_default_index(data.index)
-        return pa.Table.from_pandas(data, preserve_index=keep), kind
+        if not _is_default_index(data.index):
+            return pa.Table.from_pandas(data, preserve_index=True), kind
+        return _pandas_columns(data), kind
     if kind == "pyarrow" and isinstance(data, pa.RecordBatch):
         return pa.Table.from_batches([data]), kind
     if kind == "pyarrow" and isinstance(data, pa.RecordBatchReader):
@@ -42,6 +43,25 @@ def to_arrow(data: Any) -> Tuple[Any, str]:
         return pa.table(data), "pyarrow"
     # polars and pyarrow tables export the stream themselves, without a copy.
     return data, kind
+
+
+def _pandas_columns(df: Any) -> pa.Table:
+    """A pandas frame as Arrow, one column at a time: a text column whose values repeat (at
+    most one distinct value in two rows) is held dictionary-encoded, a 4-byte key a row and
+    each value once, instead of every row's text. The run reads the column's text through the
+    dictionary all the same; the copy the call holds while it runs is the smaller, and only one
+    column's plain text exists at a time."""
+    arrays = []
+    for name in df.columns:
+        array = pa.array(df[name], from_pandas=True)
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+            coded = array.dictionary_encode()
+            if 2 * len(coded.dictionary) <= len(array):
+                array = coded
+        arrays.append(array)
+    return pa.Table.from_arrays(arrays, names=[str(n) for n in df.columns])
 
 
 def _is_default_index(index: Any) -> bool:

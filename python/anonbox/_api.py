@@ -12,6 +12,8 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+import pyarrow as pa
 from xml.sax.saxutils import quoteattr
 
 from . import _native, _progress
@@ -44,6 +46,7 @@ class Result:
         self._native = native
         table = native.table()
         self.data = None if table is None or kind is None else from_arrow(table, kind)
+        del table
         self.report: Dict[str, Any] = json.loads(native.report_json())
         levels = native.transformation()
         self.transformation: Optional[Dict[str, int]] = None if levels is None else dict(levels)
@@ -252,7 +255,7 @@ def anonymize(
     if k is None and privacy is None:
         raise ConfigError("give k=N or privacy=[...] (anonbox.KAnonymity(5), ...)")
     report_progress = _progress.callback(progress)
-    stream, kind = to_arrow(data)
+    stream, kind = to_arrow(data, encode=quasi_identifiers)
     with tempfile.TemporaryDirectory(prefix="anonbox-") as folder:
         path = os.path.join(folder, "config.xml")
         with open(path, "w", encoding="utf-8") as f:
@@ -275,8 +278,10 @@ def anonymize(
         finally:
             if isinstance(report_progress, _progress.Tqdm):
                 report_progress.close()
-    # The input's Arrow copy (from pandas) goes before the release is converted back.
+    # The input's Arrow copy (from pandas) goes before the release is converted back, and
+    # Arrow's allocator hands its pages back (it keeps freed memory for reuse otherwise).
     del stream
+    pa.default_memory_pool().release_unused()
     return Result(native, kind)
 
 

@@ -4,7 +4,7 @@ release back to the input's own type."""
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, Iterable, Set, Tuple
 
 import pyarrow as pa
 
@@ -26,14 +26,16 @@ def kind_of(data: Any) -> str:
     )
 
 
-def to_arrow(data: Any) -> Tuple[Any, str]:
-    """An object with ``__arrow_c_stream__`` for ``data``, and its kind."""
+def to_arrow(data: Any, encode: Iterable[str] = ()) -> Tuple[Any, str]:
+    """An object with ``__arrow_c_stream__`` for ``data``, and its kind. From pandas, the text
+    columns named in ``encode`` (the quasi-identifiers, which the release replaces by labels)
+    cross dictionary-encoded where their values repeat."""
     kind = kind_of(data)
     if kind == "pandas":
         # The index is not data (a RangeIndex carries nothing); a named index is a column.
         if not _is_default_index(data.index):
             return pa.Table.from_pandas(data, preserve_index=True), kind
-        return _pandas_columns(data), kind
+        return _pandas_columns(data, set(encode)), kind
     if kind == "pyarrow" and isinstance(data, pa.RecordBatch):
         return pa.Table.from_batches([data]), kind
     if kind == "pyarrow" and isinstance(data, pa.RecordBatchReader):
@@ -45,23 +47,29 @@ def to_arrow(data: Any) -> Tuple[Any, str]:
     return data, kind
 
 
-def _pandas_columns(df: Any) -> pa.Table:
-    """A pandas frame as Arrow, one column at a time: a text column whose values repeat (at
-    most one distinct value in two rows) is held dictionary-encoded, a 4-byte key a row and
-    each value once, instead of every row's text. The run reads the column's text through the
-    dictionary all the same; the copy the call holds while it runs is the smaller, and only one
-    column's plain text exists at a time."""
+def _pandas_columns(df: Any, encode: Set[str]) -> pa.Table:
+    """A pandas frame as Arrow, one column at a time. Columns pandas holds in Arrow already
+    (pandas 3's strings, ``string[pyarrow]``, numbers) cross without a copy. A column of Python
+    strings (``object``) in ``encode`` must be copied: where its values repeat (at most one
+    distinct value in two rows) the copy is dictionary-encoded, a 4-byte key a row and each
+    value once, and only one column's plain text exists at a time. The run reads the text
+    through the dictionary all the same. Other columns cross as they are: the release gives
+    them back in their own types."""
     arrays = []
     for name in df.columns:
-        array = pa.array(df[name], from_pandas=True)
-        if isinstance(array, pa.ChunkedArray):
-            array = array.combine_chunks()
-        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
-            coded = array.dictionary_encode()
-            if 2 * len(coded.dictionary) <= len(array):
-                array = coded
+        column = df[name]
+        array = pa.array(column, from_pandas=True)
+        if column.dtype == object and str(name) in encode:
+            if isinstance(array, pa.ChunkedArray):
+                array = array.combine_chunks()
+            if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+                coded = array.dictionary_encode()
+                if 2 * len(coded.dictionary) <= len(array):
+                    array = coded
         arrays.append(array)
-    return pa.Table.from_arrays(arrays, names=[str(n) for n in df.columns])
+    table = pa.Table.from_arrays(arrays, names=[str(n) for n in df.columns])
+    # Batches of a bounded size (slices, no copy): the run decodes a batch's text at a time.
+    return pa.Table.from_batches(table.to_batches(max_chunksize=1 << 16), table.schema)
 
 
 def _is_default_index(index: Any) -> bool:
@@ -77,7 +85,15 @@ def from_arrow(table: pa.Table, kind: str) -> Any:
     decoded from the dictionary, never through a second Arrow copy of the text."""
     coded = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
     if kind == "pandas":
-        df = table.to_pandas()
+        # One block a column, each Arrow column let go of once converted (the table is the
+        # release's only holder), the labels as categoricals first: the release is never held
+        # twice, nor consolidated.
+        df = table.to_pandas(split_blocks=True, self_destruct=True)
+        del table
+        # The release's Arrow pages, freed by now, go back before the labels become objects.
+        from . import _native
+
+        _native.release_memory()
         for name in coded:
             df[name] = df[name].astype(object)
         return df

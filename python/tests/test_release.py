@@ -89,6 +89,36 @@ def test_other_columns_keep_their_types_and_identifiers_go(adult):
     assert pf.schema["age"] == pl.Utf8 and pf["age"].to_list() == df["age"].tolist()
 
 
+def test_pandas_columns_come_back_as_they_were(adult):
+    """A pandas frame crosses column by column, Arrow-backed columns without a copy, a
+    quasi-identifier of Python strings dictionary-encoded: the release from it equals the release from the same table in pyarrow,
+    and the other columns (repeated and distinct text, missing values, numbers) come back with
+    their values and types."""
+    df = adult.to_pandas()
+    n = len(df)
+    df["note"] = [None if i % 7 == 0 else f"n{i % 3}" for i in range(n)]
+    df["code"] = [f"c{i}" for i in range(n)]
+    df["count"] = range(n)
+    # Python strings (pandas 2's text, or object columns): copied, dictionary-encoded.
+    df["race"] = df["race"].astype(object)
+    qis = {"age": hierarchy("age"), "sex": hierarchy("sex"), "race": hierarchy("race")}
+    r = anonbox.anonymize(df, quasi_identifiers=qis, k=5, method="Flash", suppression=0.02)
+    t = anonbox.anonymize(
+        pa.Table.from_pandas(df, preserve_index=False),
+        quasi_identifiers=qis,
+        k=5,
+        method="Flash",
+        suppression=0.02,
+    )
+    assert list(r.data.columns) == list(df.columns)
+    for name in ["age", "sex", "race"]:
+        assert r.data[name].tolist() == t.data.column(name).to_pylist()
+    for name in ["note", "code", "workclass", "count"]:
+        assert r.data[name].dtype == df[name].dtype
+        assert r.data[name].tolist() == df[name].tolist()
+    assert r.transformation == t.transformation
+
+
 def test_html_report(adult):
     r = anonymize(adult.slice(0, 3000))
     html = r._repr_html_()

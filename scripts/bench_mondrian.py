@@ -8,7 +8,8 @@ splits a categorical column into two halves of its values (no hierarchy), anonbo
 hierarchy's tree. Utility is the NCP (GCP) of each release by one formula: per record and
 attribute, a numeric class costs its range over the table's, a categorical one (values covered,
 minus one) over (the column's distinct values, minus one) - anonypy covers the class's values,
-anonbox the leaves under its published node (taken from its report). CPU seconds: anonypy's
+anonbox the leaves under its published node with `-labels nodes`, the class's values with
+`-labels sets` (as anonypy; both taken from its report). CPU seconds: anonypy's
 `partition` in this process, anonbox's whole run (load, partition, write) as a child.
 
 Usage: scripts/bench_mondrian.py [--rows 30162,1000000] [--k 5] [--anonypy-limit SECONDS]
@@ -95,7 +96,7 @@ def run_anonypy(header, body, k, limit):
             "ncp": ncp_of_partitions(df, parts)}
 
 
-def run_anonbox(header, body, k, work):
+def run_anonbox(header, body, k, work, labels):
     data = os.path.join(work, "data.csv")
     with open(data, "w", newline="") as f:
         w = csv.writer(f, delimiter=";", lineterminator="\n")
@@ -112,7 +113,7 @@ def run_anonbox(header, body, k, work):
     binary = os.path.join(ROOT, "target/release/anonbox")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.time()
-    subprocess.run([binary, "-config", config, "-k", str(k), "-report",
+    subprocess.run([binary, "-config", config, "-k", str(k), "-labels", labels, "-report",
                     f"{work}/report.json", "-quiet"], check=True)
     wall = time.time() - wall
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -137,10 +138,11 @@ def main():
     print("rows\ttool\tclasses\tNCP\tCPU s\twall s")
     for n in [int(x) for x in a.rows.split(",")]:
         header, body = rows_of(n)
-        with tempfile.TemporaryDirectory() as work:
-            r = run_anonbox(header, body, a.k, work)
-        print(f"{n}\tanonbox\t{r['classes']}\t{r['ncp']:.4f}\t{r['cpu']:.2f}\t{r['wall']:.2f}",
-              flush=True)
+        for labels in ["nodes", "sets"]:
+            with tempfile.TemporaryDirectory() as work:
+                r = run_anonbox(header, body, a.k, work, labels)
+            print(f"{n}\tanonbox ({labels})\t{r['classes']}\t{r['ncp']:.4f}\t{r['cpu']:.2f}\t"
+                  f"{r['wall']:.2f}", flush=True)
         try:
             out = subprocess.run([sys.executable, __file__, "--anonypy-child", "--rows", str(n),
                                   "--k", str(a.k)], capture_output=True, text=True, check=True,

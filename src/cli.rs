@@ -166,6 +166,11 @@ pub struct RawArgs {
     /// median) [default: strict]
     #[arg(long, value_name = "KIND")]
     pub partition: Option<String>,
+    /// What Mondrian over hierarchies publishes for a categorical attribute: nodes (the lowest
+    /// node of its hierarchy covering the class) or sets (the values the class holds, {a,b})
+    /// [default: nodes]
+    #[arg(long, value_name = "KIND")]
+    pub labels: Option<String>,
     /// Longest line (or quoted record) of the input, hierarchy and subset files, in bytes or
     /// with K, M, G (KiB, MiB, GiB); a longer one is an error [default: 64M]
     #[arg(long = "maxLineLength", value_name = "SIZE")]
@@ -261,6 +266,8 @@ pub struct RunArgs {
     pub seed: Option<u64>,
     /// `-partition`: Mondrian's cuts of numbers.
     pub partition: Option<crate::algorithms::mondrian::hierarchical::Partitioning>,
+    /// `-labels`: what Mondrian over hierarchies publishes for a categorical attribute.
+    pub labels: Option<crate::algorithms::mondrian::hierarchical::Labels>,
     /// `-maxLineLength` in bytes.
     pub max_line: Option<usize>,
     /// `-localRecoding`.
@@ -655,6 +662,21 @@ impl RunArgs {
                                 crate::algorithms::mondrian::hierarchical::Partitioning::NAMES,
                             )
                         })?,
+                ),
+            },
+            labels: match &raw.labels {
+                None => None,
+                Some(s) => Some(
+                    crate::algorithms::mondrian::hierarchical::Labels::parse(s.trim()).ok_or_else(
+                        || {
+                            named(
+                                &raw.labels,
+                                "-labels",
+                                "labels",
+                                crate::algorithms::mondrian::hierarchical::Labels::NAMES,
+                            )
+                        },
+                    )?,
                 ),
             },
             max_line: raw

@@ -111,7 +111,7 @@ impl Job {
 
     /// Whether Mondrian runs over hierarchies ([`mondrian::hierarchical`]): a quasi-identifier
     /// with a hierarchy file or builder, a `<privacy>` model beyond k-anonymity, or relaxed
-    /// partitioning. Otherwise (`<vgh>`s and k alone) it is the toolbox's Mondrian, byte for
+    /// partitioning, or set labels. Otherwise (`<vgh>`s and k alone) it is the toolbox's Mondrian, byte for
     /// byte.
     pub fn mondrian_on_hierarchies(&self) -> bool {
         self.method == Method::Mondrian
@@ -123,7 +123,8 @@ impl Job {
                     .privacy
                     .iter()
                     .any(|m| !matches!(m, PrivacyModel::KAnonymity { .. }))
-                || self.partitioning != mondrian::hierarchical::Partitioning::Strict)
+                || self.partitioning != mondrian::hierarchical::Partitioning::Strict
+                || self.labels != mondrian::hierarchical::Labels::Nodes)
     }
 
     /// The parameters of Mondrian over hierarchies.
@@ -132,6 +133,7 @@ impl Job {
             k: self.k,
             privacy: &self.privacy,
             partitioning: self.partitioning,
+            labels: self.labels,
         }
     }
 
@@ -360,6 +362,8 @@ pub struct Job {
     pub seed: u64,
     /// Mondrian's cuts of numbers (`-partition`).
     pub partitioning: mondrian::hierarchical::Partitioning,
+    /// What Mondrian over hierarchies publishes for a categorical attribute (`-labels`).
+    pub labels: mondrian::hierarchical::Labels,
     /// Lattice searches: the suppressed records recoded locally (`-localRecoding`, `<privacy
     /// local-recoding>`; see [`crate::algorithms::local_recoding`]).
     pub local_recoding: bool,

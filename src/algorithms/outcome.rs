@@ -54,6 +54,8 @@ pub enum Details {
     MondrianHierarchies {
         /// `strict` or `relaxed`.
         partitioning: &'static str,
+        /// `nodes` or `sets`.
+        labels: &'static str,
         /// Each quasi-identifier's name, whether it was split as a number, and its records'
         /// mean normalized certainty penalty.
         attributes: Vec<(String, bool, f64)>,

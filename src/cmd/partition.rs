@@ -82,6 +82,7 @@ pub fn run(
         suppression_limit: Some(0),
         details: Details::MondrianHierarchies {
             partitioning: job.partitioning.name(),
+            labels: job.labels.name(),
             attributes: job
                 .qids
                 .iter()

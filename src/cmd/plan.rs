@@ -349,9 +349,15 @@ fn method_why(job: &Job, lattice: Option<&Lattice<'_>>) -> Vec<String> {
             .to_string(),
         Method::Mondrian if job.mondrian_on_hierarchies() => format!(
             "multidimensional partitioning over the hierarchies ({}): numbers at their median, \
-             other attributes along their hierarchy's tree, every model checked per class, in \
-             memory",
-            job.partitioning.name()
+             other attributes along their hierarchy's tree ({}), every model checked per class, \
+             in memory",
+            job.partitioning.name(),
+            match job.labels {
+                crate::algorithms::mondrian::hierarchical::Labels::Nodes => "each class's node",
+                crate::algorithms::mondrian::hierarchical::Labels::Sets => {
+                    "each class's set of values"
+                }
+            }
         ),
         Method::Mondrian => "multidimensional partitioning by median splits".into(),
         Method::IncognitoK | Method::IncognitoL | Method::IncognitoT => {

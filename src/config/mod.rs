@@ -392,6 +392,12 @@ impl<'a> Builder<'a> {
                 method.name()
             )));
         }
+        if args.labels.is_some() && method != Method::Mondrian {
+            return Err(Error::Usage(format!(
+                "-labels: {} publishes no partition's labels (Mondrian does)",
+                method.name()
+            )));
+        }
 
         let local_recoding = self.local_recoding(method, &privacy, &output, &sensitive)?;
 
@@ -415,6 +421,7 @@ impl<'a> Builder<'a> {
             privacy,
             seed: args.seed.unwrap_or(DEFAULT_SEED),
             partitioning: args.partition.unwrap_or_default(),
+            labels: args.labels.unwrap_or_default(),
             local_recoding,
             db: args.db.clone(),
             report: args.report.clone(),

@@ -269,10 +269,12 @@ pub fn details(details: &Details) -> Map<String, Value> {
         }
         Details::MondrianHierarchies {
             partitioning,
+            labels,
             attributes,
         } => {
             m.insert("backend".into(), json!("memory"));
             m.insert("partitioning".into(), json!(partitioning));
+            m.insert("labels".into(), json!(labels));
             let per: Vec<Value> = attributes
                 .iter()
                 .map(|(name, numeric, ncp)| {

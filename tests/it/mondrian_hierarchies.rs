@@ -67,11 +67,20 @@ fn config_atts(dir: &Path) -> (Vec<Qi>, Vec<usize>) {
     (qis, ids)
 }
 
+/// The values of a set label `{a,b}` (`-labels sets`), if it is one.
+fn set_of(label: &str) -> Option<Vec<&str>> {
+    let inner = label.strip_prefix('{')?.strip_suffix('}')?;
+    Some(inner.split(',').collect())
+}
+
 /// Whether `label` covers `value` of a quasi-identifier.
 fn covers(qi: &Qi, label: &str, value: &str) -> bool {
     let row = qi.rows.get(value).map(Vec::as_slice).unwrap_or_default();
     if label == "*" || row.iter().any(|l| l == label) {
         return true;
+    }
+    if let Some(values) = set_of(label) {
+        return values.contains(&value);
     }
     let range = label
         .strip_prefix('[')
@@ -129,6 +138,18 @@ fn report(path: &Path) -> Value {
 
 /// `anonbox init` on `data`, then Mondrian k = `k` with `extra` flags; checks the release.
 fn init_and_run(data: &str, sep: &str, header: bool, k: usize, extra: &[&str]) -> Value {
+    init_and_run_with(data, sep, header, k, extra, |_, _, _| {})
+}
+
+/// [`init_and_run`], then `inspect(input rows, output rows, quasi-identifiers)`.
+fn init_and_run_with(
+    data: &str,
+    sep: &str,
+    header: bool,
+    k: usize,
+    extra: &[&str],
+    inspect: impl FnOnce(&[Vec<String>], &[Vec<String>], &[Qi]),
+) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let data = common::data(data);
@@ -181,6 +202,7 @@ fn init_and_run(data: &str, sep: &str, header: bool, k: usize, extra: &[&str]) -
         output.remove(0);
     }
     check_release(&input, &output, &qis, &ids, k, None);
+    inspect(&input, &output, &qis);
     report(&d.join("report.json"))
 }
 
@@ -224,6 +246,76 @@ fn adult_init_config() {
     );
 }
 
+/// `-labels sets`: the classes publish the values they hold. Each categorical label is exactly
+/// the set of its class's values (a single value as itself), the classes are the report's, and
+/// the NCP computed here from the files (a set's values minus one over the column's distinct
+/// values minus one; a range's width over the column's) is the report's and below the node
+/// labels' NCP of the same config.
+#[test]
+fn adult_set_labels() {
+    let nodes = init_and_run("adult/adult.csv", ";", true, 5, &[]);
+    let mut computed = None;
+    let sets = init_and_run_with(
+        "adult/adult.csv",
+        ";",
+        true,
+        5,
+        &["-labels", "sets"],
+        |input, output, qis| {
+            let mut classes: HashMap<Vec<&str>, Vec<usize>> = HashMap::new();
+            // The output keeps every column (init makes no identifier of ADULT's).
+            for (r, o) in output.iter().enumerate() {
+                let key = qis.iter().map(|q| o[q.column].as_str()).collect();
+                classes.entry(key).or_default().push(r);
+            }
+            let mut cost = 0.0;
+            for (labels, rows) in &classes {
+                for (q, label) in qis.iter().zip(labels) {
+                    let mut values: Vec<&str> =
+                        rows.iter().map(|&r| input[r][q.column].as_str()).collect();
+                    values.sort_unstable();
+                    values.dedup();
+                    let numeric = values.iter().all(|v| v.trim().parse::<f64>().is_ok());
+                    let all: std::collections::HashSet<&str> =
+                        input.iter().map(|r| r[q.column].as_str()).collect();
+                    if numeric {
+                        let x: Vec<f64> =
+                            values.iter().map(|v| v.trim().parse().unwrap()).collect();
+                        let col: Vec<f64> = all.iter().map(|v| v.trim().parse().unwrap()).collect();
+                        let span = |v: &[f64]| {
+                            v.iter().copied().fold(f64::MIN, f64::max)
+                                - v.iter().copied().fold(f64::MAX, f64::min)
+                        };
+                        cost += rows.len() as f64 * span(&x) / span(&col);
+                    } else {
+                        match set_of(label) {
+                            Some(mut got) => {
+                                got.sort_unstable();
+                                assert!(got.len() > 1, "{label}");
+                                assert_eq!(got, values, "{label}");
+                            }
+                            None => assert_eq!(vec![*label], values),
+                        }
+                        cost +=
+                            rows.len() as f64 * (values.len() - 1) as f64 / (all.len() - 1) as f64;
+                    }
+                }
+            }
+            computed = Some((classes.len(), cost / (output.len() * qis.len()) as f64));
+        },
+    );
+    let (classes, ncp) = computed.unwrap();
+    assert_eq!(sets["labels"], "sets");
+    assert_eq!(nodes["labels"], "nodes");
+    assert_eq!(
+        sets["equivalence_classes"].as_u64().unwrap(),
+        classes as u64
+    );
+    let reported = sets["utility"]["ncp"].as_f64().unwrap();
+    assert!((reported - ncp).abs() < 1e-9, "{reported} vs {ncp}");
+    assert!(reported < nodes["utility"]["ncp"].as_f64().unwrap());
+}
+
 /// The census sample through `anonbox init` (no header, 40 quasi-identifiers of every kind).
 #[test]
 fn census_init_config() {
@@ -235,8 +327,9 @@ fn census_init_config() {
 }
 
 /// `<privacy>` models per partition: ADULT with occupation sensitive (its hierarchy), k = 5
-/// with distinct 3-diversity, entropy 2-diversity or 0.3-closeness (equal distance); each
-/// release checked by the independent checker, and stricter models give fewer classes.
+/// with distinct 3-diversity, entropy 2-diversity or 0.3-closeness (equal distance), with node
+/// and with set labels; each release checked by the independent checker, and stricter models
+/// give fewer classes.
 #[test]
 fn privacy_models_hold_per_class() {
     let dir = common::workdir("adult-occupation.xml");
@@ -292,6 +385,29 @@ fn privacy_models_hold_per_class() {
                 model,
             );
         std::fs::write(d.join("configs/m.xml"), text).unwrap();
+        // Set labels split in another order: their classes must hold the models too.
+        let run = common::anonbox(
+            d,
+            &[
+                "-config",
+                "configs/m.xml",
+                "-output",
+                "sets.csv",
+                "-labels",
+                "sets",
+            ],
+        );
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let output: Vec<Vec<String>> = read(&d.join("sets.csv"), b';')
+            .into_iter()
+            .skip(1)
+            .collect();
+        let found = check_release(&input, &output, &qis, &[], 5, Some(7));
+        check(&found, &want).unwrap_or_else(|e| panic!("{model} (sets): {e}"));
         let run = common::anonbox(
             d,
             &[
@@ -385,6 +501,14 @@ fn refusals() {
         (
             vec!["-method", "Mondrian", "-partition", "loose"],
             "-partition",
+        ),
+        (
+            vec!["-method", "Flash", "-labels", "sets"],
+            "-labels: Flash publishes no partition's labels",
+        ),
+        (
+            vec!["-method", "Mondrian", "-labels", "values"],
+            "accepted: nodes, sets",
         ),
     ] {
         let mut a = vec!["-config", "configs/adult.xml", "-output", "o.csv"];

@@ -14,10 +14,14 @@
 //!   whose values share no node print the suppression label `*`), and a split replaces that
 //!   node by its children, one class per child that holds records; children that fail the
 //!   models alone are pooled into one class, which keeps their common node ([`pool_small`]).
+//!   With [`Labels::Sets`] a class publishes the set of values it holds instead (`{a,b}`, a
+//!   single value as itself); its width, for choosing the attribute to split and for the NCP,
+//!   is then those values over the column's, minus one each. The splits still follow the tree.
 //!
 //! Each class tries its attributes by decreasing normalized width (ties: `<qid>` order; the
 //! numeric width is the class's range over the table's, the categorical one the leaves under
-//! its node, minus one, over the hierarchy's, minus one) and takes the first allowable split.
+//! its node, minus one, over the hierarchy's, minus one; with sets, its values, minus one, over
+//! the column's, minus one) and takes the first allowable split.
 //! A split is allowable if every part satisfies every privacy criterion (k-anonymity, the
 //! l-diversities, t-closeness, ... as [`crate::privacy`] builds them for the checker; not
 //! δ-presence, whose classes are the population's): the criteria judge each part as Incognito judges a class, from its size and the
@@ -75,6 +79,38 @@ impl Partitioning {
     }
 }
 
+/// What a class publishes for a categorical attribute.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Labels {
+    /// The lowest node of the hierarchy that covers the class's values.
+    #[default]
+    Nodes,
+    /// The values the class holds, as a set (`{a,b}`; a single value as itself): the same
+    /// classes, each saying exactly which values it pools (set-valued generalization, as the
+    /// Mondrian implementations without hierarchies publish).
+    Sets,
+}
+
+impl Labels {
+    pub const NAMES: &'static [&'static str] = &["nodes", "sets"];
+
+    pub fn parse(s: &str) -> Option<Labels> {
+        match s.to_ascii_lowercase().as_str() {
+            "nodes" => Some(Labels::Nodes),
+            "sets" => Some(Labels::Sets),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Labels::Nodes => "nodes",
+            Labels::Sets => "sets",
+        }
+    }
+}
+
 /// What Mondrian over hierarchies is asked for.
 #[derive(Debug, Clone, Copy)]
 pub struct Params<'a> {
@@ -83,6 +119,7 @@ pub struct Params<'a> {
     /// The run's `<privacy>` models.
     pub privacy: &'a [PrivacyModel],
     pub partitioning: Partitioning,
+    pub labels: Labels,
 }
 
 /// A final class's extent on one attribute.
@@ -95,6 +132,9 @@ pub enum Extent {
     /// A categorical attribute whose values share no node (the hierarchy's top level has several
     /// values): printed as a suppressed value.
     Top,
+    /// A categorical attribute published as the set of its values ([`Labels::Sets`]): their
+    /// leaf codes are `Partition::sets[start..start + len]`.
+    Set { start: u32, len: u32 },
 }
 
 /// A final class.
@@ -118,6 +158,8 @@ pub struct Partition {
     pub ncp: f64,
     /// Whether each attribute was numeric.
     pub numeric: Vec<bool>,
+    /// The leaf codes of the [`Extent::Set`]s, each set's in label order.
+    pub sets: Vec<u32>,
 }
 
 impl Partition {
@@ -131,6 +173,16 @@ impl Partition {
             Extent::Range { low, high } => format!("[{}:{}]", leaf(low), leaf(high)),
             Extent::Node { level, id } => h.label(level, id).to_string(),
             Extent::Top => top.to_string(),
+            Extent::Set { start, len } => {
+                let codes = &self.sets[start as usize..(start + len) as usize];
+                match codes {
+                    [one] => leaf(*one).to_string(),
+                    _ => {
+                        let values: Vec<&str> = codes.iter().map(|&c| leaf(c)).collect();
+                        format!("{{{}}}", values.join(","))
+                    }
+                }
+            }
         }
     }
 }
@@ -437,6 +489,24 @@ pub fn partition(table: &EncodedTable, params: &Params<'_>) -> Result<Partition>
         .enumerate()
         .map(|(j, a)| table.column(j).iter().map(|c| a.key(c)).collect())
         .collect();
+    // The values each attribute holds (the denominator of a set's NCP).
+    let held: Vec<usize> = (0..d)
+        .map(|j| {
+            let mut seen = vec![false; table.hierarchies[j].leaves()];
+            table.column(j).iter().for_each(|c| seen[c as usize] = true);
+            seen.iter().filter(|&&x| x).count()
+        })
+        .collect();
+    let mut sets: Vec<u32> = Vec::new();
+    // Per attribute, the stamp of the last class that held each value (sets' widths).
+    let mut seen: Vec<Vec<u32>> = if params.labels == Labels::Sets {
+        (0..d)
+            .map(|j| vec![0; table.hierarchies[j].leaves()])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut stamp = 0u32;
     let mut judge = Judge::new(table, params)?;
     let mut perm: Vec<u32> = (0..n as u32).collect();
     if let Some(c) = judge.fails(&perm, &counts) {
@@ -454,8 +524,25 @@ pub fn partition(table: &EncodedTable, params: &Params<'_>) -> Result<Partition>
     while let Some((s, e)) = queue.pop_front() {
         let mut extents = Vec::with_capacity(d);
         let mut widths = Vec::with_capacity(d);
-        for (axis, key) in axes.iter().zip(&keys) {
-            let (x, w) = axis.extent(perm[s..e].iter().map(|&t| key[t as usize]));
+        for (j, (axis, key)) in axes.iter().zip(&keys).enumerate() {
+            let (x, mut w) = axis.extent(perm[s..e].iter().map(|&t| key[t as usize]));
+            if params.labels == Labels::Sets && matches!(axis, Axis::Tree { .. }) {
+                // A set's width: the class's values over the column's.
+                stamp += 1;
+                let mut distinct = 0usize;
+                for &t in &perm[s..e] {
+                    let c = key[t as usize] as usize;
+                    if seen[j][c] != stamp {
+                        seen[j][c] = stamp;
+                        distinct += 1;
+                    }
+                }
+                w = if held[j] > 1 {
+                    (distinct - 1) as f64 / (held[j] - 1) as f64
+                } else {
+                    0.0
+                };
+            }
             extents.push(x);
             widths.push(w);
         }
@@ -500,6 +587,27 @@ pub fn partition(table: &EncodedTable, params: &Params<'_>) -> Result<Partition>
                 for &t in &perm[s..e] {
                     tuple_class[t as usize] = classes.len() as u32;
                 }
+                if params.labels == Labels::Sets {
+                    for (j, axis) in axes.iter().enumerate() {
+                        let Axis::Tree { h, .. } = axis else { continue };
+                        let mut codes: Vec<u32> =
+                            perm[s..e].iter().map(|&t| keys[j][t as usize]).collect();
+                        codes.sort_unstable();
+                        codes.dedup();
+                        codes
+                            .sort_by(|&a, &b| h.label(0, h.get(a, 0)).cmp(h.label(0, h.get(b, 0))));
+                        widths[j] = if held[j] > 1 {
+                            (codes.len() - 1) as f64 / (held[j] - 1) as f64
+                        } else {
+                            0.0
+                        };
+                        extents[j] = Extent::Set {
+                            start: sets.len() as u32,
+                            len: codes.len() as u32,
+                        };
+                        sets.extend(codes);
+                    }
+                }
                 for (p, w) in penalty.iter_mut().zip(&widths) {
                     *p += size as f64 * w;
                 }
@@ -526,6 +634,7 @@ pub fn partition(table: &EncodedTable, params: &Params<'_>) -> Result<Partition>
             .iter()
             .map(|a| matches!(a, Axis::Numeric { .. }))
             .collect(),
+        sets,
     })
 }
 
@@ -707,6 +816,7 @@ mod tests {
             k: 2,
             privacy: &[],
             partitioning: Partitioning::Strict,
+            labels: Labels::Nodes,
         };
         let p = partition(&table, &params).unwrap();
         let labels: Vec<Vec<String>> = (0..p.classes.len())
@@ -744,6 +854,7 @@ mod tests {
             k: 3,
             privacy: &[],
             partitioning: Partitioning::Strict,
+            labels: Labels::Nodes,
         };
         let p = partition(&table, &params).unwrap();
         let labels: Vec<String> = (0..2).map(|c| p.label(&table, c, 0, "*")).collect();
@@ -780,6 +891,7 @@ mod tests {
             k: 1,
             privacy: &models,
             partitioning: Partitioning::Strict,
+            labels: Labels::Nodes,
         };
         let p = partition(&table, &params).unwrap();
         assert_eq!(p.classes.len(), 1);
@@ -825,12 +937,14 @@ mod tests {
             k: 3,
             privacy: &[],
             partitioning: Partitioning::Strict,
+            labels: Labels::Nodes,
         };
         // Strict: x <= 2 holds 5 records, x <= 1 one.
         let p = partition(&table, &strict).unwrap();
         assert_eq!(p.classes.len(), 1);
         let relaxed = Params {
             partitioning: Partitioning::Relaxed,
+            labels: Labels::Nodes,
             ..strict
         };
         let r = partition(&table, &relaxed).unwrap();

@@ -213,10 +213,52 @@ pub fn recheck(dir: &Path, rows: &[Vec<String>], k: usize, budget: usize) -> kch
     kcheck::check(&path, &spec).unwrap()
 }
 
-fn reference() -> Vec<serde_json::Value> {
+/// ARX's golden rows of ADULT with k = 5: each row, its suppression limit and its metric as
+/// the `-metric` flag names it.
+pub fn arx_k5_rows() -> Vec<(serde_json::Value, f64, String)> {
     let text =
         std::fs::read_to_string(common::data("reference/arx-adult-k-anonymity.json")).unwrap();
-    serde_json::from_str(&text).unwrap()
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let rows: Vec<_> = rows
+        .into_iter()
+        .filter(|r| r["k"] == 5)
+        .map(|row| {
+            let s = row["suppression_limit"].as_f64().unwrap();
+            let metric = match row["metric"].as_str().unwrap() {
+                "dmstar" => "DMStar",
+                "loss" => "Loss",
+                m => m,
+            }
+            .to_string();
+            (row, s, metric)
+        })
+        .collect();
+    assert!(rows.len() >= 3);
+    rows
+}
+
+/// A run's report `r` and its release `dir/out.parquet` against ARX's `row` (suppression limit
+/// `s`): ARX's information loss, its transformation's figures where it is the same one, and the
+/// release re-checked by the independent checker (5-anonymous, within the budget, the report's
+/// figures).
+pub fn assert_matches_arx(dir: &Path, row: &serde_json::Value, r: &serde_json::Value, s: f64) {
+    let want = row["information_loss"].as_f64().unwrap();
+    let got = r["information_loss"].as_f64().unwrap();
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs(),
+        "s={s} {}: {got} vs ARX {want}",
+        row["metric"]
+    );
+    if r["transformation"] == row["transformation"] {
+        assert_eq!(r["suppressed_records"], row["suppressed_records"]);
+        assert_eq!(r["equivalence_classes"], row["equivalence_classes"]);
+    }
+    let (_, released) = read_release(&dir.join("out.parquet"));
+    let budget = (s * 30162.0).floor() as usize;
+    let found = recheck(dir, &released, 5, budget);
+    assert_eq!(found.rows, 30162);
+    assert_eq!(r["suppressed_records"], found.suppressed as u64);
+    assert_eq!(r["equivalence_classes"], found.classes as u64);
 }
 
 /// The golden ARX rows of k = 5 from a Parquet file read by column name: ARX's information
@@ -228,17 +270,7 @@ fn parquet_input_gives_arx_optimum() {
     let input = dir.path().join("adult.parquet");
     write_parquet(&input, &adult_rows(), 10_000);
     let cfg = config(dir.path(), &input, "", "out.parquet");
-    let rows = reference();
-    let rows: Vec<_> = rows.iter().filter(|r| r["k"] == 5).collect();
-    assert!(rows.len() >= 3);
-    for row in rows {
-        let s = row["suppression_limit"].as_f64().unwrap();
-        let metric = row["metric"].as_str().unwrap();
-        let metric = match metric {
-            "dmstar" => "DMStar",
-            "loss" => "Loss",
-            m => m,
-        };
+    for (row, s, metric) in arx_k5_rows() {
         let (out, r) = run(
             dir.path(),
             &cfg,
@@ -250,7 +282,7 @@ fn parquet_input_gives_arx_optimum() {
                 "-suppression",
                 &s.to_string(),
                 "-metric",
-                metric,
+                &metric,
             ],
         );
         assert!(
@@ -258,22 +290,7 @@ fn parquet_input_gives_arx_optimum() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let want = row["information_loss"].as_f64().unwrap();
-        let got = r["information_loss"].as_f64().unwrap();
-        assert!(
-            (got - want).abs() <= 1e-9 * want.abs(),
-            "s={s} {metric}: {got} vs ARX {want}"
-        );
-        if r["transformation"] == row["transformation"] {
-            assert_eq!(r["suppressed_records"], row["suppressed_records"]);
-            assert_eq!(r["equivalence_classes"], row["equivalence_classes"]);
-        }
-        let (_, released) = read_release(&dir.path().join("out.parquet"));
-        let budget = (s * 30162.0).floor() as usize;
-        let found = recheck(dir.path(), &released, 5, budget);
-        assert_eq!(found.rows, 30162);
-        assert_eq!(r["suppressed_records"], found.suppressed as u64);
-        assert_eq!(r["equivalence_classes"], found.classes as u64);
+        assert_matches_arx(dir.path(), &row, &r, s);
     }
 }
 

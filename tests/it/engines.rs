@@ -13,7 +13,10 @@ use std::process::{Command, Stdio};
 
 use anonbox::cli::RunArgs;
 
-use crate::columnar::{adult_rows, config, read_release, write_csv, write_parquet};
+use crate::columnar::{
+    adult_rows, arx_k5_rows, assert_matches_arx, config, read_release, recheck, write_csv,
+    write_parquet,
+};
 use crate::common::{self, anonbox};
 use crate::kcheck;
 
@@ -42,26 +45,6 @@ fn csv_rows(path: &Path, separator: &str, header: bool) -> Vec<Vec<String>> {
 
 /// Re-checks ADULT release rows (quasi-identifiers in columns 0-8) with the independent
 /// checker: k-anonymous, at most `budget` suppressed; returns what it found.
-fn recheck_adult(dir: &Path, rows: &[Vec<String>], k: usize, budget: usize) -> kcheck::Found {
-    let path = dir.join("recheck.csv");
-    let mut text = String::from("header\n");
-    for r in rows {
-        text.push_str(&r.join(";"));
-        text.push('\n');
-    }
-    std::fs::write(&path, text).unwrap();
-    let spec = kcheck::Spec {
-        separator: ";",
-        header: true,
-        qid_columns: &[0, 1, 2, 3, 4, 5, 6, 7, 8],
-        top: &["*"; 9],
-        k,
-        max_suppressed: budget,
-        full_domain: true,
-    };
-    kcheck::check(&path, &spec).unwrap()
-}
-
 /// The golden ARX rows of k = 5 with the input as Parquet on DataFusion: ARX's information
 /// loss (and its transformation's figures where it is the same one); the report names the
 /// engine; the release passes the independent checker.
@@ -71,18 +54,7 @@ fn datafusion_on_parquet_gives_arx_optimum() {
     let input = dir.path().join("adult.parquet");
     write_parquet(&input, &adult_rows(), 4096);
     let cfg = config(dir.path(), &input, "", "out.parquet");
-    let text =
-        std::fs::read_to_string(common::data("reference/arx-adult-k-anonymity.json")).unwrap();
-    let reference: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
-    let rows: Vec<_> = reference.iter().filter(|r| r["k"] == 5).collect();
-    assert!(rows.len() >= 3);
-    for row in rows {
-        let s = row["suppression_limit"].as_f64().unwrap();
-        let metric = match row["metric"].as_str().unwrap() {
-            "dmstar" => "DMStar",
-            "loss" => "Loss",
-            m => m,
-        };
+    for (row, s, metric) in arx_k5_rows() {
         let r = run_ok(
             dir.path(),
             &[
@@ -99,26 +71,11 @@ fn datafusion_on_parquet_gives_arx_optimum() {
                 "-suppression",
                 &s.to_string(),
                 "-metric",
-                metric,
+                &metric,
             ],
         );
         assert_eq!(r["engine"], "datafusion");
-        let want = row["information_loss"].as_f64().unwrap();
-        let got = r["information_loss"].as_f64().unwrap();
-        assert!(
-            (got - want).abs() <= 1e-9 * want.abs(),
-            "s={s} {metric}: {got} vs ARX {want}"
-        );
-        if r["transformation"] == row["transformation"] {
-            assert_eq!(r["suppressed_records"], row["suppressed_records"]);
-            assert_eq!(r["equivalence_classes"], row["equivalence_classes"]);
-        }
-        let (_, released) = read_release(&dir.path().join("out.parquet"));
-        let budget = (s * 30162.0).floor() as usize;
-        let found = recheck_adult(dir.path(), &released, 5, budget);
-        assert_eq!(found.rows, 30162);
-        assert_eq!(r["suppressed_records"], found.suppressed as u64);
-        assert_eq!(r["equivalence_classes"], found.classes as u64);
+        assert_matches_arx(dir.path(), &row, &r, s);
     }
 }
 
@@ -209,7 +166,7 @@ fn datafusion_and_embedded_release_the_same_rows() {
             let r = run_ok(d, &args);
             assert_eq!(r["engine"], engine);
             let rows = read(&d.join(&out));
-            let found = recheck_adult(d, &rows, 5, rows.len());
+            let found = recheck(d, &rows, 5, rows.len());
             assert_eq!(r["suppressed_records"], found.suppressed as u64, "case {i}");
             released.push(rows);
             reports.push(r);
@@ -523,7 +480,7 @@ fn a_spilled_frequency_set_is_the_same() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(common::files_in(&tmp), Vec::<String>::new());
         let rows = read_release(&d.join(out)).1;
-        let found = recheck_adult(d, &rows, 5, rows.len() / 50);
+        let found = recheck(d, &rows, 5, rows.len() / 50);
         assert_eq!(found.rows, rows.len());
         released.push(rows);
     }

@@ -115,6 +115,29 @@ pub struct SensitiveEncoding {
     pub hierarchy: Option<Hierarchy>,
 }
 
+/// The in-memory table of a load: the distinct tuples, the quasi-identifiers' hierarchies and
+/// the sensitive columns (`sens[s]`: column s's code per record) as `encoding` describes them.
+pub fn finish_table(
+    tuples: TupleBuilder,
+    encoding: &Encoding,
+    sens: Vec<Vec<u32>>,
+) -> EncodedTable {
+    let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
+    let sensitive = encoding
+        .sensitive
+        .iter()
+        .zip(sens)
+        .map(|(s, codes)| SensitiveColumn {
+            name: s.name.clone(),
+            codes,
+            values: s.dictionary.values().to_vec(),
+            numeric: s.numeric.clone(),
+            hierarchy: s.hierarchy.clone(),
+        })
+        .collect();
+    tuples.finish(hierarchies, sensitive)
+}
+
 /// The label suppressed records print for a hierarchy: its top level if that is one value,
 /// else `*`.
 pub fn top_label(h: &Hierarchy) -> String {
@@ -594,20 +617,7 @@ pub fn load_table(
             None => Ok(()),
         }
     })?;
-    let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
-    let sensitive = encoding
-        .sensitive
-        .iter()
-        .zip(sens)
-        .map(|(s, codes)| SensitiveColumn {
-            name: s.name.clone(),
-            codes,
-            values: s.dictionary.values().to_vec(),
-            numeric: s.numeric.clone(),
-            hierarchy: s.hierarchy.clone(),
-        })
-        .collect();
-    let mut table = tuples.finish(hierarchies, sensitive);
+    let mut table = finish_table(tuples, &encoding, sens);
     if let Some(s) = subset {
         table = table.with_subset(s.finish()?);
     }

@@ -57,7 +57,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::spill::SpillDir;
 use super::Rewrite;
 use crate::data::load::{Encoding, LoadObserver, LoadSummary, RowEncoder, Source};
-use crate::data::{EncodedTable, SensitiveColumn, TupleBuilder};
+use crate::data::{EncodedTable, TupleBuilder};
 use crate::io::columnar::writer::BatchWriter;
 use crate::io::columnar::{dataset_files, Columnar, Kind, BATCH_ROWS};
 use crate::io::{Cleanup, Format, Publication, ReadStats};
@@ -422,20 +422,8 @@ impl Session {
             width,
             bytes_read: bytes,
         };
-        let hierarchies = encoding.qids.iter().map(|q| q.hierarchy.clone()).collect();
-        let sensitive = encoding
-            .sensitive
-            .iter()
-            .zip(sens)
-            .map(|(s, codes)| SensitiveColumn {
-                name: s.name.clone(),
-                codes,
-                values: s.dictionary.values().to_vec(),
-                numeric: s.numeric.clone(),
-                hierarchy: s.hierarchy.clone(),
-            })
-            .collect();
-        Ok((tuples.finish(hierarchies, sensitive), encoding, summary))
+        let table = crate::data::load::finish_table(tuples, &encoding, sens);
+        Ok((table, encoding, summary))
     }
 
     /// (b) The release of `rewrite` over `job`'s input, written to its output through

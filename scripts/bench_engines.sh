@@ -11,6 +11,7 @@
 #   SPILL=64M scripts/bench_engines.sh               # also datafusion under -memoryLimit 64M
 #                                                    # (the people file: its frequency set spills)
 #
+# The binary is built with the datafusion feature (the engine is a feature).
 # Inputs are generated in $BENCH_DIR (default /tmp/anonbox-engines), never in the repository;
 # Parquet by `cargo run --release --example to_parquet`. Columns: the -report's elapsed
 # seconds (load = the frequency set, write = the release), CPU (user + system) and the driver's
@@ -27,11 +28,11 @@ mkdir -p "$work"
 # PROFILE=dev: the binaries `cargo test` already built (dependencies optimized, anonbox itself
 # not, debug assertions on): for a machine with no time for a release build.
 if [ "${PROFILE:-release}" = dev ]; then
-    cargo build --quiet --bin anonbox --example to_parquet
+    cargo build --quiet --features datafusion --bin anonbox --example to_parquet
     BIN=target/debug/anonbox
     CONV=target/debug/examples/to_parquet
 else
-    cargo build --release --quiet --bin anonbox --example to_parquet
+    cargo build --release --quiet --features datafusion --bin anonbox --example to_parquet
     BIN=target/release/anonbox
     CONV=target/release/examples/to_parquet
 fi

@@ -229,6 +229,10 @@ def anonymize(
     time_limit: Optional[float] = None,
     threads: Optional[int] = None,
     engine: Optional[str] = None,
+    local_recoding: bool = False,
+    suppress: Optional[str] = None,
+    labels: Optional[str] = None,
+    partition: Optional[str] = None,
     progress: Any = None,
 ) -> Result:
     """Anonymizes ``data`` (a pandas or polars DataFrame, a pyarrow Table, or any object with
@@ -245,6 +249,11 @@ def anonymize(
     optimal, or the best found in ``time_limit`` seconds), ``Datafly``, ``Mondrian``,
     ``Incognito_K``. ``metric``: ``Loss``, ``DMStar``, ``DM``, ``Height``, ``Precision``,
     ``Entropy``, ``AECS``. ``suppression``: the share of records that may be suppressed.
+    ``local_recoding=True``: the records the optimum would suppress are released in groups at
+    transformations of their own (``-localRecoding``); ``suppress="cells"``: quasi-identifier
+    cells are blanked instead of whole records (``-suppress cells``); ``labels="sets"`` and
+    ``partition="relaxed"``: Mondrian's set labels and relaxed cuts (``-labels``,
+    ``-partition``).
     ``progress``: ``True`` for tqdm bars (when tqdm is installed), or a callable
     ``(phase, position, length, message)`` called on this thread as the run goes on.
 
@@ -271,6 +280,10 @@ def anonymize(
             "time_limit": time_limit,
             "threads": threads,
             "engine": engine,
+            "local_recoding": local_recoding,
+            "suppress": suppress,
+            "labels": labels,
+            "partition": partition,
             "quiet": True,
         }
         try:

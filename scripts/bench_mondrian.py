@@ -13,7 +13,11 @@ anonbox the leaves under its published node with `-labels nodes`, the class's va
 `partition` in this process, anonbox's whole run (load, partition, write) as a child.
 
 Usage: scripts/bench_mondrian.py [--rows 30162,1000000] [--k 5] [--anonypy-limit SECONDS]
-Needs: `pip install anonypy pandas`, `cargo build --release`.
+                                 [--tools anonypy,umbra-k]
+Needs: `pip install anonypy umbra-k pandas`, `cargo build --release`. umbra-k's time is its
+whole `fit(...).transform(...)` (partitions and labels), its NCP that of its partitions; it
+cuts at the middle row (relaxed) and chooses the dimension by raw spans (an age range in years
+against a count of categories), with no hierarchy.
 """
 
 import argparse
@@ -96,6 +100,25 @@ def run_anonypy(header, body, k, limit):
             "ncp": ncp_of_partitions(df, parts)}
 
 
+def run_umbra(header, body, k, limit):
+    import pandas as pd
+    from umbra_k.anonymizer import MondrianAnonymizer
+    df = pd.DataFrame(body, columns=header)
+    df["age"] = df["age"].astype(int)
+    for c in QIS:
+        if c != "age":
+            df[c] = df[c].astype("category")
+    m = MondrianAnonymizer(k=k, quasi_id=QIS)
+    start = time.process_time()
+    wall = time.time()
+    # The whole transform (partitions and their labels), as a user calls it.
+    m.fit(df).transform(df)
+    cpu = time.process_time() - start
+    parts = m._partitions
+    return {"cpu": cpu, "wall": time.time() - wall, "classes": len(parts),
+            "ncp": ncp_of_partitions(df, parts)}
+
+
 def run_anonbox(header, body, k, work, labels):
     data = os.path.join(work, "data.csv")
     with open(data, "w", newline="") as f:
@@ -128,11 +151,14 @@ def main():
     ap.add_argument("--rows", default="30162,100000,1000000")
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--anonypy-limit", type=float, default=1800)
-    ap.add_argument("--anonypy-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--tools", default="anonypy,umbra-k",
+                    help="the PyPI implementations to run beside anonbox")
+    ap.add_argument("--child", choices=["anonypy", "umbra-k"], help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.anonypy_child:
+    if a.child:
         header, body = rows_of(int(a.rows))
-        print(json.dumps(run_anonypy(header, body, a.k, None)))
+        run = run_anonypy if a.child == "anonypy" else run_umbra
+        print(json.dumps(run(header, body, a.k, None)))
         return
     print(f"# uptime: {os.popen('uptime').read().strip()}")
     print("rows\ttool\tclasses\tNCP\tCPU s\twall s")
@@ -143,15 +169,16 @@ def main():
                 r = run_anonbox(header, body, a.k, work, labels)
             print(f"{n}\tanonbox ({labels})\t{r['classes']}\t{r['ncp']:.4f}\t{r['cpu']:.2f}\t"
                   f"{r['wall']:.2f}", flush=True)
-        try:
-            out = subprocess.run([sys.executable, __file__, "--anonypy-child", "--rows", str(n),
-                                  "--k", str(a.k)], capture_output=True, text=True, check=True,
-                                 timeout=a.anonypy_limit).stdout
-            p = json.loads(out)
-            print(f"{n}\tanonypy\t{p['classes']}\t{p['ncp']:.4f}\t{p['cpu']:.2f}\t"
-                  f"{p['wall']:.2f}", flush=True)
-        except subprocess.TimeoutExpired:
-            print(f"{n}\tanonypy\t-\t-\t-\t>{a.anonypy_limit:.0f} (stopped)", flush=True)
+        for tool in a.tools.split(","):
+            try:
+                out = subprocess.run([sys.executable, __file__, "--child", tool, "--rows", str(n),
+                                      "--k", str(a.k)], capture_output=True, text=True,
+                                     check=True, timeout=a.anonypy_limit).stdout
+                p = json.loads(out)
+                print(f"{n}\t{tool}\t{p['classes']}\t{p['ncp']:.4f}\t{p['cpu']:.2f}\t"
+                      f"{p['wall']:.2f}", flush=True)
+            except subprocess.TimeoutExpired:
+                print(f"{n}\t{tool}\t-\t-\t-\t>{a.anonypy_limit:.0f} (stopped)", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from .models import (
     BetaLikeness,
     DeltaDisclosure,
     DeltaPresence,
+    DifferentialPrivacy,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
@@ -39,5 +40,5 @@ __all__ = [
     "Error", "ConfigError", "DataError", "PrivacyModel", "KAnonymity",
     "DistinctLDiversity", "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness",
     "DeltaPresence", "KMap", "AverageRisk", "SampleUniqueness", "PopulationUniqueness",
-    "DeltaDisclosure", "BetaLikeness",
+    "DeltaDisclosure", "BetaLikeness", "DifferentialPrivacy",
 ]

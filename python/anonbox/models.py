@@ -26,6 +26,7 @@ __all__ = [
     "PopulationUniqueness",
     "DeltaDisclosure",
     "BetaLikeness",
+    "DifferentialPrivacy",
 ]
 
 
@@ -223,19 +224,50 @@ class BetaLikeness(PrivacyModel):
         super().__init__(attribute=attribute, beta=beta, enhanced=enhanced)
 
 
+class DifferentialPrivacy(PrivacyModel):
+    """``<differential-privacy epsilon=... delta=... steps=... generalization=... budget=.../>``:
+    (epsilon, delta)-differential privacy by SafePub: a random sample of the records released
+    under one transformation, every class of fewer than the derived k sampled records
+    suppressed. ``steps``: a data-dependent search of that many steps (``budget`` of epsilon
+    spent on it); ``generalization``: a data-independent degree (``low``, ``medium``,
+    ``high``, ...). Pass ``suppression=1`` to ``anonymize``: the model suppresses what it
+    must (any lower limit is refused). The sample and the search are random:
+    ``anonbox.run(config, seed=N)`` reproduces a release."""
+
+    element = "differential-privacy"
+
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        steps: Optional[int] = None,
+        generalization: Optional[str] = None,
+        budget: Optional[float] = None,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            steps=steps,
+            generalization=generalization,
+            budget=budget,
+        )
+
+
 #: Every model class by its element name.
 BY_ELEMENT: Dict[str, type] = {
     c.element: c  # type: ignore[misc]
     for c in [
         KAnonymity, DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
         DeltaPresence, KMap, AverageRisk, SampleUniqueness, PopulationUniqueness,
-        DeltaDisclosure, BetaLikeness,
+        DeltaDisclosure, BetaLikeness, DifferentialPrivacy,
     ]
 }
 
 
 #: Attributes that name things (a column, a file, a distance, a region): kept as text.
-_NAMES = frozenset({"attribute", "distance", "subset", "model", "population"})
+_NAMES = frozenset(
+    {"attribute", "distance", "subset", "model", "population", "generalization"}
+)
 
 
 def _value(key: str, text: str) -> object:

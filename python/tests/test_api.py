@@ -71,6 +71,27 @@ def test_every_model_is_enforced(model, small):
         assert min(Counter(kept).values()) >= 4
 
 
+def test_differential_privacy(small):
+    """SafePub from Python: the release keeps every row, each released (unsuppressed) class
+    holds at least the derived k records, and the report gives the guarantee's parameters."""
+    model = anonbox.DifferentialPrivacy(2, 1e-5, generalization="medium")
+    assert model.to_xml() == (
+        '<differential-privacy epsilon="2" delta="1e-05" generalization="medium"/>'
+    )
+    r = anonbox.anonymize(
+        small, quasi_identifiers=qis(), privacy=[model], method="Flash", suppression=1
+    )
+    assert r.data.num_rows == small.num_rows
+    text = json.dumps(r.report)
+    assert "differential" in text, text[:400]
+    from collections import Counter
+
+    kept = [row for row, s in zip(rows_of(r.data.select(QIS)), r.suppressed.to_pylist()) if not s]
+    k = r.report["differential_privacy"]["k"]
+    assert k > 1
+    assert not kept or min(Counter(kept).values()) >= k
+
+
 def test_delta_presence_releases_the_research_subset(small, tmp_path):
     import pyarrow.csv as pacsv
 
@@ -100,6 +121,9 @@ def test_models_are_the_privacy_elements():
     )
     assert anonbox.DeltaPresence(0, 0.5, subset_index=3).to_xml() == (
         '<delta-presence dmin="0" dmax="0.5" subset-index="3"/>'
+    )
+    assert anonbox.DifferentialPrivacy(1, 1e-6, steps=20).to_xml() == (
+        '<differential-privacy epsilon="1" delta="1e-06" steps="20"/>'
     )
 
 

@@ -82,14 +82,21 @@ def ncp_of_partitions(df, parts):
     return total / (n * len(QIS))
 
 
-def run_anonypy(header, body, k, limit):
+def frame(header, body):
+    """The rows as the PyPI tools take them: age a number, the other quasi-identifiers
+    categories (which ncp_of_partitions reads as categorical)."""
     import pandas as pd
-    from anonypy import mondrian
     df = pd.DataFrame(body, columns=header)
     df["age"] = df["age"].astype(int)
     for c in QIS:
         if c != "age":
             df[c] = df[c].astype("category")
+    return df
+
+
+def run_anonypy(header, body, k, limit):
+    from anonypy import mondrian
+    df = frame(header, body)
     m = mondrian.Mondrian(df, QIS, "salary-class")
     start = time.process_time()
     wall = time.time()
@@ -101,13 +108,8 @@ def run_anonypy(header, body, k, limit):
 
 
 def run_umbra(header, body, k, limit):
-    import pandas as pd
     from umbra_k.anonymizer import MondrianAnonymizer
-    df = pd.DataFrame(body, columns=header)
-    df["age"] = df["age"].astype(int)
-    for c in QIS:
-        if c != "age":
-            df[c] = df[c].astype("category")
+    df = frame(header, body)
     m = MondrianAnonymizer(k=k, quasi_id=QIS)
     start = time.process_time()
     wall = time.time()

@@ -38,7 +38,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StringBuilder, StructArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, DictionaryArray, Int32Array, RecordBatch, StringBuilder, StructArray,
+};
+use arrow::datatypes::Int32Type;
 use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use csv::ByteRecord;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
@@ -677,20 +680,26 @@ fn release_udf(
                 .collect()
         })
         .collect();
-    let labels: Vec<Vec<String>> = encoding
+    // Per quasi-identifier, its labels at the chosen level and then the suppression label: a
+    // record's label is a key into them (a dictionary array, no text copied per record).
+    let labels: Vec<ArrayRef> = encoding
         .qids
         .iter()
         .zip(&rewrite.levels)
         .map(|(q, &l)| {
-            (0..q.hierarchy.width(l))
-                .map(|id| q.hierarchy.label(l, id as u32).to_string())
-                .collect()
+            let mut b = StringBuilder::new();
+            for id in 0..q.hierarchy.width(l) {
+                b.append_value(q.hierarchy.label(l, id as u32));
+            }
+            b.append_value(&q.suppressed);
+            Arc::new(b.finish()) as ArrayRef
         })
         .collect();
-    let top: Vec<String> = encoding.qids.iter().map(|q| q.suppressed.clone()).collect();
+    let top: Vec<i32> = labels.iter().map(|l| l.len() as i32 - 1).collect();
     let suppressed: FxHashSet<Vec<u32>> = rewrite.suppressed.iter().cloned().collect();
+    let label_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
     let fields: Fields = (0..nq)
-        .map(|j| Field::new(format!("l{j}"), DataType::Utf8, false))
+        .map(|j| Field::new(format!("l{j}"), label_type.clone(), false))
         .collect();
     let input = input.to_path_buf();
     let out_fields = fields.clone();
@@ -708,7 +717,7 @@ fn release_udf(
             .collect::<datafusion::error::Result<_>>()?;
         let texts: Vec<&arrow::array::StringArray> =
             arrays.iter().map(|a| a.as_string::<i32>()).collect();
-        let mut builders: Vec<StringBuilder> = (0..nq).map(|_| StringBuilder::new()).collect();
+        let mut keys: Vec<Vec<i32>> = (0..nq).map(|_| Vec::with_capacity(rows)).collect();
         let mut g = vec![0u32; nq];
         for row in 0..rows {
             for (j, t) in texts.iter().enumerate() {
@@ -722,19 +731,23 @@ fn release_udf(
                 })?;
             }
             if !suppressed.is_empty() && suppressed.contains(&g) {
-                for (b, t) in builders.iter_mut().zip(&top) {
-                    b.append_value(t);
+                for (k, &t) in keys.iter_mut().zip(&top) {
+                    k.push(t);
                 }
             } else {
-                for (j, b) in builders.iter_mut().enumerate() {
-                    b.append_value(&labels[j][g[j] as usize]);
+                for (k, &id) in keys.iter_mut().zip(&g) {
+                    k.push(id as i32);
                 }
             }
         }
-        let cols: Vec<ArrayRef> = builders
-            .iter_mut()
-            .map(|b| Arc::new(b.finish()) as ArrayRef)
-            .collect();
+        let cols: Vec<ArrayRef> = keys
+            .into_iter()
+            .zip(&labels)
+            .map(|(k, values)| {
+                DictionaryArray::<Int32Type>::try_new(Int32Array::from(k), values.clone())
+                    .map(|d| Arc::new(d) as ArrayRef)
+            })
+            .collect::<std::result::Result<_, _>>()?;
         let s = StructArray::try_new(out_fields.clone(), cols, None)?;
         Ok(ColumnarValue::Array(Arc::new(s)))
     };

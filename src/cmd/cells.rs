@@ -60,22 +60,19 @@ pub fn run(
     }
     figures.sensitive =
         crate::release::sensitive_of_classes(job, &table, &release.tuple_class, cells::SUPPRESSED);
-    if let Some(out) = &job.output {
-        let mut source = CellLabels {
-            table: &table,
-            tuple_class: &release.tuple_class,
-            labels: &labels,
-            suppression_labels: &blank,
-        };
-        crate::output::genvals::write_as(
-            publication,
-            job,
-            out,
-            summary.records(),
-            &mut source,
-            progress,
-        )?;
-    }
+    let mut source = CellLabels {
+        table: &table,
+        tuple_class: &release.tuple_class,
+        labels: &labels,
+        suppression_labels: &blank,
+    };
+    crate::output::genvals::write_release(
+        publication,
+        job,
+        summary.records(),
+        &mut source,
+        progress,
+    )?;
     let t_total = started.elapsed().as_secs_f64();
 
     outcome.suppressed_records = release.records_suppressed;

@@ -59,16 +59,13 @@ pub fn run(
         group_class: &group_class,
         labels: &labels,
     };
-    if let Some(out) = &job.output {
-        crate::output::genvals::write_as(
-            publication,
-            job,
-            out,
-            summary.records(),
-            &mut source,
-            progress,
-        )?;
-    }
+    crate::output::genvals::write_release(
+        publication,
+        job,
+        summary.records(),
+        &mut source,
+        progress,
+    )?;
     let t_total = started.elapsed().as_secs_f64();
     let outcome = Outcome {
         equivalence_classes: sizes.len() as u64,

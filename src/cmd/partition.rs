@@ -65,17 +65,14 @@ pub fn run(
         tuple_class: &partition.tuple_class,
         labels: &labels,
     };
-    if let Some(out) = &job.output {
-        // genVals only (the config refuses the other formats), as text or columnar.
-        crate::output::genvals::write_as(
-            publication,
-            job,
-            out,
-            summary.records(),
-            &mut source,
-            progress,
-        )?;
-    }
+    // genVals only (the config refuses the other formats), as text or columnar.
+    crate::output::genvals::write_release(
+        publication,
+        job,
+        summary.records(),
+        &mut source,
+        progress,
+    )?;
     let t_total = started.elapsed().as_secs_f64();
     let outcome = Outcome {
         equivalence_classes: partition.classes.len() as u64,

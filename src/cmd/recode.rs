@@ -112,16 +112,13 @@ pub fn run(
         suppression: &suppression,
         width,
     };
-    if let Some(out) = &job.output {
-        crate::output::genvals::write_as(
-            publication,
-            job,
-            out,
-            summary.records(),
-            &mut source,
-            progress,
-        )?;
-    }
+    crate::output::genvals::write_release(
+        publication,
+        job,
+        summary.records(),
+        &mut source,
+        progress,
+    )?;
     let t_total = started.elapsed().as_secs_f64();
 
     let before = json!({

@@ -20,6 +20,21 @@ use crate::job::Job;
 use crate::progress::Progress;
 use crate::{Error, Result};
 
+/// Writes `job`'s genVals release, if it has an output, as [`write_as`] does: for the rooms
+/// whose release is genVals only (partitions, microaggregation, local recoding, cells).
+pub fn write_release(
+    publication: &Publication,
+    job: &Job,
+    records: u64,
+    labels: &mut dyn LabelSource,
+    progress: &Progress,
+) -> Result<()> {
+    match &job.output {
+        Some(out) => write_as(publication, job, out, records, labels, progress),
+        None => Ok(()),
+    }
+}
+
 /// Writes the genVals release of `out` as its file asks: a columnar file
 /// ([`crate::output::columnar`]) or delimited text ([`write`]).
 pub fn write_as(

@@ -1,8 +1,6 @@
 //! Property tests of the risk-based models on small random tables: Flash, OLA and BFS find the
 //! exhaustive search's optimum, and the optimum's release (the rows the checker suppresses)
-//! satisfies every model by the independent checks of `risk_models::independent` (all but the
-//! population uniqueness of Pitman, SNB and Dankar, whose estimates `risk_report` compares with
-//! ARX's: for them only the searches are compared).
+//! satisfies every model by the independent checks of `risk_models::independent`.
 
 use anonbox::algorithms::LatticeAlgorithm;
 use anonbox::check::{Checker, CheckerConfig};
@@ -53,9 +51,6 @@ fn model(i: usize, rows: usize, strict: bool) -> (PrivacyModel, serde_json::Valu
                    "risk_threshold": 0.15, "population_size": 3 * rows}),
         ),
         7..=9 => {
-            // Pitman's, SNB's and Dankar's estimates: the searches against exhaustive search
-            // (the release check cannot judge them independently: `risk_report` compares their
-            // figures with ARX's).
             let estimator = [Estimator::Pitman, Estimator::Snb, Estimator::Dankar][i - 7];
             (
                 PrivacyModel::PopulationUniqueness {
@@ -63,7 +58,7 @@ fn model(i: usize, rows: usize, strict: bool) -> (PrivacyModel, serde_json::Valu
                     estimator,
                     population: Population::of_size(3 * rows as u64),
                 },
-                json!({"model": "population-uniqueness", "pop_model": format!("{estimator:?}"),
+                json!({"model": "population-uniqueness", "pop_model": estimator.name(),
                        "risk_threshold": 0.15, "population_size": 3 * rows}),
             )
         }

@@ -7,11 +7,13 @@
 #   scripts/bench_engines.sh                         # people 2m, ADULT x100 (3.0 M rows)
 #   PEOPLE=20m ADULT_COPIES=3316 scripts/bench_engines.sh   # the issue's 20 M and 100 M rows
 #   ENGINES="embedded" scripts/bench_engines.sh      # the engines to compare
-#                                                    # (default: embedded datafusion)
+#                                                    # (default: embedded datafusion ballista;
+#                                                    # ballista: a local cluster of EXECUTORS
+#                                                    # executors, default 2, by scripts/cluster.sh)
 #   SPILL=64M scripts/bench_engines.sh               # also datafusion under -memoryLimit 64M
 #                                                    # (the people file: its frequency set spills)
 #
-# The binary is built with the datafusion feature (the engine is a feature).
+# The binaries are built with the ballista feature (it includes datafusion).
 # Inputs are generated in $BENCH_DIR (default /tmp/anonbox-engines), never in the repository;
 # Parquet by `cargo run --release --example to_parquet`. Columns: the -report's elapsed
 # seconds (load = the frequency set, write = the release), CPU (user + system) and the driver's
@@ -22,18 +24,21 @@ cd "$(dirname "$0")/.."
 work=${BENCH_DIR:-/tmp/anonbox-engines}
 people=${PEOPLE:-2m}
 copies=${ADULT_COPIES:-100}
-engines=${ENGINES:-embedded datafusion}
+engines=${ENGINES:-embedded datafusion ballista}
 spill=${SPILL:-}
 mkdir -p "$work"
-# PROFILE=dev: the binaries `cargo test` already built (dependencies optimized, anonbox itself
-# not, debug assertions on): for a machine with no time for a release build.
+# PROFILE=dev: the binaries of the README's test command (`cargo test --features ballista`:
+# anonbox at opt-level 3, its dependencies at 2, debug assertions on): for a machine with no
+# time for a release build.
 if [ "${PROFILE:-release}" = dev ]; then
-    cargo build --quiet --features datafusion --bin anonbox --example to_parquet
+    cargo test --quiet --features ballista --no-run
     BIN=target/debug/anonbox
+    export ANONBOX_CLUSTER_BIN=target/debug/anonbox-cluster
     CONV=target/debug/examples/to_parquet
 else
-    cargo build --release --quiet --features datafusion --bin anonbox --example to_parquet
+    cargo build --release --quiet --features ballista --bin anonbox --bin anonbox-cluster --example to_parquet
     BIN=target/release/anonbox
+    export ANONBOX_CLUSTER_BIN=target/release/anonbox-cluster
     CONV=target/release/examples/to_parquet
 fi
 
@@ -50,6 +55,12 @@ for f in csv parquet; do
         -e "s|\.\./tests/data/adult/|$PWD/tests/data/adult/|g" configs/adult.xml > "$work/adult-x$copies-$f.xml"
 done
 cp "$work/people-$people.xml" "$work/people-$people-csv.xml"
+
+if [[ " $engines " == *" ballista "* ]]; then
+    export ANONBOX_CLUSTER_STATE="$work/cluster"
+    trap 'scripts/cluster.sh down' EXIT
+    cluster=$(scripts/cluster.sh up --executors "${EXECUTORS:-2}")
+fi
 
 echo "machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo)"
 echo "commit: $(git rev-parse --short HEAD), Flash k = 5, ${PROFILE:-release} build"
@@ -80,7 +91,11 @@ PY
 for data in "people-$people" "adult-x$copies"; do
     for input in csv parquet; do
         for engine in $engines; do
-            run "$data" "$input" "$engine"
+            if [ "$engine" = ballista ]; then
+                run "$data" "$input" "$cluster"
+            else
+                run "$data" "$input" "$engine"
+            fi
         done
         if [ -n "$spill" ] && [ "${data%%-*}" = people ]; then
             run "$data" "$input" datafusion -memoryLimit "$spill"

@@ -211,6 +211,10 @@ impl Job {
         crate::engine::datafusion::Params {
             threads: self.threads(),
             memory_limit: self.memory_limit,
+            cluster: match &self.engine {
+                crate::engine::EngineKind::Ballista(address) => Some(address.clone()),
+                _ => None,
+            },
         }
     }
 

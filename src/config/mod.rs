@@ -450,7 +450,8 @@ impl<'a> Builder<'a> {
                 .unwrap_or_else(crate::risk::analysis::default_population),
             engine: args
                 .engine
-                .or(cfg.engine.as_ref().map(|e| e.kind))
+                .clone()
+                .or(cfg.engine.as_ref().map(|e| e.kind.clone()))
                 .unwrap_or_default(),
             suppress: args.suppress.or(cfg.suppress).unwrap_or_default(),
             importance,

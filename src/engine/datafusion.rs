@@ -38,18 +38,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, DictionaryArray, Int32Array, RecordBatch, StringBuilder, StructArray,
-};
-use arrow::datatypes::Int32Type;
-use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use csv::ByteRecord;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::functions::core::expr_fn::{coalesce, get_field};
 use datafusion::functions_aggregate::expr_fn::count;
-use datafusion::logical_expr::{cast, create_udf, lit, ColumnarValue, Expr, ScalarUDF, Volatility};
+use datafusion::logical_expr::{cast, lit, Expr, ScalarUDF};
 use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
 use datafusion::prelude::{
     CsvReadOptions, DataFrame, ParquetReadOptions, SessionConfig, SessionContext,
@@ -57,6 +54,7 @@ use datafusion::prelude::{
 use futures::StreamExt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::release_fn::ReleaseFn;
 use super::spill::SpillDir;
 use super::Rewrite;
 use crate::data::load::{Encoding, LoadObserver, LoadSummary, RowEncoder, Source};
@@ -69,12 +67,15 @@ use crate::progress::Progress;
 use crate::{Error, Result};
 
 /// What the engine needs of a job ([`Job::datafusion`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Params {
     /// Partitions of the scans and threads of the plans.
     pub threads: usize,
     /// Memory of the plans in bytes; past it they spill. `None`: no limit.
     pub memory_limit: Option<usize>,
+    /// The Ballista scheduler that runs the plans (`ballista://HOST:PORT`); `None`: this
+    /// process runs them.
+    pub cluster: Option<String>,
 }
 
 /// Batches a release partition reads ahead of the one being written.
@@ -163,18 +164,44 @@ impl Session {
                 // 1 MiB a partition).
                 .set_usize("datafusion.optimizer.repartition_file_min_size", 1 << 18)
         };
-        let ctx = SessionContext::new_with_config_rt(config(), env.clone());
-        let ordered = SessionContext::new_with_config_rt(
+        let ordered_config = || {
             config()
                 .set_bool("datafusion.optimizer.enable_round_robin_repartition", false)
-                .set_bool("datafusion.optimizer.repartition_file_scans", false),
-            env,
-        );
+                .set_bool("datafusion.optimizer.repartition_file_scans", false)
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(threads)
+            .enable_all()
             .thread_name("anonbox-datafusion")
             .build()
             .map_err(|e| Error::Invalid(format!("cannot start DataFusion's threads: {e}")))?;
+        let (ctx, ordered) = match &params.cluster {
+            None => (
+                SessionContext::new_with_config_rt(config(), env.clone()),
+                SessionContext::new_with_config_rt(ordered_config(), env),
+            ),
+            #[cfg(feature = "ballista")]
+            Some(address) => {
+                super::ballista::reachable(address)?;
+                let remote = |c| {
+                    runtime
+                        .block_on(super::ballista::context(address, c))
+                        .map_err(|e| {
+                            Error::Invalid(format!(
+                                "Ballista scheduler at {address}: {}",
+                                crate::error::one_line(&e.to_string())
+                            ))
+                        })
+                };
+                (remote(config())?, remote(ordered_config())?)
+            }
+            #[cfg(not(feature = "ballista"))]
+            Some(address) => {
+                return Err(Error::Usage(format!(
+                    "-engine {address}: this build of anonbox has no ballista engine"
+                )))
+            }
+        };
         Ok(Session {
             runtime,
             ctx,
@@ -658,18 +685,15 @@ fn unnumbered(e: Error) -> Error {
     }
 }
 
-/// The release's function: the quasi-identifiers' texts of a record -> a struct of their
-/// labels (`l0`, `l1`, ...) at `rewrite`'s levels, or the suppression labels where the
-/// record's class is suppressed. A text the frequency set did not see is an error (the input
-/// changed).
+/// The release's function of `rewrite` ([`ReleaseFn`]): each quasi-identifier's texts (as the
+/// frequency set saw them) -> their generalized ids at `rewrite`'s levels, each id's label, and
+/// the suppressed classes.
 fn release_udf(
     raw: &[FxHashMap<String, u32>],
     rewrite: &Rewrite,
     encoding: &Encoding,
     input: &Path,
 ) -> Result<ScalarUDF> {
-    let nq = encoding.qids.len();
-    // Per quasi-identifier: text -> generalized id; per id its label.
     let ids: Vec<FxHashMap<String, u32>> = raw
         .iter()
         .zip(&encoding.qids)
@@ -680,82 +704,17 @@ fn release_udf(
                 .collect()
         })
         .collect();
-    // Per quasi-identifier, its labels at the chosen level and then the suppression label: a
-    // record's label is a key into them (a dictionary array, no text copied per record).
-    let labels: Vec<ArrayRef> = encoding
+    let labels: Vec<Vec<String>> = encoding
         .qids
         .iter()
         .zip(&rewrite.levels)
         .map(|(q, &l)| {
-            let mut b = StringBuilder::new();
-            for id in 0..q.hierarchy.width(l) {
-                b.append_value(q.hierarchy.label(l, id as u32));
-            }
-            b.append_value(&q.suppressed);
-            Arc::new(b.finish()) as ArrayRef
+            (0..q.hierarchy.width(l))
+                .map(|id| q.hierarchy.label(l, id as u32).to_string())
+                .chain(std::iter::once(q.suppressed.clone()))
+                .collect()
         })
         .collect();
-    let top: Vec<i32> = labels.iter().map(|l| l.len() as i32 - 1).collect();
     let suppressed: FxHashSet<Vec<u32>> = rewrite.suppressed.iter().cloned().collect();
-    let label_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
-    let fields: Fields = (0..nq)
-        .map(|j| Field::new(format!("l{j}"), label_type.clone(), false))
-        .collect();
-    let input = input.to_path_buf();
-    let out_fields = fields.clone();
-    let fun = move |args: &[ColumnarValue]| -> datafusion::error::Result<ColumnarValue> {
-        let rows = args
-            .iter()
-            .find_map(|a| match a {
-                ColumnarValue::Array(a) => Some(a.len()),
-                ColumnarValue::Scalar(_) => None,
-            })
-            .unwrap_or(1);
-        let arrays: Vec<ArrayRef> = args
-            .iter()
-            .map(|a| a.to_array(rows))
-            .collect::<datafusion::error::Result<_>>()?;
-        let texts: Vec<&arrow::array::StringArray> =
-            arrays.iter().map(|a| a.as_string::<i32>()).collect();
-        let mut keys: Vec<Vec<i32>> = (0..nq).map(|_| Vec::with_capacity(rows)).collect();
-        let mut g = vec![0u32; nq];
-        for row in 0..rows {
-            for (j, t) in texts.iter().enumerate() {
-                let v = t.value(row);
-                g[j] = *ids[j].get(v).ok_or_else(|| {
-                    datafusion::error::DataFusionError::Execution(format!(
-                        "the input changed during the run: '{v}' was not there when {} was \
-                         loaded",
-                        input.display()
-                    ))
-                })?;
-            }
-            if !suppressed.is_empty() && suppressed.contains(&g) {
-                for (k, &t) in keys.iter_mut().zip(&top) {
-                    k.push(t);
-                }
-            } else {
-                for (k, &id) in keys.iter_mut().zip(&g) {
-                    k.push(id as i32);
-                }
-            }
-        }
-        let cols: Vec<ArrayRef> = keys
-            .into_iter()
-            .zip(&labels)
-            .map(|(k, values)| {
-                DictionaryArray::<Int32Type>::try_new(Int32Array::from(k), values.clone())
-                    .map(|d| Arc::new(d) as ArrayRef)
-            })
-            .collect::<std::result::Result<_, _>>()?;
-        let s = StructArray::try_new(out_fields.clone(), cols, None)?;
-        Ok(ColumnarValue::Array(Arc::new(s)))
-    };
-    Ok(create_udf(
-        "anonbox_release",
-        vec![DataType::Utf8; nq],
-        DataType::Struct(fields),
-        Volatility::Immutable,
-        Arc::new(fun),
-    ))
+    Ok(ReleaseFn::new(input.display().to_string(), ids, labels, suppressed).udf())
 }

@@ -18,13 +18,14 @@
 //!   projection over the input: each quasi-identifier's text mapped to its label at the chosen
 //!   level, and the suppressed classes' records to the suppression labels, written in input
 //!   order.
-//! - `ballista://HOST:PORT` is parsed and refused (exit 2): the same plans on an Apache
-//!   Ballista cluster need the scheduler's client and a codec for the plans' functions, which
-//!   this build does not have yet.
+//! - `ballista://HOST:PORT` ([`ballista`]): the same plans, run by an Apache Ballista
+//!   scheduler and its executors (anonbox's own, `anonbox-cluster`, which decode the release's
+//!   function); the driver encodes the frequency set's groups and writes the release as on
+//!   `datafusion`.
 //!
-//! The `datafusion` engine is a cargo feature of the same name (DataFusion is most of a cold
-//! build): a build without it refuses `-engine datafusion` with the job (exit 2), naming the
-//! feature.
+//! Each of the two is a cargo feature of the same name (`ballista` includes `datafusion`;
+//! DataFusion is most of a cold build): a build without it refuses the engine with the job
+//! (exit 2), naming the feature.
 //!
 //! An engine other than the embedded one sees only the transformation and the suppressed
 //! classes of the result ([`Rewrite`]), never a row of the driver's. What needs rows on the
@@ -33,8 +34,12 @@
 //! not a transformation), δ-presence (its research subset is a set of rows), and the toolbox's
 //! genValsDist and anatomy formats.
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 #[cfg(feature = "datafusion")]
 pub mod datafusion;
+#[cfg(feature = "datafusion")]
+pub mod release_fn;
 #[cfg(feature = "datafusion")]
 mod spill;
 
@@ -48,11 +53,13 @@ use crate::progress::Progress;
 use crate::{Error, Result};
 
 /// Which engine reads the records and writes the release (`-engine`, `<engine name>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub enum EngineKind {
     #[default]
     Embedded,
     DataFusion,
+    /// The scheduler's address, `ballista://HOST:PORT`.
+    Ballista(String),
 }
 
 impl EngineKind {
@@ -68,7 +75,7 @@ impl EngineKind {
     }
 
     /// The engine named `s`, or what is wrong with the name (for `-engine` and `<engine name>`):
-    /// a `ballista://HOST:PORT` address is recognized and refused (see the module docs).
+    /// `embedded`, `datafusion` or a scheduler's address `ballista://HOST:PORT`.
     pub fn parse_named(s: &str) -> std::result::Result<EngineKind, String> {
         if let Some(k) = EngineKind::parse(s) {
             return Ok(k);
@@ -87,22 +94,29 @@ impl EngineKind {
                     "'{t}' is not a Ballista address: write ballista://HOST:PORT"
                 ));
             }
-            return Err(format!(
-                "'{t}': the Ballista engine is not in this build of anonbox (it needs the \
-                 scheduler's client and a codec for its plans' functions); use -engine \
-                 datafusion to run the same plans in this process"
-            ));
+            return Ok(EngineKind::Ballista(format!("ballista://{addr}")));
         }
         Err(format!(
-            "unknown engine '{t}'; accepted: {}, ballista://HOST:PORT (not in this build)",
+            "unknown engine '{t}'; accepted: {}, ballista://HOST:PORT",
             EngineKind::NAMES.join(", ")
         ))
     }
 
-    pub fn name(self) -> &'static str {
+    /// The engine's name in reports: `embedded`, `datafusion` or the scheduler's address.
+    pub fn name(&self) -> &str {
         match self {
             EngineKind::Embedded => "embedded",
             EngineKind::DataFusion => "datafusion",
+            EngineKind::Ballista(address) => address,
+        }
+    }
+
+    /// The cargo feature a build needs for this engine, if any.
+    pub fn feature(&self) -> Option<&'static str> {
+        match self {
+            EngineKind::Embedded => None,
+            EngineKind::DataFusion => Some("datafusion"),
+            EngineKind::Ballista(_) => Some("ballista"),
         }
     }
 }
@@ -156,20 +170,38 @@ pub fn check_job(job: &Job) -> Result<()> {
     )))
 }
 
-/// Why this build's DataFusion engine cannot read `job`'s input, if it cannot.
-#[cfg(feature = "datafusion")]
+/// Why this build cannot run `job`'s engine on its input, if it cannot: the engine's feature
+/// is not in the build, or DataFusion cannot read the input.
 fn unsupported_input(job: &Job) -> Option<String> {
-    datafusion::unsupported_input(&job.input)
-}
-
-/// Without the feature, every job is refused (see the module docs).
-#[cfg(not(feature = "datafusion"))]
-fn unsupported_input(_job: &Job) -> Option<String> {
-    Some(
-        "this build of anonbox has no DataFusion engine: build it with `cargo build --release \
-         --features datafusion`"
-            .to_string(),
-    )
+    let built = match job.engine {
+        EngineKind::Embedded => true,
+        EngineKind::DataFusion => cfg!(feature = "datafusion"),
+        EngineKind::Ballista(_) => cfg!(feature = "ballista"),
+    };
+    if !built {
+        let feature = job.engine.feature().unwrap_or_default();
+        return Some(format!(
+            "this build of anonbox has no {feature} engine: build it with `cargo build \
+             --release --features {feature}`"
+        ));
+    }
+    if let EngineKind::Ballista(_) = job.engine {
+        if matches!(
+            job.input.columnar,
+            Some(crate::io::columnar::Columnar::Memory(_))
+        ) {
+            return Some(
+                "a Ballista cluster reads files, not a table in memory: write it to a Parquet \
+                 file first"
+                    .to_string(),
+            );
+        }
+    }
+    #[cfg(feature = "datafusion")]
+    if job.engine != EngineKind::Embedded {
+        return datafusion::unsupported_input(&job.input);
+    }
+    None
 }
 
 /// What a release rewrite needs from the search: the transformation, and the classes it
@@ -263,18 +295,23 @@ impl Rows {
     /// The engine `job` asks for, ready to run (its working folders listed in
     /// `publication`'s clean-up).
     pub fn new(job: &Job, publication: &Publication) -> Result<Rows> {
-        Ok(match job.engine {
+        Ok(match &job.engine {
             EngineKind::Embedded => Rows::Embedded,
-            #[cfg(not(feature = "datafusion"))]
-            EngineKind::DataFusion => {
-                let _ = publication;
-                return Err(Error::Usage(unsupported_input(job).unwrap_or_default()));
-            }
             #[cfg(feature = "datafusion")]
             EngineKind::DataFusion => Rows::DataFusion(Box::new(datafusion::Session::new(
                 &job.datafusion(),
                 publication.cleanup(),
             )?)),
+            #[cfg(feature = "ballista")]
+            EngineKind::Ballista(_) => Rows::DataFusion(Box::new(datafusion::Session::new(
+                &job.datafusion(),
+                publication.cleanup(),
+            )?)),
+            #[allow(unreachable_patterns)]
+            _ => {
+                let _ = publication;
+                return Err(Error::Usage(unsupported_input(job).unwrap_or_default()));
+            }
         })
     }
 

@@ -55,8 +55,9 @@ impl Elapsed {
 pub struct Report {
     pub anonbox_version: &'static str,
     pub method: &'static str,
-    /// The engine that read the records and wrote the release (`embedded`, `datafusion`).
-    pub engine: &'static str,
+    /// The engine that read the records and wrote the release (`embedded`, `datafusion`, or
+    /// the Ballista scheduler's `ballista://HOST:PORT`).
+    pub engine: String,
     pub input: String,
     /// The input's text encoding (`UTF-8`, `windows-1252`, ...): that of the release too. The
     /// report itself is UTF-8.
@@ -135,7 +136,7 @@ impl Report {
         Report {
             anonbox_version: env!("CARGO_PKG_VERSION"),
             method: job.method.name(),
-            engine: job.engine.name(),
+            engine: job.engine.name().to_string(),
             input: job.input.path.display().to_string(),
             input_encoding: job.input.encoding.name(),
             output: job.output.as_ref().map(|o| o.path.display().to_string()),

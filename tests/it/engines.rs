@@ -429,6 +429,7 @@ fn a_spilled_frequency_set_is_the_same() {
         let params = anonbox::engine::datafusion::Params {
             threads: 2,
             memory_limit: limit,
+            cluster: None,
         };
         let mut session = anonbox::engine::datafusion::Session::new(&params, &cleanup).unwrap();
         let spill = session.spill_dir().to_path_buf();
@@ -614,8 +615,16 @@ fn what_datafusion_cannot_run_is_a_config_error() {
             "cell suppression",
         ),
         (
-            &["-config", adult, "-engine", "ballista://127.0.0.1:50050"],
-            "not in this build",
+            // The cluster refuses what DataFusion does, before it is reached.
+            &[
+                "-config",
+                adult,
+                "-engine",
+                "ballista://127.0.0.1:50050",
+                "-method",
+                "Mondrian",
+            ],
+            "Mondrian runs on the embedded engine only",
         ),
         (
             &["-config", adult, "-engine", "ballista://nohost"],
@@ -648,19 +657,19 @@ fn what_datafusion_cannot_run_is_a_config_error() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(!d.join("o.csv").exists());
     }
-    // The config's <engine>: a Ballista address is refused at its line.
+    // The config's <engine>: an address without a port is refused at its line.
     let data = common::data("adult");
     let xml = std::fs::read_to_string(adult)
         .unwrap()
         .replace("../tests/data/adult", data.to_str().unwrap())
-        .replace("<qid>", "<engine name='ballista://h:1'/>\n<qid>");
+        .replace("<qid>", "<engine name='ballista://h'/>\n<qid>");
     let local = d.join("c.xml");
     std::fs::write(&local, &xml).unwrap();
     let o = anonbox(d, &["-config", local.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("c.xml") && err.contains("not in this build"),
+        err.contains("c.xml") && err.contains("ballista://HOST:PORT"),
         "{err}"
     );
     // SafePub samples records: the sample is a set of rows.

@@ -7,6 +7,8 @@ mod audit;
 mod cells;
 mod checker_paths;
 mod cli;
+#[cfg(feature = "ballista")]
+mod cluster;
 mod columnar;
 mod common;
 mod config;

@@ -189,6 +189,23 @@ fn readme_commands_run_as_written() {
         std::env::var("PATH").unwrap_or_default()
     );
 
+    // The cluster of `scripts/cluster.sh up` runs this build's `anonbox-cluster`; it is
+    // stopped however the test ends.
+    struct Down<'a>(&'a Path, &'a Path);
+    impl Drop for Down<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("bash")
+                .args(["scripts/cluster.sh", "down"])
+                .current_dir(self.0)
+                .env("TMPDIR", self.1)
+                .output();
+        }
+    }
+    let _down = Down(&work, &tmp);
+    #[cfg(feature = "ballista")]
+    let cluster_bin = env!("CARGO_BIN_EXE_anonbox-cluster");
+    #[cfg(not(feature = "ballista"))]
+    let cluster_bin = "";
     for step in &steps {
         match step {
             Step::Shell(n, line, code) => {
@@ -198,6 +215,7 @@ fn readme_commands_run_as_written() {
                     .current_dir(&work)
                     .env("PATH", &path)
                     .env("TMPDIR", &tmp)
+                    .env("ANONBOX_CLUSTER_BIN", cluster_bin)
                     .output()
                     .unwrap();
                 assert_eq!(

@@ -1,0 +1,149 @@
+//! `anonbox-cluster`: a Ballista scheduler or executor that runs anonbox's plans.
+//!
+//! A stock Ballista executor cannot run the release: its plans carry anonbox's function
+//! (`engine::release_fn`), which only anonbox's codecs (`engine::ballista`) decode. This binary
+//! is Ballista's scheduler and executor, built from the `ballista-scheduler` and
+//! `ballista-executor` crates in anonbox's own build (DataFusion compiles once), with those
+//! codecs. `scripts/cluster.sh` starts a local cluster of them.
+//!
+//! Records' text passes through an executor's work folder (the shuffle files): give it a
+//! private folder (`--work-dir`, made 0700 by the script). The scheduler asks the executors to
+//! remove a job's files as soon as it has finished.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anonbox::engine::ballista::codecs;
+use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::SchedulerConfig;
+use ballista_scheduler::scheduler_process::start_server;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "anonbox-cluster",
+    about = "A Ballista scheduler or executor for anonbox"
+)]
+struct Args {
+    #[command(subcommand)]
+    role: Role,
+}
+
+#[derive(Subcommand)]
+enum Role {
+    /// The scheduler: plans stages and hands tasks to the executors.
+    Scheduler {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Port of the scheduler's gRPC service (the `ballista://HOST:PORT` clients use).
+        #[arg(long, default_value_t = 50050)]
+        port: u16,
+    },
+    /// An executor: runs tasks, keeps their shuffle files in `--work-dir`.
+    Executor {
+        /// The scheduler, HOST:PORT.
+        #[arg(long, default_value = "127.0.0.1:50050")]
+        scheduler: String,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Port of the executor's Arrow Flight service (shuffle reads).
+        #[arg(long)]
+        port: u16,
+        /// Port of the executor's gRPC service.
+        #[arg(long)]
+        grpc_port: u16,
+        /// Folder of the shuffle files (records' text): a private one.
+        #[arg(long)]
+        work_dir: String,
+        /// Tasks run at once (default: the machine's cores).
+        #[arg(long)]
+        vcores: Option<usize>,
+    },
+}
+
+fn main() {
+    let args = Args::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("anonbox-cluster")
+        .build()
+        .unwrap_or_else(|e| fail(format!("cannot start threads: {e}")));
+    let result = runtime.block_on(async move {
+        let (logical, physical) = codecs();
+        match args.role {
+            Role::Scheduler { bind, port } => {
+                let config = SchedulerConfig {
+                    bind_host: bind.clone(),
+                    bind_port: port,
+                    external_host: bind.clone(),
+                    // A finished job's last files (records' text) go as soon as it is done.
+                    finished_job_data_clean_up_interval_seconds: 1,
+                    // An executor that stops answering (killed, its machine gone) is noticed
+                    // within half a minute, and its tasks run again on the others.
+                    executor_timeout_seconds: 20,
+                    expire_dead_executor_interval_seconds: 5,
+                    override_logical_codec: Some(logical),
+                    override_physical_codec: Some(physical),
+                    ..SchedulerConfig::default()
+                };
+                let addr: SocketAddr = format!("{bind}:{port}")
+                    .parse()
+                    .unwrap_or_else(|e| fail(format!("--bind {bind} --port {port}: {e}")));
+                let cluster = BallistaCluster::new_from_config(&config)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                start_server(cluster, addr, Arc::new(config))
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+            Role::Executor {
+                scheduler,
+                bind,
+                port,
+                grpc_port,
+                work_dir,
+                vcores,
+            } => {
+                let (host, sport) = scheduler
+                    .rsplit_once(':')
+                    .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
+                    .unwrap_or_else(|| fail(format!("--scheduler {scheduler}: write HOST:PORT")));
+                let mut config = ExecutorProcessConfig {
+                    bind_host: bind.clone(),
+                    external_host: Some(bind),
+                    port,
+                    grpc_port,
+                    scheduler_host: host,
+                    scheduler_port: sport,
+                    scheduler_connect_timeout_seconds: 10,
+                    work_dir: Some(work_dir),
+                    // Files of a job the scheduler forgot: gone within minutes, not days.
+                    job_data_ttl_seconds: 300,
+                    job_data_clean_up_interval_seconds: 60,
+                    executor_heartbeat_interval_seconds: 5,
+                    special_mod_log_level: "WARN".into(),
+                    override_logical_codec: Some(logical),
+                    override_physical_codec: Some(physical),
+                    ..ExecutorProcessConfig::default()
+                };
+                if let Some(v) = vcores {
+                    config.vcores = v.max(1);
+                }
+                start_executor_process(Arc::new(config))
+                    .await
+                    .map_err(|e| e.to_string())
+            }
+        }
+    });
+    if let Err(e) = result {
+        fail(e);
+    }
+}
+
+fn fail(message: String) -> ! {
+    eprintln!("anonbox-cluster: {}", message.replace('\n', " "));
+    std::process::exit(1)
+}

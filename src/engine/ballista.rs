@@ -1,0 +1,219 @@
+//! The Ballista engine: the DataFusion engine's plans ([`super::datafusion`]) run by an Apache
+//! Ballista scheduler and its executors, `-engine ballista://HOST:PORT`.
+//!
+//! The driver (this process) plans the frequency set and the release as on DataFusion and sends
+//! the logical plans to the scheduler; the scheduler splits them into stages and the executors
+//! scan the input, group and shuffle. What comes back to the driver is what the DataFusion
+//! engine's driver also holds: the frequency set's groups, and the release's batches, which the
+//! driver writes through the run's staged publication (so a failed run publishes nothing, and
+//! the release is the same file as on the other engines).
+//!
+//! Plans name one function of anonbox's, the release's [`ReleaseFn`]: its maps travel inside the
+//! plans, through the codecs here ([`LogicalCodec`], [`PhysicalCodec`]), which the driver, the
+//! scheduler and the executors all use. The executors are therefore anonbox's own
+//! (`anonbox-cluster executor`, built from the same crates), not a stock Ballista executor.
+//!
+//! The executors read the input by its path: the driver and every executor must see the same
+//! files (one machine, or a shared file system). Their shuffle files hold records' text: the
+//! cluster's work folder must be private (`scripts/cluster.sh` makes it 0700 and removes it).
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ballista::prelude::SessionContextExt;
+use ballista_core::extension::SessionConfigExt;
+use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use datafusion::catalog::TableProvider;
+use datafusion::common::TableReference;
+use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::error::Result as DfResult;
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Extension, LogicalPlan, ScalarUDF};
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_proto::logical_plan::LogicalExtensionCodec;
+use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+
+use super::release_fn::{ReleaseFn, NAME};
+use crate::{Error, Result};
+
+/// How long the driver waits for the scheduler to answer before giving up.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The function's bytes, if `udf` is anonbox's release function.
+fn encode(udf: &ScalarUDF, buf: &mut Vec<u8>) -> DfResult<bool> {
+    let inner: &dyn std::any::Any = udf.inner().as_ref();
+    match inner.downcast_ref::<ReleaseFn>() {
+        Some(f) => {
+            buf.extend(f.to_bytes()?);
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+fn decode(name: &str, buf: &[u8]) -> Option<DfResult<Arc<ScalarUDF>>> {
+    (name == NAME && !buf.is_empty()).then(|| ReleaseFn::from_bytes(buf).map(|f| Arc::new(f.udf())))
+}
+
+/// Ballista's logical codec, plus anonbox's release function.
+#[derive(Debug, Default)]
+pub struct LogicalCodec {
+    inner: BallistaLogicalExtensionCodec,
+}
+
+impl LogicalExtensionCodec for LogicalCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[LogicalPlan],
+        ctx: &TaskContext,
+    ) -> DfResult<Extension> {
+        self.inner.try_decode(buf, inputs, ctx)
+    }
+
+    fn try_encode(&self, node: &Extension, buf: &mut Vec<u8>) -> DfResult<()> {
+        self.inner.try_encode(node, buf)
+    }
+
+    fn try_decode_table_provider(
+        &self,
+        buf: &[u8],
+        table_ref: &TableReference,
+        schema: arrow::datatypes::SchemaRef,
+        ctx: &TaskContext,
+    ) -> DfResult<Arc<dyn TableProvider>> {
+        self.inner
+            .try_decode_table_provider(buf, table_ref, schema, ctx)
+    }
+
+    fn try_encode_table_provider(
+        &self,
+        table_ref: &TableReference,
+        node: Arc<dyn TableProvider>,
+        buf: &mut Vec<u8>,
+    ) -> DfResult<()> {
+        self.inner.try_encode_table_provider(table_ref, node, buf)
+    }
+
+    fn try_decode_file_format(
+        &self,
+        buf: &[u8],
+        ctx: &TaskContext,
+    ) -> DfResult<Arc<dyn FileFormatFactory>> {
+        self.inner.try_decode_file_format(buf, ctx)
+    }
+
+    fn try_encode_file_format(
+        &self,
+        buf: &mut Vec<u8>,
+        node: Arc<dyn FileFormatFactory>,
+    ) -> DfResult<()> {
+        self.inner.try_encode_file_format(buf, node)
+    }
+
+    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> DfResult<Arc<ScalarUDF>> {
+        decode(name, buf).unwrap_or_else(|| self.inner.try_decode_udf(name, buf))
+    }
+
+    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> DfResult<()> {
+        if encode(node, buf)? {
+            return Ok(());
+        }
+        self.inner.try_encode_udf(node, buf)
+    }
+}
+
+/// Ballista's physical codec, plus anonbox's release function.
+#[derive(Debug, Default)]
+pub struct PhysicalCodec {
+    inner: BallistaPhysicalExtensionCodec,
+}
+
+impl PhysicalExtensionCodec for PhysicalCodec {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        self.inner.try_decode(buf, inputs, ctx, proto_converter)
+    }
+
+    fn try_encode(
+        &self,
+        node: Arc<dyn ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> DfResult<()> {
+        self.inner.try_encode(node, buf, proto_converter)
+    }
+
+    fn try_decode_udf(&self, name: &str, buf: &[u8]) -> DfResult<Arc<ScalarUDF>> {
+        decode(name, buf).unwrap_or_else(|| self.inner.try_decode_udf(name, buf))
+    }
+
+    fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> DfResult<()> {
+        if encode(node, buf)? {
+            return Ok(());
+        }
+        self.inner.try_encode_udf(node, buf)
+    }
+}
+
+/// The codecs the driver, the scheduler and the executors use.
+pub fn codecs() -> (
+    Arc<dyn LogicalExtensionCodec>,
+    Arc<dyn PhysicalExtensionCodec>,
+) {
+    (
+        Arc::new(LogicalCodec::default()),
+        Arc::new(PhysicalCodec::default()),
+    )
+}
+
+/// `HOST:PORT` of a `ballista://HOST:PORT` address.
+pub fn host_port(address: &str) -> &str {
+    address.trim().get(11..).unwrap_or("").trim_end_matches('/')
+}
+
+/// Fails (a data and I/O error, exit 1) unless the scheduler at `address` accepts a connection
+/// within [`CONNECT_TIMEOUT`].
+pub fn reachable(address: &str) -> Result<()> {
+    let target = host_port(address);
+    let unreachable = |why: String| {
+        Error::Invalid(format!(
+            "cannot reach the Ballista scheduler at {address}: {why}; start one with \
+             scripts/cluster.sh up, or check the address"
+        ))
+    };
+    let addrs: Vec<_> = target
+        .to_socket_addrs()
+        .map_err(|e| unreachable(e.to_string()))?
+        .collect();
+    let mut last = String::from("no address");
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(unreachable(last))
+}
+
+/// A context whose plans run on the cluster at `address`, configured by `config`.
+pub async fn context(address: &str, config: SessionConfig) -> DfResult<SessionContext> {
+    let (logical, physical) = codecs();
+    let config = config
+        .with_ballista_logical_extension_codec(logical)
+        .with_ballista_physical_extension_codec(physical);
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build();
+    let url = format!("df://{}", host_port(address));
+    SessionContext::remote_with_state(&url, state).await
+}

@@ -1,0 +1,284 @@
+//! The release's function, `anonbox_release`: a record's quasi-identifiers' texts -> a struct of
+//! their labels (`l0`, `l1`, ...) at the chosen levels, or the suppression labels where the
+//! record's class is suppressed.
+//!
+//! It is a named DataFusion function whose state (each text's generalized id, each id's label,
+//! the suppressed classes) can be written to bytes and read back ([`ReleaseFn::to_bytes`],
+//! [`ReleaseFn::from_bytes`]): in the process it is called directly; on a Ballista cluster the
+//! plans' codec ([`super::ballista`]) carries it to the scheduler and the executors, which know
+//! nothing else of anonbox. Each label is a key into the level's labels (a dictionary array), so
+//! no text is copied per record. A text the frequency set did not see is an error: the input
+//! changed during the run.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, DictionaryArray, Int32Array, StringArray};
+use arrow::array::{StringBuilder, StructArray};
+use arrow::datatypes::{DataType, Field, Fields, Int32Type};
+use datafusion::error::{DataFusionError, Result as DfResult};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+
+/// The function's name in plans.
+pub const NAME: &str = "anonbox_release";
+
+/// What the function maps, in the form it travels in.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    /// The input, named in the error of a text the frequency set did not see.
+    input: String,
+    /// Per quasi-identifier: (text, generalized id).
+    ids: Vec<Vec<(String, u32)>>,
+    /// Per quasi-identifier: each id's label, then the suppression label.
+    labels: Vec<Vec<String>>,
+    /// The suppressed classes (one generalized id per quasi-identifier).
+    suppressed: Vec<Vec<u32>>,
+}
+
+/// The function: its maps, ready to call.
+pub struct ReleaseFn {
+    input: String,
+    ids: Vec<FxHashMap<String, u32>>,
+    labels: Vec<ArrayRef>,
+    suppressed: FxHashSet<Vec<u32>>,
+    signature: Signature,
+    fields: Fields,
+}
+
+impl std::fmt::Debug for ReleaseFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReleaseFn")
+            .field("quasi_identifiers", &self.ids.len())
+            .field("suppressed", &self.suppressed.len())
+            .finish()
+    }
+}
+
+// Two functions are the same only if they are one object: their maps are what they mean.
+impl PartialEq for ReleaseFn {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for ReleaseFn {}
+impl Hash for ReleaseFn {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self, state)
+    }
+}
+
+impl ReleaseFn {
+    /// The function of per-quasi-identifier maps `ids` (text -> generalized id) and `labels`
+    /// (each id's label, then the suppression label), suppressing `suppressed`.
+    pub fn new(
+        input: String,
+        ids: Vec<FxHashMap<String, u32>>,
+        labels: Vec<Vec<String>>,
+        suppressed: FxHashSet<Vec<u32>>,
+    ) -> ReleaseFn {
+        let labels: Vec<ArrayRef> = labels
+            .iter()
+            .map(|l| {
+                let mut b = StringBuilder::new();
+                for v in l {
+                    b.append_value(v);
+                }
+                Arc::new(b.finish()) as ArrayRef
+            })
+            .collect();
+        let label_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let fields: Fields = (0..ids.len())
+            .map(|j| Field::new(format!("l{j}"), label_type.clone(), false))
+            .collect();
+        ReleaseFn {
+            input,
+            signature: Signature::exact(vec![DataType::Utf8; ids.len()], Volatility::Immutable),
+            ids,
+            labels,
+            suppressed,
+            fields,
+        }
+    }
+
+    /// The function as a DataFusion scalar function.
+    pub fn udf(self) -> ScalarUDF {
+        ScalarUDF::new_from_impl(self)
+    }
+
+    /// The function's state as bytes (for a cluster's codec).
+    pub fn to_bytes(&self) -> DfResult<Vec<u8>> {
+        let mut ids: Vec<Vec<(String, u32)>> = self
+            .ids
+            .iter()
+            .map(|m| m.iter().map(|(v, &g)| (v.clone(), g)).collect())
+            .collect();
+        for m in &mut ids {
+            m.sort_unstable();
+        }
+        let labels = self
+            .labels
+            .iter()
+            .map(|a| {
+                let s: &StringArray = a.as_string::<i32>();
+                s.iter().map(|v| v.unwrap_or("").to_string()).collect()
+            })
+            .collect();
+        let mut suppressed: Vec<Vec<u32>> = self.suppressed.iter().cloned().collect();
+        suppressed.sort_unstable();
+        let wire = Wire {
+            input: self.input.clone(),
+            ids,
+            labels,
+            suppressed,
+        };
+        serde_json::to_vec(&wire).map_err(|e| DataFusionError::Internal(e.to_string()))
+    }
+
+    /// The function of `bytes` written by [`ReleaseFn::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> DfResult<ReleaseFn> {
+        let wire: Wire = serde_json::from_slice(bytes)
+            .map_err(|e| DataFusionError::Internal(format!("{NAME}: {e}")))?;
+        let ids = wire
+            .ids
+            .into_iter()
+            .map(|m| m.into_iter().collect())
+            .collect();
+        let suppressed = wire.suppressed.into_iter().collect();
+        Ok(ReleaseFn::new(wire.input, ids, wire.labels, suppressed))
+    }
+}
+
+impl ScalarUDFImpl for ReleaseFn {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> DfResult<DataType> {
+        Ok(DataType::Struct(self.fields.clone()))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
+        let rows = args.number_rows;
+        let nq = self.ids.len();
+        let arrays: Vec<ArrayRef> = args
+            .args
+            .iter()
+            .map(|a| a.to_array(rows))
+            .collect::<DfResult<_>>()?;
+        let texts: Vec<&StringArray> = arrays.iter().map(|a| a.as_string::<i32>()).collect();
+        let top: Vec<i32> = self.labels.iter().map(|l| l.len() as i32 - 1).collect();
+        let mut keys: Vec<Vec<i32>> = (0..nq).map(|_| Vec::with_capacity(rows)).collect();
+        let mut g = vec![0u32; nq];
+        for row in 0..rows {
+            for (j, t) in texts.iter().enumerate() {
+                let v = t.value(row);
+                g[j] = *self.ids[j].get(v).ok_or_else(|| {
+                    DataFusionError::Execution(format!(
+                        "the input changed during the run: '{v}' was not there when {} was \
+                         loaded",
+                        self.input
+                    ))
+                })?;
+            }
+            if !self.suppressed.is_empty() && self.suppressed.contains(&g) {
+                for (k, &t) in keys.iter_mut().zip(&top) {
+                    k.push(t);
+                }
+            } else {
+                for (k, &id) in keys.iter_mut().zip(&g) {
+                    k.push(id as i32);
+                }
+            }
+        }
+        let cols: Vec<ArrayRef> = keys
+            .into_iter()
+            .zip(&self.labels)
+            .map(|(k, values)| {
+                DictionaryArray::<Int32Type>::try_new(Int32Array::from(k), values.clone())
+                    .map(|d| Arc::new(d) as ArrayRef)
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        let s = StructArray::try_new(self.fields.clone(), cols, None)?;
+        Ok(ColumnarValue::Array(Arc::new(s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> ReleaseFn {
+        let ids = vec![
+            [
+                ("a".to_string(), 0),
+                ("b".to_string(), 0),
+                ("c".to_string(), 1),
+            ]
+            .into_iter()
+            .collect(),
+            [("x".to_string(), 0), ("y".to_string(), 1)]
+                .into_iter()
+                .collect(),
+        ];
+        let labels = vec![
+            vec!["ab".into(), "c".into(), "*".into()],
+            vec!["x".into(), "y".into(), "?".into()],
+        ];
+        let suppressed = [vec![1, 1]].into_iter().collect();
+        ReleaseFn::new("in.csv".into(), ids, labels, suppressed)
+    }
+
+    fn call(f: &ReleaseFn, a: &[&str], b: &[&str]) -> DfResult<Vec<(String, String)>> {
+        let args = vec![
+            ColumnarValue::Array(Arc::new(StringArray::from(a.to_vec()))),
+            ColumnarValue::Array(Arc::new(StringArray::from(b.to_vec()))),
+        ];
+        let out = f.invoke_with_args(ScalarFunctionArgs {
+            args,
+            arg_fields: vec![
+                Arc::new(Field::new("a", DataType::Utf8, false)),
+                Arc::new(Field::new("b", DataType::Utf8, false)),
+            ],
+            number_rows: a.len(),
+            return_field: Arc::new(Field::new("r", f.return_type(&[])?, false)),
+            config_options: Arc::new(Default::default()),
+        })?;
+        let ColumnarValue::Array(out) = out else {
+            panic!("a scalar")
+        };
+        let s = out.as_struct();
+        let text = |c: usize, r: usize| {
+            let d = s.column(c).as_dictionary::<Int32Type>();
+            let v = d.values().as_string::<i32>();
+            v.value(d.keys().value(r) as usize).to_string()
+        };
+        Ok((0..a.len()).map(|r| (text(0, r), text(1, r))).collect())
+    }
+
+    #[test]
+    fn maps_suppresses_and_survives_the_wire() {
+        let f = sample();
+        let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
+        for f in [&f, &back] {
+            let got = call(f, &["a", "b", "c", "c"], &["y", "x", "x", "y"]).unwrap();
+            let want = [("ab", "y"), ("ab", "x"), ("c", "x"), ("*", "?")];
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            assert_eq!(got, want);
+            let err = call(f, &["d"], &["x"]).unwrap_err().to_string();
+            assert!(err.contains("'d' was not there when in.csv"), "{err}");
+        }
+        assert_ne!(f, back);
+        assert_eq!(f, f);
+    }
+}

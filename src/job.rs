@@ -205,19 +205,6 @@ impl Job {
         })
     }
 
-    /// The datafusion engine's parameters.
-    #[cfg(feature = "datafusion")]
-    pub fn datafusion(&self) -> crate::engine::datafusion::Params {
-        crate::engine::datafusion::Params {
-            threads: self.threads(),
-            memory_limit: self.memory_limit,
-            cluster: match &self.engine {
-                crate::engine::EngineKind::Ballista(address) => Some(address.clone()),
-                _ => None,
-            },
-        }
-    }
-
     /// A lattice search's parameters (Flash, OLA, BFS, Optimal).
     pub fn lattice(&self) -> LatticeParams<'_> {
         LatticeParams {
@@ -392,7 +379,7 @@ pub struct Job {
     /// The population of the report's risk analysis (`-population`).
     pub population: crate::privacy::population::Population,
     /// The engine that reads the records and writes the release (`-engine`, `<engine>`).
-    pub engine: crate::engine::EngineKind,
+    pub engine: crate::engine::kind::EngineKind,
     /// What a lattice search suppresses: records, or cells (`-suppress`, root `suppress`).
     pub suppress: crate::algorithms::cells::Suppress,
     /// Each quasi-identifier's `importance` (`<att importance>`), for cell suppression.

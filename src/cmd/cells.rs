@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::run::{load_in_memory, Ran};
+use super::ran::{load_in_memory, Ran};
 use crate::algorithms::{self, cells};
 use crate::io::Publication;
 use crate::job::Job;
@@ -31,7 +31,7 @@ pub fn run(
         .search()
         .map(|b| Box::new(b) as Box<dyn algorithms::SearchObserver>);
     let (mut outcome, chosen) = algorithms::run_lattice(&job.lattice(), &table, bar)?;
-    super::run::warn_unproven(job, &outcome);
+    super::ran::warn_unproven(job, &outcome);
     let blank: Vec<String> = encoding.qids.iter().map(|q| q.suppressed.clone()).collect();
     let release = cells::suppress(
         &table,

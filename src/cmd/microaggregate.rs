@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::run::{load_in_memory, Ran};
+use super::ran::{load_in_memory, Ran};
 use crate::algorithms::mdav;
 use crate::algorithms::{Details, Outcome};
 use crate::data::labels::{LabelRow, LabelSource};

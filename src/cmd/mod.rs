@@ -21,6 +21,7 @@ pub mod init;
 mod microaggregate;
 mod partition;
 pub mod plan;
+mod ran;
 mod recode;
 pub mod run;
 

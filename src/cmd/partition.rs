@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::run::{load_in_memory, Ran};
+use super::ran::{load_in_memory, Ran};
 use crate::algorithms::mondrian::hierarchical::{self, Partition};
 use crate::algorithms::{Details, Outcome};
 use crate::data::load::{Encoding, LoadSummary};

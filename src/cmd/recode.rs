@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::run::{load_in_memory, Ran};
+use super::ran::{load_in_memory, Ran};
 use crate::algorithms::local_recoding::{self, Recoded, SUPPRESSED};
 use crate::algorithms::{self, Outcome};
 use crate::data::labels::{LabelRow, LabelSource};

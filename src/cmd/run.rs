@@ -26,12 +26,14 @@ use crate::data::EncodedTable;
 use crate::engine::{Rewrite, Rows};
 use crate::io::{Cleanup, Publication};
 use crate::job::{Job, Method, OutputFormat};
-use crate::output::report::BuiltHierarchy;
 use crate::output::{self, genvals, Elapsed, FullDomainLabels, Report};
 use crate::progress::Progress;
 use crate::release::Release;
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
+
+pub use super::ran::Ran;
+use super::ran::{check_records, warn_skipped, warn_unproven};
 
 /// What a finished run produced (the report is also written if the job asks), with what the
 /// HTML report is rendered from ([`output::html::render`]: the library renders it on request).
@@ -40,39 +42,6 @@ pub struct RunResult {
     pub report: Report,
     pub release: Release,
     pub checked: Option<CheckedSample>,
-}
-
-/// What a backend runner hands back: the report, the figures of the release it was built from,
-/// the transformations a lattice search checked, and the store of a store-backed method (for
-/// the run record).
-pub struct Ran {
-    pub report: Report,
-    pub release: Release,
-    pub checked: Option<CheckedSample>,
-    pub store: Option<Store>,
-}
-
-impl Ran {
-    /// A finished run: its report (with the hierarchies the run built), its release, the
-    /// checked transformations and the store it kept.
-    pub(crate) fn new(
-        job: &Job,
-        (summary, encoding): (&LoadSummary, &Encoding),
-        outcome: &Outcome,
-        release: Release,
-        elapsed: Elapsed,
-        checked: Option<CheckedSample>,
-        store: Option<Store>,
-    ) -> Ran {
-        let mut report = Report::new(job, summary, outcome, &release, elapsed);
-        report.built_hierarchies = BuiltHierarchy::of(job, encoding);
-        Ran {
-            report,
-            release,
-            checked,
-            store,
-        }
-    }
 }
 
 /// Runs a validated job to completion: outputs are written atomically, or not at all. What a
@@ -210,24 +179,6 @@ fn run_staged(job: &Job, out: &Publication) -> Result<RunResult> {
         release: ran.release,
         checked: ran.checked,
     })
-}
-
-/// The in-memory load of a method with a room of its own (partition, MDAV, cells, local
-/// recoding): the table with its encoding and summary, skipped rows warned and records
-/// counted as a run's load is, and the load's seconds since `started`.
-pub fn load_in_memory(
-    job: &Job,
-    progress: &Progress,
-    started: Instant,
-) -> Result<(EncodedTable, Encoding, LoadSummary, f64)> {
-    let (table, encoding, summary) = crate::data::load::load_table(
-        &job.source()?,
-        job.research_subset()?,
-        &mut progress.load(),
-    )?;
-    warn_skipped(job, &summary);
-    check_records(job, summary.records())?;
-    Ok((table, encoding, summary, started.elapsed().as_secs_f64()))
 }
 
 /// Load into a store, run `method`, write the output from the store into `publication`.
@@ -520,49 +471,6 @@ fn say(job: &Job, line: &str) {
     let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
-/// Warns (stderr) about skipped rows and blank lines (not with `-quiet`).
-pub fn warn_skipped(job: &Job, summary: &LoadSummary) {
-    if job.quiet {
-        return;
-    }
-    let s = summary.stats;
-    let input = job.input.path.display();
-    if s.blank_lines > 0 {
-        eprintln!(
-            "anonbox: warning: {input}: skipped {} blank lines",
-            s.blank_lines
-        );
-    }
-    if s.rows_skipped > 0 {
-        eprintln!(
-            "anonbox: {input}: skipped {} of {} rows containing '?'",
-            s.rows_skipped, s.rows_read
-        );
-    }
-}
-
-/// Says on stderr (one line) that a time limit cut the search short, with the gap to the bound
-/// (not with `-quiet`: the report says it too).
-pub(super) fn warn_unproven(job: &Job, outcome: &Outcome) {
-    let Some(search) = outcome.details.lattice() else {
-        return;
-    };
-    if job.quiet || search.proven_optimal {
-        return;
-    }
-    let loss = outcome.information_loss.unwrap_or(f64::NAN);
-    // As the report has it: a bound that is not finite is none.
-    let bound = search
-        .lower_bound
-        .filter(|b| b.is_finite())
-        .unwrap_or(f64::NEG_INFINITY);
-    let limit = job.time_limit.map_or(0.0, |t| t.as_secs_f64());
-    eprintln!(
-        "anonbox: time limit of {limit} s reached: releasing the best transformation found \
-         (loss {loss}), not proven optimal; no transformation loses less than {bound}"
-    );
-}
-
 /// Report file (HTML or JSON, by the file's extension) and run record, staged in `publication`.
 fn finish(job: &Job, publication: &Publication, ran: &mut Ran) -> Result<()> {
     if let Some(store) = ran.store.take() {
@@ -582,25 +490,6 @@ fn finish(job: &Job, publication: &Publication, ran: &mut Ran) -> Result<()> {
         } else {
             ran.report.write(publication, path)?;
         }
-    }
-    Ok(())
-}
-
-/// One behaviour for every method: an input without records, or with fewer records than k, is
-/// an error (exit 1, nothing written), found right after the load.
-pub(super) fn check_records(job: &Job, records: u64) -> Result<()> {
-    let input = &job.input.path;
-    if records == 0 {
-        return Err(Error::NoRecords(input.clone()));
-    }
-    if let Some(k) = job.enforced_k().filter(|&k| k > records) {
-        return Err(Error::in_file(
-            input,
-            format!(
-                "This input cannot be anonymized at k = {k}: it has {records} records, fewer \
-                 than k"
-            ),
-        ));
     }
     Ok(())
 }

@@ -38,6 +38,7 @@
 pub mod ballista;
 #[cfg(feature = "datafusion")]
 pub mod datafusion;
+pub mod kind;
 #[cfg(feature = "datafusion")]
 pub mod release_fn;
 #[cfg(feature = "datafusion")]
@@ -52,74 +53,7 @@ use crate::job::{Job, Method, OutputFormat};
 use crate::progress::Progress;
 use crate::{Error, Result};
 
-/// Which engine reads the records and writes the release (`-engine`, `<engine name>`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
-pub enum EngineKind {
-    #[default]
-    Embedded,
-    DataFusion,
-    /// The scheduler's address, `ballista://HOST:PORT`.
-    Ballista(String),
-}
-
-impl EngineKind {
-    pub const NAMES: &'static [&'static str] = &["embedded", "datafusion"];
-
-    /// The engine named `s` (any case).
-    pub fn parse(s: &str) -> Option<EngineKind> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "embedded" => Some(EngineKind::Embedded),
-            "datafusion" => Some(EngineKind::DataFusion),
-            _ => None,
-        }
-    }
-
-    /// The engine named `s`, or what is wrong with the name (for `-engine` and `<engine name>`):
-    /// `embedded`, `datafusion` or a scheduler's address `ballista://HOST:PORT`.
-    pub fn parse_named(s: &str) -> std::result::Result<EngineKind, String> {
-        if let Some(k) = EngineKind::parse(s) {
-            return Ok(k);
-        }
-        let t = s.trim();
-        if let Some(addr) = t
-            .get(..11)
-            .filter(|p| p.eq_ignore_ascii_case("ballista://"))
-            .map(|_| &t[11..])
-        {
-            let well_formed = addr
-                .rsplit_once(':')
-                .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
-            if !well_formed {
-                return Err(format!(
-                    "'{t}' is not a Ballista address: write ballista://HOST:PORT"
-                ));
-            }
-            return Ok(EngineKind::Ballista(format!("ballista://{addr}")));
-        }
-        Err(format!(
-            "unknown engine '{t}'; accepted: {}, ballista://HOST:PORT",
-            EngineKind::NAMES.join(", ")
-        ))
-    }
-
-    /// The engine's name in reports: `embedded`, `datafusion` or the scheduler's address.
-    pub fn name(&self) -> &str {
-        match self {
-            EngineKind::Embedded => "embedded",
-            EngineKind::DataFusion => "datafusion",
-            EngineKind::Ballista(address) => address,
-        }
-    }
-
-    /// The cargo feature a build needs for this engine, if any.
-    pub fn feature(&self) -> Option<&'static str> {
-        match self {
-            EngineKind::Embedded => None,
-            EngineKind::DataFusion => Some("datafusion"),
-            EngineKind::Ballista(_) => Some("ballista"),
-        }
-    }
-}
+pub use kind::EngineKind;
 
 /// Why `job` cannot run on its engine, if it cannot (see the module docs): a config error.
 pub fn check_job(job: &Job) -> Result<()> {
@@ -284,6 +218,19 @@ fn generalized(table: &EncodedTable, t: usize, levels: &[usize]) -> Vec<u32> {
         .collect()
 }
 
+/// The DataFusion (or Ballista) engine's parameters of `job`.
+#[cfg(feature = "datafusion")]
+fn params(job: &Job) -> datafusion::Params {
+    datafusion::Params {
+        threads: job.threads(),
+        memory_limit: job.memory_limit,
+        cluster: match &job.engine {
+            EngineKind::Ballista(address) => Some(address.clone()),
+            _ => None,
+        },
+    }
+}
+
 /// The engine of one run (see the module docs).
 pub enum Rows {
     Embedded,
@@ -299,12 +246,12 @@ impl Rows {
             EngineKind::Embedded => Rows::Embedded,
             #[cfg(feature = "datafusion")]
             EngineKind::DataFusion => Rows::DataFusion(Box::new(datafusion::Session::new(
-                &job.datafusion(),
+                &params(job),
                 publication.cleanup(),
             )?)),
             #[cfg(feature = "ballista")]
             EngineKind::Ballista(_) => Rows::DataFusion(Box::new(datafusion::Session::new(
-                &job.datafusion(),
+                &params(job),
                 publication.cleanup(),
             )?)),
             #[allow(unreachable_patterns)]

@@ -14,6 +14,7 @@ use crate::columnar::{
     write_parquet,
 };
 use crate::common::anonbox;
+use crate::engines::run_ok;
 
 /// A cluster of `scripts/cluster.sh`, stopped when dropped.
 struct Cluster {
@@ -78,18 +79,6 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         let _ = self.down();
     }
-}
-
-fn run_ok(dir: &Path, args: &[&str]) -> serde_json::Value {
-    let mut all = vec!["-quiet", "-report", "report.json"];
-    all.extend_from_slice(args);
-    let out = anonbox(dir, &all);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap()
 }
 
 fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {

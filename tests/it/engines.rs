@@ -21,7 +21,7 @@ use crate::common::{self, anonbox};
 use crate::kcheck;
 
 /// Runs anonbox in `dir` with `args` and a JSON report; returns the report.
-fn run_ok(dir: &Path, args: &[&str]) -> serde_json::Value {
+pub fn run_ok(dir: &Path, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["-quiet", "-report", "report.json"];
     all.extend_from_slice(args);
     let out = anonbox(dir, &all);

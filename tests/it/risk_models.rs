@@ -367,27 +367,21 @@ pub mod independent {
         (f64::NAN, f64::NAN)
     }
 
+    /// ln |Γ(x)|: Stirling's series from x + k >= 10, stepped down by Γ(x+1) = x Γ(x);
+    /// reflected below 1/2.
     fn ln_gamma(x: f64) -> f64 {
-        // Lanczos (g = 7, 9 terms), reflected below 1/2.
-        const C: [f64; 9] = [
-            0.999_999_999_999_809_9,
-            676.520_368_121_885_1,
-            -1_259.139_216_722_402_8,
-            771.323_428_777_653_1,
-            -176.615_029_162_140_6,
-            12.507_343_278_686_905,
-            -0.138_571_095_265_720_12,
-            9.984_369_578_019_572e-6,
-            1.505_632_735_149_311_6e-7,
-        ];
+        let pi = std::f64::consts::PI;
         if x < 0.5 {
-            let pi = std::f64::consts::PI;
             return (pi / (pi * x).sin()).abs().ln() - ln_gamma(1.0 - x);
         }
-        let x = x - 1.0;
-        let t = x + 7.5;
-        let sum: f64 = C[0] + (1..9).map(|i| C[i] / (x + i as f64)).sum::<f64>();
-        0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+        let (mut y, mut shift) = (x, 0.0);
+        while y < 10.0 {
+            shift += y.ln();
+            y += 1.0;
+        }
+        let r = 1.0 / (y * y);
+        let series = (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r / 1680.0))) / y;
+        (y - 0.5) * y.ln() - y + 0.5 * (2.0 * pi).ln() + series - shift
     }
 
     /// Pitman's population uniques (Hoshino 2001): the maximum-likelihood (θ, α) of the Pitman

@@ -463,7 +463,14 @@ pub mod independent {
             (ones - c1, twos - c2)
         };
         let (a, b) = newton(equations, (1.0, 1.0), |_, _| true);
-        k * b.powf(a)
+        // A root that gives no positive count of uniques (or one that underflows) is no
+        // estimate.
+        let v = k * b.powf(a);
+        if v.is_normal() && v > 0.0 {
+            v
+        } else {
+            f64::NAN
+        }
     }
 
     /// Dankar et al.'s rule as ARX's privacy model applies it: Pitman's estimate up to a
@@ -536,9 +543,16 @@ pub mod independent {
                 // Pitman's likelihood may have its root at α < 0 (a population of finitely
                 // many classes, outside the model's regular range 0 <= α < 1), where the
                 // estimate depends on which root a solver meets first: not judged here.
+                // So is a release of one record (the likelihood is flat: every (θ, α) is a
+                // root, and ARX's procedure takes the first start value with α > 0), and one
+                // where this solver finds no root or no estimate in [0, N] (ARX's procedure
+                // tries its start values in another way and may find one).
                 let by_pitman = model == "pitman" || model == "dankar" && records / pop <= 0.1;
                 let (_, alpha) = pitman_point(&sizes);
-                if by_pitman && !sizes.is_empty() && (alpha.is_nan() || alpha < 0.0) {
+                let flat = records == 1.0;
+                let none = pitman(&sizes, pop).is_nan();
+                if by_pitman && !sizes.is_empty() && (flat || none || alpha.is_nan() || alpha < 0.0)
+                {
                     return true;
                 }
                 let uniques = match model {

@@ -32,8 +32,7 @@ use crate::release::Release;
 use crate::store::{Loaded, Store};
 use crate::{Error, Result};
 
-pub use super::ran::Ran;
-use super::ran::{check_records, warn_skipped, warn_unproven};
+use super::ran::{check_records, warn_skipped, warn_unproven, Ran};
 
 /// What a finished run produced (the report is also written if the job asks), with what the
 /// HTML report is rendered from ([`output::html::render`]: the library renders it on request).

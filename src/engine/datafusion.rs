@@ -66,7 +66,7 @@ use crate::job::{InputSpec, Job};
 use crate::progress::Progress;
 use crate::{Error, Result};
 
-/// What the engine needs of a job ([`Job::datafusion`]).
+/// What the engine needs of a job (built by `engine::params`).
 #[derive(Debug, Clone)]
 pub struct Params {
     /// Partitions of the scans and threads of the plans.

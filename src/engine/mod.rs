@@ -244,16 +244,12 @@ impl Rows {
     pub fn new(job: &Job, publication: &Publication) -> Result<Rows> {
         Ok(match &job.engine {
             EngineKind::Embedded => Rows::Embedded,
+            // The same session in this process or on a cluster (`params(job).cluster`); a build
+            // without the ballista feature refused a cluster with the job (`check_job`).
             #[cfg(feature = "datafusion")]
-            EngineKind::DataFusion => Rows::DataFusion(Box::new(datafusion::Session::new(
-                &params(job),
-                publication.cleanup(),
-            )?)),
-            #[cfg(feature = "ballista")]
-            EngineKind::Ballista(_) => Rows::DataFusion(Box::new(datafusion::Session::new(
-                &params(job),
-                publication.cleanup(),
-            )?)),
+            EngineKind::DataFusion | EngineKind::Ballista(_) => Rows::DataFusion(Box::new(
+                datafusion::Session::new(&params(job), publication.cleanup())?,
+            )),
             #[allow(unreachable_patterns)]
             _ => {
                 let _ = publication;

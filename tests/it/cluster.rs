@@ -14,7 +14,7 @@ use crate::columnar::{
     write_parquet,
 };
 use crate::common::anonbox;
-use crate::engines::run_ok;
+use crate::engines::{csv_rows, run_ok};
 
 /// A cluster of `scripts/cluster.sh`, stopped when dropped.
 struct Cluster {
@@ -147,12 +147,7 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
                 "0.02",
             ],
         );
-        let text = std::fs::read_to_string(d.join(out)).unwrap();
-        let rows: Vec<Vec<String>> = text
-            .lines()
-            .skip(1)
-            .map(|l| l.split(';').map(str::to_string).collect())
-            .collect();
+        let rows = csv_rows(&d.join(out), ";", true);
         (r, rows)
     };
     let (embedded, want) = rows_of("embedded", "embedded.csv");

@@ -34,7 +34,7 @@ pub fn run_ok(dir: &Path, args: &[&str]) -> serde_json::Value {
 }
 
 /// The data rows of a delimited release.
-fn csv_rows(path: &Path, separator: &str, header: bool) -> Vec<Vec<String>> {
+pub fn csv_rows(path: &Path, separator: &str, header: bool) -> Vec<Vec<String>> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -29,7 +29,8 @@ free_port() {
 ours() { [[ -r "/proc/$1/cmdline" ]] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -q anonbox-cluster; }
 
 down() {
-    [[ -d "$state" ]] || return 0
+    # Only a folder this script made (it holds the pids file); only what it put there.
+    [[ -f "$state/pids" ]] || return 0
     local pids=()
     if [[ -f "$state/pids" ]]; then
         while read -r pid; do ours "$pid" && pids+=("$pid"); done <"$state/pids"
@@ -44,7 +45,9 @@ down() {
         done
         for pid in "${pids[@]}"; do ours "$pid" && kill -KILL "$pid" 2>/dev/null || true; done
     fi
-    rm -rf "$state"
+    rm -rf "$state/work" "$state/logs"
+    rm -f "$state/pids" "$state/address"
+    rmdir "$state" 2>/dev/null || true
 }
 
 up() {
@@ -60,6 +63,9 @@ up() {
     if [[ -f "$state/address" ]]; then
         die "a cluster already runs at $(cat "$state/address") (scripts/cluster.sh down stops it)"
     fi
+    if [[ -e "$state" ]] && [[ -n "$(ls -A "$state" 2>/dev/null)" || ! -d "$state" ]]; then
+        die "$state exists and is not empty: set ANONBOX_CLUSTER_STATE to a new folder"
+    fi
     local bin="${ANONBOX_CLUSTER_BIN:-target/release/anonbox-cluster}"
     if [[ ! -x "$bin" ]]; then
         echo "cluster.sh: building $bin" >&2
@@ -67,6 +73,7 @@ up() {
     fi
     (umask 077 && mkdir -p "$state/work" "$state/logs")
     chmod 700 "$state"
+    : >"$state/pids"
     trap 'down; exit 1' ERR INT TERM
     port=$(free_port "$port")
     "$bin" scheduler --bind 127.0.0.1 --port "$port" >"$state/logs/scheduler.log" 2>&1 &

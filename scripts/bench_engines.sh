@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Engines benchmark (BENCHMARKS.md, "Parquet and engines"): Flash k=5 on each engine, on CSV
-# and on Parquet, for the generated people file (scripts/people_data.py: six
+# Engines benchmark (BENCHMARKS.md, "Parquet and engines"): Flash k=5 (or $METHOD) on each
+# engine, on CSV and on Parquet, for the generated people file (scripts/people_data.py: six
 # quasi-identifiers, nearly every tuple distinct: the group-by is the work) and ADULT
 # replicated (few distinct tuples: the scan is the work).
 #
@@ -12,6 +12,7 @@
 #                                                    # executors, default 2, by scripts/cluster.sh)
 #   SPILL=64M scripts/bench_engines.sh               # also datafusion under -memoryLimit 64M
 #                                                    # (the people file: its frequency set spills)
+#   METHOD=Mondrian scripts/bench_engines.sh         # another method than Flash (k = 5)
 #
 # The binaries are built with the ballista feature (it includes datafusion).
 # Inputs are generated in $BENCH_DIR (default /tmp/anonbox-engines), never in the repository;
@@ -26,6 +27,7 @@ people=${PEOPLE:-2m}
 copies=${ADULT_COPIES:-100}
 engines=${ENGINES:-embedded datafusion ballista}
 spill=${SPILL:-}
+method=${METHOD:-Flash}
 mkdir -p "$work"
 # PROFILE=dev: the binaries of the README's test command (`cargo test --features ballista`:
 # anonbox at opt-level 3, its dependencies at 2, debug assertions on): for a machine with no
@@ -63,7 +65,7 @@ if [[ " $engines " == *" ballista "* ]]; then
 fi
 
 echo "machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo)"
-echo "commit: $(git rev-parse --short HEAD), Flash k = 5, ${PROFILE:-release} build"
+echo "commit: $(git rev-parse --short HEAD), $method k = 5, ${PROFILE:-release} build"
 echo "| data | input | engine | frequency set (s) | search (s) | release (s) | total (s) | CPU (s) | peak RSS (MB) | load avg |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 run() { # data input engine [flags]
@@ -71,7 +73,7 @@ run() { # data input engine [flags]
     local la; la=$(cut -d' ' -f1 /proc/loadavg)
     local ext=csv; [ "$input" = parquet ] && ext=parquet
     rm -f "$work/report.json"
-    if ! /usr/bin/time -v "$BIN" -config "$work/$data-$input.xml" -method Flash -k 5 -quiet \
+    if ! /usr/bin/time -v "$BIN" -config "$work/$data-$input.xml" -method "$method" -k 5 -quiet \
         -engine "$engine" -output "$work/out.$ext" -report "$work/report.json" "$@" \
         > /dev/null 2> "$work/time.txt"; then
         echo "| $data | $input | $engine $* | failed: $(grep -v '^\s' "$work/time.txt" | head -n 1) | | | | | | $la |"

@@ -3,9 +3,13 @@
 # executors on loopback, each its own process of `anonbox-cluster` (anonbox's build of Ballista's
 # scheduler and executor, with the codec of anonbox's plans).
 #
-#   scripts/cluster.sh up [--executors N] [--port P]   start; prints ballista://127.0.0.1:P
-#   scripts/cluster.sh down                            stop exactly those processes
-#   scripts/cluster.sh status                          the address, if it runs
+#   scripts/cluster.sh up [--executors N] [--port P] [--memory-limit SIZE]
+#                                  start; prints ballista://127.0.0.1:P
+#   scripts/cluster.sh down        stop exactly those processes
+#   scripts/cluster.sh status      the address, if it runs
+#
+# --memory-limit: each executor's memory for its plans (512M, 4G); past it they spill into its
+# private work folder. Default: Ballista's, 70% of the machine's memory per executor.
 #
 # The cluster's state (process ids, logs, the executors' work folder) lives in a private 0700
 # folder, $ANONBOX_CLUSTER_STATE (default: $TMPDIR/anonbox-cluster-$UID); the work folder holds
@@ -51,12 +55,13 @@ down() {
 }
 
 up() {
-    local executors=2 port=50050
+    local executors=2 port=50050 memory=()
     while (($#)); do
         case "$1" in
             --executors) executors="$2"; shift 2 ;;
             --port) port="$2"; shift 2 ;;
-            *) die "unknown option '$1'; accepted: --executors N, --port P" ;;
+            --memory-limit) memory=(--memory-limit "$2"); shift 2 ;;
+            *) die "unknown option '$1'; accepted: --executors N, --port P, --memory-limit SIZE" ;;
         esac
     done
     [[ "$executors" =~ ^[1-9][0-9]*$ ]] || die "--executors: a count of at least 1, not '$executors'"
@@ -86,7 +91,8 @@ up() {
         flight=$(free_port "$next"); grpc=$(free_port "$((flight + 1))"); next=$((grpc + 1))
         (umask 077 && mkdir -p "$state/work/executor-$i")
         "$bin" executor --scheduler "127.0.0.1:$port" --port "$flight" --grpc-port "$grpc" \
-            --work-dir "$state/work/executor-$i" >"$state/logs/executor-$i.log" 2>&1 &
+            --work-dir "$state/work/executor-$i" "${memory[@]}" \
+            >"$state/logs/executor-$i.log" 2>&1 &
         echo $! >>"$state/pids"
         ports+=("$grpc")
     done
@@ -102,5 +108,5 @@ case "${1:-}" in
     up) shift; up "$@" ;;
     down) down ;;
     status) [[ -f "$state/address" ]] && cat "$state/address" || die "no cluster runs" ;;
-    *) die "usage: scripts/cluster.sh up [--executors N] [--port P] | down | status" ;;
+    *) die "usage: scripts/cluster.sh up [--executors N] [--port P] [--memory-limit SIZE] | down | status" ;;
 esac

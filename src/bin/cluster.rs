@@ -6,8 +6,9 @@
 //! `ballista-executor` crates in anonbox's own build (DataFusion compiles once), with those
 //! codecs. `scripts/cluster.sh` starts a local cluster of them.
 //!
-//! Records' text passes through an executor's work folder (the shuffle files): give it a
-//! private folder (`--work-dir`, made 0700 by the script). The scheduler asks the executors to
+//! Records' text passes through an executor's work folder (the shuffle files, and what its
+//! plans spill past `--memory-limit`): give it a private folder (`--work-dir`, made 0700 by the
+//! script). The scheduler asks the executors to
 //! remove a job's files as soon as it has finished.
 
 use std::net::SocketAddr;
@@ -61,6 +62,10 @@ enum Role {
         /// Tasks run at once (default: the machine's cores).
         #[arg(long)]
         vcores: Option<usize>,
+        /// Memory of the executor's plans (512M, 4G), shared by its tasks; past it they spill
+        /// into `--work-dir` (default: Ballista's, 70% of the machine's memory).
+        #[arg(long, value_name = "SIZE")]
+        memory_limit: Option<String>,
     },
 }
 
@@ -106,6 +111,7 @@ fn main() {
                 grpc_port,
                 work_dir,
                 vcores,
+                memory_limit,
             } => {
                 let (host, sport) = scheduler
                     .rsplit_once(':')
@@ -131,6 +137,11 @@ fn main() {
                 };
                 if let Some(v) = vcores {
                     config.vcores = v.max(1);
+                }
+                if let Some(size) = memory_limit {
+                    let bytes = anonbox::io::source::parse_size(&size)
+                        .unwrap_or_else(|m| fail(format!("--memory-limit: {m}")));
+                    config.memory_pool_size = Some(bytes as u64);
                 }
                 start_executor_process(Arc::new(config))
                     .await

@@ -1,16 +1,18 @@
-//! The run of Mondrian over hierarchies: the input in memory ([`load_table`], as the lattice
-//! searches load it), the partition of its distinct tuples
+//! The run of Mondrian over hierarchies: the frequency set from the job's engine (as the
+//! lattice searches load it), the partition of its distinct tuples
 //! ([`crate::algorithms::mondrian::hierarchical`]), each class's labels, and the genVals output
-//! from them ([`PartitionLabels`]). With `-db` the records and classes also go into a kept
-//! database, so that it reads like the toolbox's Mondrian's.
+//! from them ([`PartitionLabels`]), written by the engine (another engine rewrites each record
+//! by its tuple's class, [`Rewrite::of_classes`]). With `-db` the records and classes also go
+//! into a kept database, so that it reads like the toolbox's Mondrian's.
 
 use std::time::Instant;
 
-use super::ran::{load_in_memory, Ran};
+use super::ran::{check_records, warn_skipped, Ran};
 use crate::algorithms::mondrian::hierarchical::{self, Partition};
 use crate::algorithms::{Details, Outcome};
 use crate::data::load::{Encoding, LoadSummary};
 use crate::data::EncodedTable;
+use crate::engine::{Rewrite, Rows};
 use crate::io::Publication;
 use crate::job::Job;
 use crate::output::{Elapsed, PartitionLabels};
@@ -34,7 +36,11 @@ pub fn run(
         }
         None => None,
     };
-    let (table, encoding, summary, t_load) = load_in_memory(job, progress, started)?;
+    let mut rows = Rows::new(job, publication)?;
+    let (table, encoding, summary) = rows.load(job, &mut progress.load())?;
+    warn_skipped(job, &summary);
+    check_records(job, summary.records())?;
+    let t_load = started.elapsed().as_secs_f64();
 
     let mut steps = progress.steps();
     crate::algorithms::StepObserver::start(&mut steps, "Mondrian over hierarchies");
@@ -66,11 +72,13 @@ pub fn run(
         labels: &labels,
     };
     // genVals only (the config refuses the other formats), as text or columnar.
-    crate::output::genvals::write_release(
-        publication,
+    rows.write(
         job,
+        publication,
         summary.records(),
         &mut source,
+        |labels| Rewrite::of_classes(&table, labels),
+        &encoding,
         progress,
     )?;
     let t_total = started.elapsed().as_secs_f64();

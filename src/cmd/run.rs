@@ -242,7 +242,17 @@ pub fn run_on_store(
                 progress,
             )?
         }
-        _ => write_store_output(
+        // Mondrian on another engine: its classes' labels follow each record's tuple.
+        (Some(table), None) => rows.write(
+            job,
+            publication,
+            loaded.summary.records(),
+            &mut store.labels(),
+            |labels| Rewrite::of_classes(table, labels),
+            &loaded.encoding,
+            progress,
+        )?,
+        (None, _) => write_store_output(
             job,
             publication,
             &store,

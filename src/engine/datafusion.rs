@@ -28,7 +28,8 @@
 //!
 //! The release is a projection over a fresh scan: one function maps a record's
 //! quasi-identifiers' text to their labels at the chosen levels, or to the suppression labels
-//! when their class is one of the suppressed ([`Rewrite`]); the other columns pass through
+//! when their class is one of the suppressed, or (Mondrian) to its tuple's class's labels
+//! ([`Rewrite`]); the other columns pass through
 //! (their types kept), identifiers are dropped. To keep input order as the embedded engine
 //! does, the release reads each file as one partition (DataFusion's byte-range partitions of a
 //! file did not come back in order in our tests), one file after the other for a data set
@@ -687,17 +688,29 @@ fn unnumbered(e: Error) -> Error {
 
 /// The release's function of `rewrite` ([`ReleaseFn`]): each quasi-identifier's texts (as the
 /// frequency set saw them) -> their generalized ids at `rewrite`'s levels, each id's label, and
-/// the suppressed classes.
+/// the suppressed classes; or, for a partition, the texts -> their leaf codes, each tuple's
+/// class, and each class's labels.
 fn release_udf(
     raw: &[FxHashMap<String, u32>],
     rewrite: &Rewrite,
     encoding: &Encoding,
     input: &Path,
 ) -> Result<ScalarUDF> {
+    let input = input.display().to_string();
+    let (levels, suppressed) = match rewrite {
+        Rewrite::Levels { levels, suppressed } => (levels, suppressed),
+        Rewrite::Classes(c) => {
+            let labels = (0..raw.len())
+                .map(|q| c.labels.iter().map(|row| row[q].clone()).collect())
+                .collect();
+            let classes = c.tuples.iter().cloned().collect();
+            return Ok(ReleaseFn::of_partition(input, raw.to_vec(), labels, classes).udf());
+        }
+    };
     let ids: Vec<FxHashMap<String, u32>> = raw
         .iter()
         .zip(&encoding.qids)
-        .zip(&rewrite.levels)
+        .zip(levels)
         .map(|((m, q), &l)| {
             m.iter()
                 .map(|(v, &c)| (v.clone(), q.hierarchy.get(c, l)))
@@ -707,7 +720,7 @@ fn release_udf(
     let labels: Vec<Vec<String>> = encoding
         .qids
         .iter()
-        .zip(&rewrite.levels)
+        .zip(levels)
         .map(|(q, &l)| {
             (0..q.hierarchy.width(l))
                 .map(|id| q.hierarchy.label(l, id as u32).to_string())
@@ -715,6 +728,6 @@ fn release_udf(
                 .collect()
         })
         .collect();
-    let suppressed: FxHashSet<Vec<u32>> = rewrite.suppressed.iter().cloned().collect();
-    Ok(ReleaseFn::new(input.display().to_string(), ids, labels, suppressed).udf())
+    let suppressed: FxHashSet<Vec<u32>> = suppressed.iter().cloned().collect();
+    Ok(ReleaseFn::new(input, ids, labels, suppressed).udf())
 }

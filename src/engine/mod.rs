@@ -16,8 +16,8 @@
 //!   group-by of the input on the attributes' text forms with a count, spilling to a private
 //!   folder under `-memoryLimit`; the driver encodes each distinct tuple once. (b) is a
 //!   projection over the input: each quasi-identifier's text mapped to its label at the chosen
-//!   level, and the suppressed classes' records to the suppression labels, written in input
-//!   order.
+//!   level, and the suppressed classes' records to the suppression labels (or, for Mondrian,
+//!   the tuple mapped to its class's labels), written in input order.
 //! - `ballista://HOST:PORT` ([`ballista`]): the same plans, run by an Apache Ballista
 //!   scheduler and its executors (anonbox's own, `anonbox-cluster`, which decode the release's
 //!   function); the driver encodes the frequency set's groups and writes the release as on
@@ -27,12 +27,13 @@
 //! DataFusion is most of a cold build): a build without it refuses the engine with the job
 //! (exit 2), naming the feature.
 //!
-//! An engine other than the embedded one sees only the transformation and the suppressed
-//! classes of the result ([`Rewrite`]), never a row of the driver's. What needs rows on the
-//! driver cannot run on another engine and is refused with the job
-//! (exit 2, [`check_job`]): Anatomy (groups records), Mondrian (labels follow its partition,
-//! not a transformation), δ-presence (its research subset is a set of rows), and the toolbox's
-//! genValsDist and anatomy formats.
+//! An engine other than the embedded one sees only what the method decided ([`Rewrite`]),
+//! never a row of the driver's: a full-domain transformation with its suppressed classes, or
+//! Mondrian's partition of the distinct tuples with each class's labels (records of one tuple
+//! always share a class). What needs rows on the driver cannot run on another engine and is
+//! refused with the job (exit 2, [`check_job`]): Anatomy (groups records), Mondrian's relaxed
+//! partitioning (breaks ties by input order), δ-presence (its research subset is a set of
+//! rows), and the toolbox's genValsDist and anatomy formats.
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
@@ -44,7 +45,7 @@ pub mod release_fn;
 #[cfg(feature = "datafusion")]
 mod spill;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::data::load::{Encoding, LoadObserver, LoadSummary};
 use crate::data::{EncodedTable, LabelRow, LabelSource};
@@ -60,12 +61,16 @@ pub fn check_job(job: &Job) -> Result<()> {
     if job.engine == EngineKind::Embedded {
         return Ok(());
     }
-    let why = if matches!(job.method, Method::Anatomy | Method::Mondrian) {
-        format!(
-            "{} runs on the embedded engine only (its release follows records or partitions, \
-             not a transformation)",
-            job.method.name()
-        )
+    let why = if job.method == Method::Anatomy {
+        "Anatomy runs on the embedded engine only (its release groups records, not tuples)"
+            .to_string()
+    } else if job.method == Method::Mondrian
+        && job.mondrian_on_hierarchies()
+        && job.partitioning == crate::algorithms::mondrian::hierarchical::Partitioning::Relaxed
+    {
+        "relaxed partitioning breaks ties between tuples by their order in the input, which \
+         another engine does not keep (or use -partition strict)"
+            .to_string()
     } else if job
         .output
         .as_ref()
@@ -93,6 +98,13 @@ pub fn check_job(job: &Job) -> Result<()> {
         "differential privacy releases a random sample of the records: it runs on the \
          embedded engine only"
             .to_string()
+    } else if matches!(job.engine, EngineKind::Ballista(_)) && job.memory_limit.is_some() {
+        return Err(Error::Usage(format!(
+            "-engine {}: -memoryLimit (or <engine memoryLimit>) is the datafusion engine's in \
+             this process; a Ballista cluster's executors take theirs when they start \
+             (scripts/cluster.sh up --memory-limit SIZE): drop it",
+            job.engine.name()
+        )));
     } else if let Some(why) = unsupported_input(job) {
         why
     } else {
@@ -138,12 +150,30 @@ fn unsupported_input(job: &Job) -> Option<String> {
     None
 }
 
-/// What a release rewrite needs from the search: the transformation, and the classes it
-/// suppresses (each a generalized tuple: one hierarchy id per quasi-identifier at its level).
+/// What a release rewrite needs from the method, never a row: a full-domain transformation
+/// with the classes it suppresses, or a partition of the distinct tuples (Mondrian's) with
+/// each class's labels.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rewrite {
-    pub levels: Vec<usize>,
-    pub suppressed: Vec<Vec<u32>>,
+pub enum Rewrite {
+    /// The transformation, and the classes it suppresses (each a generalized tuple: one
+    /// hierarchy id per quasi-identifier at its level).
+    Levels {
+        levels: Vec<usize>,
+        suppressed: Vec<Vec<u32>>,
+    },
+    /// Each distinct tuple's class, and each class's labels.
+    Classes(Classes),
+}
+
+/// A partition of the distinct tuples: records of one tuple always share a class (Mondrian
+/// cuts on values, never between equal tuples), so a record's labels follow from its tuple.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classes {
+    /// Each distinct tuple (its leaf codes, one per quasi-identifier) and its class, in the
+    /// table's tuple order.
+    pub tuples: Vec<(Vec<u32>, u32)>,
+    /// Each class's labels, one per quasi-identifier; two classes never print the same row.
+    pub labels: Vec<Vec<String>>,
 }
 
 impl Rewrite {
@@ -161,7 +191,7 @@ impl Rewrite {
         }
         let mut suppressed: Vec<Vec<u32>> = set.into_iter().collect();
         suppressed.sort_unstable();
-        Rewrite {
+        Rewrite::Levels {
             levels: levels.to_vec(),
             suppressed,
         }
@@ -201,10 +231,58 @@ impl Rewrite {
         })?;
         let mut suppressed: Vec<Vec<u32>> = set.into_iter().collect();
         suppressed.sort_unstable();
-        Ok(Rewrite {
+        Ok(Rewrite::Levels {
             levels: levels.to_vec(),
             suppressed,
         })
+    }
+
+    /// From the labels of every record of `table` (in the table's order) of a partition of its
+    /// tuples: each tuple's labels, found once. Records of one tuple printed with two rows of
+    /// labels are an internal error (the partition cut a tuple).
+    pub fn of_classes(table: &EncodedTable, labels: &mut dyn LabelSource) -> Result<Rewrite> {
+        const NONE: u32 = u32::MAX;
+        let width = table.width();
+        let mut class_of = vec![NONE; table.tuples()];
+        let mut classes: FxHashMap<Vec<String>, u32> = FxHashMap::default();
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut r = 0usize;
+        labels.for_each_record(&mut |row: &LabelRow| {
+            let t = table.tuple_of(r);
+            r += 1;
+            if row.is_omitted() {
+                return Ok(());
+            }
+            let texts: Vec<String> = (0..width)
+                .map(|q| String::from_utf8_lossy(row.get(q)).into_owned())
+                .collect();
+            let next = rows.len() as u32;
+            let c = *classes.entry(texts).or_insert_with_key(|texts| {
+                rows.push(texts.clone());
+                next
+            });
+            match class_of[t] {
+                NONE => class_of[t] = c,
+                seen if seen != c => {
+                    return Err(Error::Invalid(
+                        "internal error: the records of one distinct tuple are in two classes"
+                            .into(),
+                    ))
+                }
+                _ => {}
+            }
+            Ok(())
+        })?;
+        let tuples = class_of
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != NONE)
+            .map(|(t, &c)| (table.tuple(t).collect(), c))
+            .collect();
+        Ok(Rewrite::Classes(Classes {
+            tuples,
+            labels: rows,
+        }))
     }
 }
 
@@ -277,8 +355,9 @@ impl Rows {
         }
     }
 
-    /// (b) The release of a full-domain result: the embedded engine writes `labels` beside the
-    /// input; another engine rewrites the input with `rewrite` (called only there).
+    /// (b) The release: the embedded engine writes `labels` (every record's, in input order)
+    /// beside the input; another engine rewrites the input with what `rewrite` makes of them
+    /// (called only there).
     #[allow(clippy::too_many_arguments)]
     pub fn write(
         &mut self,

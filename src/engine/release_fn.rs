@@ -1,6 +1,7 @@
 //! The release's function, `anonbox_release`: a record's quasi-identifiers' texts -> a struct of
 //! their labels (`l0`, `l1`, ...) at the chosen levels, or the suppression labels where the
-//! record's class is suppressed.
+//! record's class is suppressed; or, for a partition (Mondrian's), the texts -> their leaf
+//! codes -> the tuple's class -> the class's labels.
 //!
 //! It is a named DataFusion function whose state (each text's generalized id, each id's label,
 //! the suppressed classes) can be written to bytes and read back ([`ReleaseFn::to_bytes`],
@@ -37,6 +38,9 @@ struct Wire {
     labels: Vec<Vec<String>>,
     /// The suppressed classes (one generalized id per quasi-identifier).
     suppressed: Vec<Vec<u32>>,
+    /// A partition: each tuple of ids (leaf codes) and its class, the key of every label.
+    #[serde(default)]
+    classes: Option<Vec<(Vec<u32>, u32)>>,
 }
 
 /// The function: its maps, ready to call.
@@ -45,6 +49,7 @@ pub struct ReleaseFn {
     ids: Vec<FxHashMap<String, u32>>,
     labels: Vec<ArrayRef>,
     suppressed: FxHashSet<Vec<u32>>,
+    classes: Option<FxHashMap<Vec<u32>, u32>>,
     signature: Signature,
     fields: Fields,
 }
@@ -80,6 +85,27 @@ impl ReleaseFn {
         labels: Vec<Vec<String>>,
         suppressed: FxHashSet<Vec<u32>>,
     ) -> ReleaseFn {
+        ReleaseFn::with_classes(input, ids, labels, suppressed, None)
+    }
+
+    /// The function of a partition: `ids` maps each text to its leaf code, `classes` each tuple
+    /// of leaf codes to its class, and `labels` holds, per quasi-identifier, each class's label.
+    pub fn of_partition(
+        input: String,
+        ids: Vec<FxHashMap<String, u32>>,
+        labels: Vec<Vec<String>>,
+        classes: FxHashMap<Vec<u32>, u32>,
+    ) -> ReleaseFn {
+        ReleaseFn::with_classes(input, ids, labels, FxHashSet::default(), Some(classes))
+    }
+
+    fn with_classes(
+        input: String,
+        ids: Vec<FxHashMap<String, u32>>,
+        labels: Vec<Vec<String>>,
+        suppressed: FxHashSet<Vec<u32>>,
+        classes: Option<FxHashMap<Vec<u32>, u32>>,
+    ) -> ReleaseFn {
         let labels: Vec<ArrayRef> = labels
             .iter()
             .map(|l| {
@@ -100,6 +126,7 @@ impl ReleaseFn {
             ids,
             labels,
             suppressed,
+            classes,
             fields,
         }
     }
@@ -129,11 +156,17 @@ impl ReleaseFn {
             .collect();
         let mut suppressed: Vec<Vec<u32>> = self.suppressed.iter().cloned().collect();
         suppressed.sort_unstable();
+        let classes = self.classes.as_ref().map(|m| {
+            let mut c: Vec<(Vec<u32>, u32)> = m.iter().map(|(t, &c)| (t.clone(), c)).collect();
+            c.sort_unstable();
+            c
+        });
         let wire = Wire {
             input: self.input.clone(),
             ids,
             labels,
             suppressed,
+            classes,
         };
         serde_json::to_vec(&wire).map_err(|e| DataFusionError::Internal(e.to_string()))
     }
@@ -148,7 +181,14 @@ impl ReleaseFn {
             .map(|m| m.into_iter().collect())
             .collect();
         let suppressed = wire.suppressed.into_iter().collect();
-        Ok(ReleaseFn::new(wire.input, ids, wire.labels, suppressed))
+        let classes = wire.classes.map(|c| c.into_iter().collect());
+        Ok(ReleaseFn::with_classes(
+            wire.input,
+            ids,
+            wire.labels,
+            suppressed,
+            classes,
+        ))
     }
 }
 
@@ -188,7 +228,18 @@ impl ScalarUDFImpl for ReleaseFn {
                     ))
                 })?;
             }
-            if !self.suppressed.is_empty() && self.suppressed.contains(&g) {
+            if let Some(classes) = &self.classes {
+                let c = *classes.get(&g).ok_or_else(|| {
+                    DataFusionError::Execution(format!(
+                        "the input changed during the run: a record's quasi-identifiers were \
+                         not there when {} was loaded",
+                        self.input
+                    ))
+                })?;
+                for k in keys.iter_mut() {
+                    k.push(c as i32);
+                }
+            } else if !self.suppressed.is_empty() && self.suppressed.contains(&g) {
                 for (k, &t) in keys.iter_mut().zip(&top) {
                     k.push(t);
                 }
@@ -280,5 +331,40 @@ mod tests {
         }
         assert_ne!(f, back);
         assert_eq!(f, f);
+    }
+
+    /// A partition: each tuple of leaf codes to its class's labels, on both sides of the wire;
+    /// a tuple the partition does not hold (values each seen, never together) is an error.
+    #[test]
+    fn maps_a_partition_and_survives_the_wire() {
+        let ids = vec![
+            [("a".to_string(), 0), ("b".to_string(), 1)]
+                .into_iter()
+                .collect(),
+            [("x".to_string(), 0), ("y".to_string(), 1)]
+                .into_iter()
+                .collect(),
+        ];
+        // Class 0: {(a,x), (b,x)}; class 1: {(b,y)}.
+        let labels = vec![
+            vec!["{a,b}".into(), "b".into()],
+            vec!["x".into(), "y".into()],
+        ];
+        let classes = [(vec![0, 0], 0), (vec![1, 0], 0), (vec![1, 1], 1)]
+            .into_iter()
+            .collect();
+        let f = ReleaseFn::of_partition("in.csv".into(), ids, labels, classes);
+        let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
+        for f in [&f, &back] {
+            let got = call(f, &["b", "a", "b"], &["y", "x", "x"]).unwrap();
+            let want = [("b", "y"), ("{a,b}", "x"), ("{a,b}", "x")];
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            assert_eq!(got, want);
+            let err = call(f, &["a"], &["y"]).unwrap_err().to_string();
+            assert!(err.contains("input changed"), "{err}");
+        }
     }
 }

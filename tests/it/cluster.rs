@@ -1,9 +1,12 @@
 //! The Ballista engine (`-engine ballista://HOST:PORT`) on a local cluster started by
 //! `scripts/cluster.sh` (a scheduler and two executors, each its own process of this build's
-//! `anonbox-cluster`): ARX's optimum from Parquet, the same released rows as the embedded
-//! engine (as a multiset), an unreachable scheduler refused within 10 s (exit 1, nothing
-//! written), and `down` stops exactly the cluster's processes and removes its work folder.
-//! Every release written here is re-checked by the independent checker.
+//! `anonbox-cluster`): ARX's optimum from Parquet; the same released rows as the embedded
+//! engine (as a multiset, with Flash and with Mondrian); an unreachable scheduler refused
+//! within 10 s (exit 1, nothing written); executors under a memory limit below the frequency
+//! set's size (their plans spill into their work folders) giving the same release; an executor
+//! killed mid-run (the run retries or fails, and publishes nothing partial); and `down` stops
+//! exactly the cluster's processes and removes its work folder. Every release written here is
+//! re-checked by the independent checker.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,10 +46,17 @@ fn free_port() -> u16 {
 
 impl Cluster {
     fn up(executors: usize) -> Cluster {
+        Cluster::up_with(executors, &[])
+    }
+
+    /// A cluster started with `up`'s `options` beside the executors and the port.
+    fn up_with(executors: usize, options: &[&str]) -> Cluster {
         let state = tempfile::tempdir().unwrap();
         let port = free_port().to_string();
         let n = executors.to_string();
-        let out = script(state.path(), &["up", "--executors", &n, "--port", &port]);
+        let mut args = vec!["up", "--executors", &n, "--port", &port];
+        args.extend_from_slice(options);
+        let out = script(state.path(), &args);
         assert!(
             out.status.success(),
             "cluster.sh up: {}",
@@ -168,6 +178,38 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     let (_, parquet_rows) = read_release(&d.join("out.parquet"));
     assert_eq!(parquet_rows.len(), 30_162);
 
+    // Mondrian over hierarchies from Parquet: each record rewritten by its tuple's class on
+    // the executors, the embedded engine's rows as a multiset, k-anonymous.
+    let mondrian = |engine: &str, out: &str| {
+        let cfg = config(d, &input, "", out);
+        let r = run_ok(
+            d,
+            &[
+                "-config",
+                cfg.to_str().unwrap(),
+                "-engine",
+                engine,
+                "-method",
+                "Mondrian",
+                "-k",
+                "5",
+            ],
+        );
+        (r, read_release(&d.join(out)).1)
+    };
+    let (embedded, want) = mondrian("embedded", "mondrian-embedded.parquet");
+    let (on_cluster, got) = mondrian(&cluster.address, "mondrian-cluster.parquet");
+    for key in ["equivalence_classes", "information_loss"] {
+        assert_eq!(embedded[key], on_cluster[key], "Mondrian: {key}");
+    }
+    let mut classes: std::collections::HashMap<&[String], usize> = Default::default();
+    for r in &got {
+        *classes.entry(&r[..9]).or_default() += 1;
+    }
+    assert!(classes.values().all(|&n| n >= 5), "a class under k = 5");
+    assert_eq!(on_cluster["equivalence_classes"], classes.len() as u64);
+    assert_eq!(sorted(got), sorted(want));
+
     // `down`: exactly the cluster's processes stop, and its folder (the shuffle files) goes.
     assert!(work.exists());
     let out = cluster.down();
@@ -218,4 +260,141 @@ fn an_unreachable_cluster_is_a_data_error_within_ten_seconds() {
         "{err}"
     );
     assert!(!d.join("out.parquet").exists());
+}
+
+/// An executor killed with SIGKILL mid-run (the driver paused between the frequency set and the
+/// release): the run either retries on the other executor and releases the embedded engine's
+/// rows, or fails (exit 1, one line) with nothing published and no staged file left; either
+/// way within three minutes.
+#[test]
+fn an_executor_killed_mid_run_retries_or_fails_cleanly() {
+    use std::io::{BufRead, Read};
+    let cluster = Cluster::up(2);
+    let pids = cluster.pids();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("adult.parquet");
+    write_parquet(&input, &adult_rows(), 4096);
+    let flags = ["-method", "Flash", "-k", "5", "-suppression", "0.02"];
+    let cfg = config(d, &input, "", "embedded.parquet");
+    let mut args = vec!["-config", cfg.to_str().unwrap(), "-engine", "embedded"];
+    args.extend(flags);
+    run_ok(d, &args);
+    let want = sorted(read_release(&d.join("embedded.parquet")).1);
+    let before = crate::common::files_in(d);
+
+    let cfg = config(d, &input, "", "out.parquet");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(d)
+        .env("ANONBOX_TEST_ENGINE_DELAY_MS", "2000")
+        .args(["-quiet", "-config", cfg.to_str().unwrap()])
+        .args(["-engine", &cluster.address])
+        .args(flags)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), "anonbox: test: frequency set");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pids[2] as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            panic!("the run still waits three minutes after an executor was killed");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    stderr.read_to_string(&mut err).unwrap();
+    if status.success() {
+        eprintln!("an executor killed mid-run: the run retried and completed");
+        assert_eq!(sorted(read_release(&d.join("out.parquet")).1), want);
+    } else {
+        eprintln!("an executor killed mid-run: the run failed: {err}");
+        assert_eq!(status.code(), Some(1), "{err}");
+        assert!(err.starts_with("anonbox:"), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!d.join("out.parquet").exists());
+    }
+    let mut after = crate::common::files_in(d);
+    after.retain(|f| f != "out.parquet");
+    assert_eq!(after, before, "a staged file was left behind");
+}
+
+/// Executors started with a memory limit below the frequency set's size (ADULT four times
+/// over with a row number as a sensitive attribute: 120 k groups of ten texts; the group-by
+/// spills into the executors' private work folders): the same transformation and rows as the
+/// embedded engine. `-memoryLimit` with a cluster is a config error naming the script's option.
+#[test]
+fn executors_under_a_memory_limit_give_the_same_release() {
+    let cluster = Cluster::up_with(2, &["--memory-limit", "16M"]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows: Vec<Vec<String>> = (0..4)
+        .flat_map(|c| {
+            adult_rows().into_iter().map(move |mut r| {
+                let n: usize = r[9].parse().unwrap();
+                r[9] = (c * 100_000 + n).to_string();
+                r
+            })
+        })
+        .collect();
+    let input = d.join("big.parquet");
+    write_parquet(&input, &rows, 8192);
+    let run = |engine: &str, out: &str| {
+        let cfg = config(d, &input, "", out);
+        let xml = std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("</qid>", "</qid>\n<sens><att name=\"row\"/></sens>");
+        std::fs::write(&cfg, xml).unwrap();
+        let r = run_ok(
+            d,
+            &[
+                "-config",
+                cfg.to_str().unwrap(),
+                "-engine",
+                engine,
+                "-method",
+                "Flash",
+                "-k",
+                "5",
+                "-suppression",
+                "0.02",
+            ],
+        );
+        (r, sorted(read_release(&d.join(out)).1))
+    };
+    let (embedded, want) = run("embedded", "embedded.parquet");
+    let (limited, got) = run(&cluster.address, "cluster.parquet");
+    for key in ["transformation", "suppressed_records", "information_loss"] {
+        assert_eq!(embedded[key], limited[key], "{key}");
+    }
+    assert_eq!(got, want);
+
+    let cfg = config(d, &input, "", "refused.parquet");
+    let out = anonbox(
+        d,
+        &[
+            "-config",
+            cfg.to_str().unwrap(),
+            "-engine",
+            &cluster.address,
+            "-memoryLimit",
+            "1G",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cluster.sh up --memory-limit SIZE"), "{err}");
+    assert!(!d.join("refused.parquet").exists());
 }

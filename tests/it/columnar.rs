@@ -524,7 +524,8 @@ fn corrupt_parquet_is_a_data_error() {
 
 /// The engine seam's two readings of a full-domain result agree: the suppressed classes taken
 /// from the search's suppressed records and taken from the labels the writers print (what a
-/// store method hands over) are the same, on ADULT with Flash (k=5, 2 %: some suppressed).
+/// store method hands over) are the same, on ADULT with Flash (k=5, 2 %: some suppressed). And
+/// a partition's labels read back as each distinct tuple's class with the class's labels.
 #[test]
 fn the_seam_reads_suppressed_classes_from_records_and_labels_alike() {
     use anonbox::engine::Rewrite;
@@ -541,7 +542,10 @@ fn the_seam_reads_suppressed_classes_from_records_and_labels_alike() {
     let (table, encoding, _) = common::load_table(&job).unwrap();
     let (_, chosen) = anonbox::algorithms::run_lattice(&job.lattice(), &table, None).unwrap();
     let from_records = Rewrite::of_records(&table, &chosen.levels, &chosen.suppressed);
-    assert!(!from_records.suppressed.is_empty());
+    let Rewrite::Levels { suppressed, .. } = &from_records else {
+        panic!("a full-domain result is a transformation")
+    };
+    assert!(!suppressed.is_empty());
     let top: Vec<String> = encoding.qids.iter().map(|q| q.suppressed.clone()).collect();
     let mut labels = FullDomainLabels {
         table: &table,
@@ -560,9 +564,43 @@ fn the_seam_reads_suppressed_classes_from_records_and_labels_alike() {
             .map(|((c, h), &l)| h.get(c, l))
             .collect();
         assert_eq!(
-            from_records.suppressed.binary_search(&g).is_ok(),
+            suppressed.binary_search(&g).is_ok(),
             chosen.suppressed[r],
             "record {r}"
+        );
+    }
+
+    // A partition (Mondrian over ADULT's hierarchies, k = 5) read from its labels: every
+    // distinct tuple once, each with its class's labels, as many classes as the partition's.
+    let partition = anonbox::algorithms::mondrian::hierarchical::partition(
+        &table,
+        &job.mondrian_hierarchical(),
+    )
+    .unwrap();
+    let width = table.width();
+    let mut labels = Vec::new();
+    for c in 0..partition.classes.len() {
+        for (j, q) in encoding.qids.iter().enumerate() {
+            labels.push(partition.label(&table, c, j, &q.suppressed));
+        }
+    }
+    let mut source = anonbox::output::PartitionLabels {
+        table: &table,
+        tuple_class: &partition.tuple_class,
+        labels: &labels,
+    };
+    let Rewrite::Classes(classes) = Rewrite::of_classes(&table, &mut source).unwrap() else {
+        panic!("a partition is classes")
+    };
+    assert_eq!(classes.tuples.len(), table.tuples());
+    assert_eq!(classes.labels.len(), partition.classes.len());
+    for (t, (codes, c)) in classes.tuples.iter().enumerate() {
+        assert_eq!(codes, &table.tuple(t).collect::<Vec<u32>>());
+        let want = partition.tuple_class[t] as usize;
+        assert_eq!(
+            classes.labels[*c as usize],
+            labels[want * width..(want + 1) * width].to_vec(),
+            "tuple {t}"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! The engines (`-engine embedded`, `-engine datafusion`): ARX's optimum from Parquet on
 //! DataFusion; the same frequency set, transformation and released rows as the embedded engine
 //! (row for row: both keep input order) on hierarchy files, VGHs, a category map and hierarchy
-//! builders, from CSV, Parquet and a data set folder; the embedded engine's first-appearance
+//! builders, from CSV, Parquet and a data set folder, with Flash, Datafly and Mondrian (the
+//! toolbox's and over hierarchies); the embedded engine's first-appearance
 //! codes do not change its result (a shuffled input gives the same release, as a multiset);
 //! a frequency set spilled under `-memoryLimit` equals the one in memory, and its private folder
 //! is gone after the run and after SIGTERM; what cannot run on DataFusion is refused (exit 2).
@@ -367,6 +368,186 @@ fn value_order_changes_no_result() {
     }
 }
 
+/// Mondrian on DataFusion: the toolbox's (VGHs, k alone, census sample) and Mondrian over
+/// hierarchies (ADULT's hierarchy files from Parquet, builders with node and set labels, the
+/// builders' input reversed) release the embedded engine's rows, row for row, with the same
+/// classes and loss; each release is k-anonymous by the independent checker.
+#[test]
+fn mondrian_releases_the_same_rows_on_both_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let census = common::data("census-income-1k/Input/census-income_1K.data");
+    let census_cfg =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("configs/census-income-1k.xml");
+    let parquet = d.join("adult.parquet");
+    write_parquet(&parquet, &adult_rows(), 3000);
+    let adult_cfg = config(d, &parquet, "", "unused.parquet");
+    let mut data = String::from("name;age;zip;sex;disease\n");
+    for i in 0..3000u64 {
+        let x = i.wrapping_mul(2_654_435_761) % 1_000_003;
+        data.push_str(&format!(
+            "p{i};{};{:05};{};{}\n",
+            17 + x % 70,
+            81000 + x % 37 * 13,
+            ["f", "m", "x"][(x % 3) as usize],
+            ["flu", "cold", "ache", "none"][(x / 7 % 4) as usize]
+        ));
+    }
+    let mut lines: Vec<&str> = data.lines().collect();
+    std::fs::write(d.join("b.csv"), &data).unwrap();
+    lines[1..].reverse();
+    std::fs::write(d.join("b-reversed.csv"), lines.join("\n") + "\n").unwrap();
+    for input in ["b.csv", "b-reversed.csv"] {
+        let xml = format!(
+            "<config>\n<input filename='{input}' separator=';' header='true'/>\n\
+             <id><att name='name'/></id>\n<qid>\n\
+             <att name='age'><intervals widths='5,10,20' start='0'/></att>\n\
+             <att name='zip'><mask step='1'/></att>\n\
+             <att name='sex'><categories/></att>\n</qid>\n</config>\n"
+        );
+        std::fs::write(d.join(format!("{input}.xml")), xml).unwrap();
+    }
+    let owned = |v: &[&str]| -> Vec<String> { v.iter().map(|s| s.to_string()).collect() };
+    // Name, arguments (beside -output and -engine), the output's extension, separator and
+    // header, the quasi-identifiers' columns, k.
+    type Case<'a> = (
+        &'a str,
+        Vec<String>,
+        &'a str,
+        &'a str,
+        bool,
+        Vec<usize>,
+        usize,
+    );
+    let builders = |input: &str, labels: &str| -> Vec<String> {
+        let cfg = d.join(format!("{input}.xml"));
+        owned(&[
+            "-config",
+            cfg.to_str().unwrap(),
+            "-method",
+            "Mondrian",
+            "-k",
+            "4",
+            "-labels",
+            labels,
+        ])
+    };
+    let cases: Vec<Case> = vec![
+        (
+            "census",
+            owned(&[
+                "-config",
+                census_cfg.to_str().unwrap(),
+                "-input",
+                census.to_str().unwrap(),
+                "-method",
+                "Mondrian",
+                "-k",
+                "10",
+            ]),
+            "data",
+            ",",
+            false,
+            vec![10, 0],
+            10,
+        ),
+        (
+            "adult",
+            owned(&[
+                "-config",
+                adult_cfg.to_str().unwrap(),
+                "-method",
+                "Mondrian",
+                "-k",
+                "5",
+            ]),
+            "parquet",
+            ";",
+            true,
+            (0..9).collect(),
+            5,
+        ),
+        (
+            "nodes",
+            builders("b.csv", "nodes"),
+            "csv",
+            ";",
+            true,
+            vec![0, 1, 2],
+            4,
+        ),
+        (
+            "sets",
+            builders("b.csv", "sets"),
+            "csv",
+            ";",
+            true,
+            vec![0, 1, 2],
+            4,
+        ),
+        (
+            "sets-reversed",
+            builders("b-reversed.csv", "sets"),
+            "csv",
+            ";",
+            true,
+            vec![0, 1, 2],
+            4,
+        ),
+    ];
+    for (name, args, ext, sep, header, qids, k) in &cases {
+        let mut reports = Vec::new();
+        let mut released = Vec::new();
+        for engine in ["embedded", "datafusion"] {
+            let out = format!("{name}-{engine}.{ext}");
+            let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+            all.extend(["-output", &out, "-engine", engine, "-threads", "2"]);
+            let r = run_ok(d, &all);
+            assert_eq!(r["engine"], engine);
+            let path = d.join(&out);
+            let rows = if *ext == "parquet" {
+                read_release(&path).1
+            } else {
+                csv_rows(&path, sep, *header)
+            };
+            // The independent checker: every class of printed labels holds k records.
+            let text = d.join(format!("{name}-{engine}.check"));
+            let body: String = rows.iter().map(|r| r.join("\t") + "\n").collect();
+            std::fs::write(&text, body).unwrap();
+            let top = vec!["\u{0}"; qids.len()];
+            let spec = kcheck::Spec {
+                separator: "\t",
+                header: false,
+                qid_columns: qids,
+                top: &top,
+                k: *k,
+                max_suppressed: 0,
+                full_domain: false,
+            };
+            let found = kcheck::check(&text, &spec).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(r["records"], found.rows as u64, "{name} {engine}");
+            assert_eq!(
+                r["equivalence_classes"], found.classes as u64,
+                "{name} {engine}"
+            );
+            released.push(rows);
+            reports.push(r);
+        }
+        for key in [
+            "records",
+            "equivalence_classes",
+            "information_loss",
+            "method",
+        ] {
+            assert_eq!(reports[0][key], reports[1][key], "{name}: {key}");
+        }
+        assert!(
+            released[0] == released[1],
+            "{name}: the engines' releases differ"
+        );
+    }
+}
+
 /// The distinct tuples of a table (their level-0 labels) with their record counts.
 fn frequencies(table: &anonbox::data::EncodedTable) -> BTreeMap<Vec<String>, u64> {
     let mut counts = vec![0u64; table.tuples()];
@@ -538,9 +719,9 @@ fn sigterm_removes_the_spill_folder() {
 }
 
 /// What cannot run on DataFusion is refused before the input is read (exit 2, one line naming
-/// what to do): Mondrian, Anatomy, MDAV, local recoding, cell suppression, differential
-/// privacy, genValsDist, a Ballista address
-/// (not in this build, flag or config), a bad memory limit.
+/// what to do): Mondrian's relaxed partitioning, Anatomy, MDAV, local recoding, cell
+/// suppression, differential privacy, genValsDist, a Ballista address (not in this build, flag
+/// or config), a bad memory limit.
 #[test]
 fn what_datafusion_cannot_run_is_a_config_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -556,8 +737,10 @@ fn what_datafusion_cannot_run_is_a_config_error() {
                 "datafusion",
                 "-method",
                 "Mondrian",
+                "-partition",
+                "relaxed",
             ],
-            "Mondrian",
+            "relaxed partitioning",
         ),
         (
             &[
@@ -622,9 +805,9 @@ fn what_datafusion_cannot_run_is_a_config_error() {
                 "-engine",
                 "ballista://127.0.0.1:50050",
                 "-method",
-                "Mondrian",
+                "MDAV",
             ],
-            "Mondrian runs on the embedded engine only",
+            "MDAV replaces each record's values",
         ),
         (
             &["-config", adult, "-engine", "ballista://nohost"],

@@ -55,6 +55,7 @@ use datafusion::prelude::{
 use futures::StreamExt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::groups::Sorted;
 use super::release_fn::ReleaseFn;
 use super::spill::SpillDir;
 use super::Rewrite;
@@ -377,71 +378,67 @@ impl Session {
         }
         let mut tuples = TupleBuilder::new(nq);
         let mut sens: Vec<Vec<u32>> = vec![Vec::new(); source.sensitive.len()];
-        let mut raw: Vec<FxHashMap<String, u32>> = vec![FxHashMap::default(); nq];
         let mut stats = ReadStats::default();
         let mut rec = ByteRecord::new();
-        // The groups, sorted by their text on the driver (they are the frequency set: its
-        // memory is the driver's anyway), so that codes follow one order on every run.
+        // The groups as they come (they are the frequency set: its memory is the driver's
+        // anyway), put in the order of their texts, so that codes follow one order on every
+        // run ([`Sorted`]).
         let mut batches = Vec::new();
         while let Some(batch) = self.next(&mut stream, input)? {
             batches.push(batch);
         }
         drop(stream);
-        let sorted = match batches.first() {
-            None => Vec::new(),
-            Some(b) => {
-                let all = arrow::compute::concat_batches(&b.schema(), &batches)
-                    .map_err(|e| df_err(input, e))?;
-                drop(batches);
-                let keys: Vec<arrow::compute::SortColumn> = (0..attrs.len())
-                    .map(|a| arrow::compute::SortColumn {
-                        values: all.column(a).clone(),
-                        options: None,
-                    })
-                    .collect();
-                let order = arrow::compute::lexsort_to_indices(&keys, None)
-                    .map_err(|e| df_err(input, e))?;
-                vec![arrow::compute::take_record_batch(&all, &order)
-                    .map_err(|e| df_err(input, e))?]
+        let flag = skip_unknown.then_some(attrs.len());
+        let sorted = Sorted::new(&batches, attrs.len(), flag, utf8)?;
+        let counts: Vec<ArrayRef> = batches
+            .iter()
+            .map(|b| arrow::compute::cast(b.column(b.num_columns() - 1), &DataType::UInt64))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| df_err(input, e))?;
+        // Each quasi-identifier's code by rank, once a group has encoded it.
+        const UNSEEN: u32 = u32::MAX;
+        let mut code_of: Vec<Vec<u32>> =
+            (0..nq).map(|q| vec![UNSEEN; sorted.distinct(q)]).collect();
+        for ((b, row), ranks) in sorted.iter() {
+            let count = counts[b]
+                .as_primitive::<arrow::datatypes::UInt64Type>()
+                .value(row);
+            stats.rows_read += count;
+            if flag.is_some_and(|c| batches[b].column(c).as_boolean().value(row)) {
+                stats.rows_skipped += count;
+                continue;
             }
-        };
-        for batch in sorted {
-            let cols: Vec<ArrayRef> = (0..attrs.len())
-                .map(|a| utf8(batch.column(a)))
-                .collect::<Result<_>>()?;
-            let skipped = skip_unknown.then(|| batch.column(attrs.len()).as_boolean().clone());
-            let n = arrow::compute::cast(batch.column(batch.num_columns() - 1), &DataType::UInt64)
-                .map_err(|e| df_err(input, e))?;
-            let n = n.as_primitive::<arrow::datatypes::UInt64Type>();
-            for row in 0..batch.num_rows() {
-                let count = n.value(row);
-                stats.rows_read += count;
-                if skipped.as_ref().is_some_and(|s| s.value(row)) {
-                    stats.rows_skipped += count;
-                    continue;
+            rec.clear();
+            for s in &slot {
+                match s {
+                    Some(a) => rec.push_field(sorted.text(*a, ranks[*a]).as_bytes()),
+                    None => rec.push_field(b""),
                 }
-                rec.clear();
-                for s in &slot {
-                    match s {
-                        Some(a) => {
-                            rec.push_field(cols[*a].as_string::<i32>().value(row).as_bytes())
-                        }
-                        None => rec.push_field(b""),
-                    }
-                }
-                encoder.encode(&rec, 0, &mut codes).map_err(unnumbered)?;
-                for (q, map) in raw.iter_mut().enumerate() {
-                    let v = cols[q].as_string::<i32>().value(row);
-                    if !map.contains_key(v) {
-                        map.insert(v.to_string(), codes[q]);
-                    }
-                }
-                tuples.push_n(&codes[..nq], count);
-                for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
-                    col.extend(std::iter::repeat_n(c, count as usize));
-                }
+            }
+            encoder.encode(&rec, 0, &mut codes).map_err(unnumbered)?;
+            for (q, by_rank) in code_of.iter_mut().enumerate() {
+                by_rank[ranks[q] as usize] = codes[q];
+            }
+            tuples.push_n(&codes[..nq], count);
+            for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
+                col.extend(std::iter::repeat_n(c, count as usize));
             }
         }
+        // The release's map: each text the plans showed -> its code.
+        let raw: Vec<FxHashMap<String, u32>> = code_of
+            .iter()
+            .enumerate()
+            .map(|(q, by_rank)| {
+                by_rank
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c != UNSEEN)
+                    .map(|(rank, &c)| (sorted.text(q, rank as u32).to_string(), c))
+                    .collect()
+            })
+            .collect();
+        drop(sorted);
+        drop(batches);
         self.spilled = spilled_bytes(plan.as_ref());
         observer.finish();
         crate::io::test_pause("ANONBOX_TEST_ENGINE_DELAY_MS", "frequency set");

@@ -39,6 +39,8 @@
 pub mod ballista;
 #[cfg(feature = "datafusion")]
 pub mod datafusion;
+#[cfg(feature = "datafusion")]
+mod groups;
 pub mod kind;
 #[cfg(feature = "datafusion")]
 pub mod release_fn;

@@ -14,7 +14,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use anonbox::engine::ballista::codecs;
+use anonbox::engine::ballista::{codecs, MAX_MESSAGE};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
@@ -92,6 +92,10 @@ fn main() {
                     expire_dead_executor_interval_seconds: 5,
                     override_logical_codec: Some(logical),
                     override_physical_codec: Some(physical),
+                    // Plans carry the release's maps (see MAX_MESSAGE).
+                    grpc_server_max_decoding_message_size: MAX_MESSAGE as u32,
+                    grpc_server_max_encoding_message_size: MAX_MESSAGE as u32,
+                    grpc_client_max_message_size: MAX_MESSAGE as u32,
                     ..SchedulerConfig::default()
                 };
                 let addr: SocketAddr = format!("{bind}:{port}")
@@ -133,6 +137,8 @@ fn main() {
                     special_mod_log_level: "WARN".into(),
                     override_logical_codec: Some(logical),
                     override_physical_codec: Some(physical),
+                    grpc_max_decoding_message_size: MAX_MESSAGE as u32,
+                    grpc_max_encoding_message_size: MAX_MESSAGE as u32,
                     ..ExecutorProcessConfig::default()
                 };
                 if let Some(v) = vcores {

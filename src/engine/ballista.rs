@@ -205,11 +205,17 @@ pub fn reachable(address: &str) -> Result<()> {
 }
 
 /// A context whose plans run on the cluster at `address`, configured by `config`.
+/// The largest plan a driver, scheduler or executor sends or takes (gRPC's limit, 16 MiB by
+/// default): the release's function carries a map as large as the frequency set's distinct
+/// values, and Mondrian's a class per tuple.
+pub const MAX_MESSAGE: usize = 1 << 30;
+
 pub async fn context(address: &str, config: SessionConfig) -> DfResult<SessionContext> {
     let (logical, physical) = codecs();
     let config = config
         .with_ballista_logical_extension_codec(logical)
-        .with_ballista_physical_extension_codec(physical);
+        .with_ballista_physical_extension_codec(physical)
+        .with_ballista_grpc_client_max_message_size(MAX_MESSAGE);
     let state = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()

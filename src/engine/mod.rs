@@ -255,24 +255,25 @@ impl Rewrite {
             if row.is_omitted() {
                 return Ok(());
             }
+            if class_of[t] != NONE {
+                // A tuple seen before: its labels must be its class's (no copy made).
+                let known = &rows[class_of[t] as usize];
+                if (0..width).any(|q| row.get(q) != known[q].as_bytes()) {
+                    return Err(Error::Invalid(
+                        "internal error: the records of one distinct tuple are in two classes"
+                            .into(),
+                    ));
+                }
+                return Ok(());
+            }
             let texts: Vec<String> = (0..width)
                 .map(|q| String::from_utf8_lossy(row.get(q)).into_owned())
                 .collect();
             let next = rows.len() as u32;
-            let c = *classes.entry(texts).or_insert_with_key(|texts| {
+            class_of[t] = *classes.entry(texts).or_insert_with_key(|texts| {
                 rows.push(texts.clone());
                 next
             });
-            match class_of[t] {
-                NONE => class_of[t] = c,
-                seen if seen != c => {
-                    return Err(Error::Invalid(
-                        "internal error: the records of one distinct tuple are in two classes"
-                            .into(),
-                    ))
-                }
-                _ => {}
-            }
             Ok(())
         })?;
         let tuples = class_of

@@ -17,7 +17,7 @@ use crate::columnar::{
     write_parquet,
 };
 use crate::common::anonbox;
-use crate::engines::{csv_rows, run_ok};
+use crate::engines::{csv_rows, numbered_adult_rows, numbered_config, run_ok};
 
 /// A cluster of `scripts/cluster.sh`, stopped when dropped.
 struct Cluster {
@@ -340,23 +340,10 @@ fn executors_under_a_memory_limit_give_the_same_release() {
     let cluster = Cluster::up_with(2, &["--memory-limit", "16M"]);
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let rows: Vec<Vec<String>> = (0..4)
-        .flat_map(|c| {
-            adult_rows().into_iter().map(move |mut r| {
-                let n: usize = r[9].parse().unwrap();
-                r[9] = (c * 100_000 + n).to_string();
-                r
-            })
-        })
-        .collect();
     let input = d.join("big.parquet");
-    write_parquet(&input, &rows, 8192);
+    write_parquet(&input, &numbered_adult_rows(4), 8192);
     let run = |engine: &str, out: &str| {
-        let cfg = config(d, &input, "", out);
-        let xml = std::fs::read_to_string(&cfg)
-            .unwrap()
-            .replace("</qid>", "</qid>\n<sens><att name=\"row\"/></sens>");
-        std::fs::write(&cfg, xml).unwrap();
+        let cfg = numbered_config(d, &input, out);
         let r = run_ok(
             d,
             &[

@@ -228,21 +228,7 @@ fn value_order_changes_no_result() {
         .collect()
     };
     // Builders: age by intervals, zip masked, sex as categories.
-    let mut data = String::from("name;age;zip;sex;disease\n");
-    for i in 0..3000u64 {
-        let x = i.wrapping_mul(2_654_435_761) % 1_000_003;
-        data.push_str(&format!(
-            "p{i};{};{:05};{};{}\n",
-            17 + x % 70,
-            81000 + x % 37 * 13,
-            ["f", "m", "x"][(x % 3) as usize],
-            ["flu", "cold", "ache", "none"][(x / 7 % 4) as usize]
-        ));
-    }
-    std::fs::write(d.join("b.csv"), &data).unwrap();
-    let mut lines: Vec<&str> = data.lines().collect();
-    lines[1..].reverse();
-    std::fs::write(d.join("b-reversed.csv"), lines.join("\n") + "\n").unwrap();
+    write_people(d);
     let builders = |input: &str| {
         let xml = format!(
             "<config>\n<input filename='{input}' separator=';' header='true'/>\n\
@@ -382,21 +368,7 @@ fn mondrian_releases_the_same_rows_on_both_engines() {
     let parquet = d.join("adult.parquet");
     write_parquet(&parquet, &adult_rows(), 3000);
     let adult_cfg = config(d, &parquet, "", "unused.parquet");
-    let mut data = String::from("name;age;zip;sex;disease\n");
-    for i in 0..3000u64 {
-        let x = i.wrapping_mul(2_654_435_761) % 1_000_003;
-        data.push_str(&format!(
-            "p{i};{};{:05};{};{}\n",
-            17 + x % 70,
-            81000 + x % 37 * 13,
-            ["f", "m", "x"][(x % 3) as usize],
-            ["flu", "cold", "ache", "none"][(x / 7 % 4) as usize]
-        ));
-    }
-    let mut lines: Vec<&str> = data.lines().collect();
-    std::fs::write(d.join("b.csv"), &data).unwrap();
-    lines[1..].reverse();
-    std::fs::write(d.join("b-reversed.csv"), lines.join("\n") + "\n").unwrap();
+    write_people(d);
     for input in ["b.csv", "b-reversed.csv"] {
         let xml = format!(
             "<config>\n<input filename='{input}' separator=';' header='true'/>\n\
@@ -548,6 +520,52 @@ fn mondrian_releases_the_same_rows_on_both_engines() {
     }
 }
 
+/// Writes `b.csv`, 3,000 people (name; age; zip; sex; disease) for hierarchy builders, and
+/// `b-reversed.csv`, the same rows in reverse order, into `d`.
+fn write_people(d: &Path) {
+    let mut data = String::from("name;age;zip;sex;disease\n");
+    for i in 0..3000u64 {
+        let x = i.wrapping_mul(2_654_435_761) % 1_000_003;
+        data.push_str(&format!(
+            "p{i};{};{:05};{};{}\n",
+            17 + x % 70,
+            81000 + x % 37 * 13,
+            ["f", "m", "x"][(x % 3) as usize],
+            ["flu", "cold", "ache", "none"][(x / 7 % 4) as usize]
+        ));
+    }
+    std::fs::write(d.join("b.csv"), &data).unwrap();
+    let mut lines: Vec<&str> = data.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(d.join("b-reversed.csv"), lines.join("\n") + "\n").unwrap();
+}
+
+/// ADULT `copies` times over, each record's row number (its column 9) made unique across the
+/// copies: with the row as a sensitive attribute ([`numbered_config`]) every group of the
+/// frequency set is one record.
+pub fn numbered_adult_rows(copies: usize) -> Vec<Vec<String>> {
+    (0..copies)
+        .flat_map(|c| {
+            adult_rows().into_iter().map(move |mut r| {
+                let n: usize = r[9].parse().unwrap();
+                r[9] = (c * 100_000 + n).to_string();
+                r
+            })
+        })
+        .collect()
+}
+
+/// ADULT's config for `input` into `output` (in `d`) with the row number as a sensitive
+/// attribute.
+pub fn numbered_config(d: &Path, input: &Path, output: &str) -> std::path::PathBuf {
+    let cfg = config(d, input, "", output);
+    let xml = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("</qid>", "</qid>\n<sens><att name=\"row\"/></sens>");
+    std::fs::write(&cfg, xml).unwrap();
+    cfg
+}
+
 /// The distinct tuples of a table (their level-0 labels) with their record counts.
 fn frequencies(table: &anonbox::data::EncodedTable) -> BTreeMap<Vec<String>, u64> {
     let mut counts = vec![0u64; table.tuples()];
@@ -577,22 +595,10 @@ fn a_spilled_frequency_set_is_the_same() {
     let d = dir.path();
     // ADULT four times over, with a row number among the attributes (as a sensitive number)
     // so that every group of the group-by is distinct: it is as large as the input.
-    let rows: Vec<Vec<String>> = (0..4)
-        .flat_map(|c| {
-            adult_rows().into_iter().map(move |mut r| {
-                let n: usize = r[9].parse().unwrap();
-                r[9] = (c * 100_000 + n).to_string();
-                r
-            })
-        })
-        .collect();
+    let rows = numbered_adult_rows(4);
     let input = d.join("big.parquet");
     write_parquet(&input, &rows, 8192);
-    let cfg = config(d, &input, "", "out.parquet");
-    let xml = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("</qid>", "</qid>\n<sens><att name=\"row\"/></sens>");
-    std::fs::write(&cfg, xml).unwrap();
+    let cfg = numbered_config(d, &input, "out.parquet");
     let args = RunArgs {
         config: Some(cfg.clone()),
         threads: Some(2),

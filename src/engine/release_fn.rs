@@ -49,7 +49,7 @@ pub struct ReleaseFn {
     ids: Vec<FxHashMap<String, u32>>,
     labels: Vec<ArrayRef>,
     suppressed: FxHashSet<Vec<u32>>,
-    classes: Option<FxHashMap<Vec<u32>, u32>>,
+    classes: Option<ClassMap>,
     signature: Signature,
     fields: Fields,
 }
@@ -120,6 +120,7 @@ impl ReleaseFn {
         let fields: Fields = (0..ids.len())
             .map(|j| Field::new(format!("l{j}"), label_type.clone(), false))
             .collect();
+        let classes = classes.map(|c| ClassMap::new(c, &ids));
         ReleaseFn {
             input,
             signature: Signature::exact(vec![DataType::Utf8; ids.len()], Volatility::Immutable),
@@ -157,7 +158,7 @@ impl ReleaseFn {
         let mut suppressed: Vec<Vec<u32>> = self.suppressed.iter().cloned().collect();
         suppressed.sort_unstable();
         let classes = self.classes.as_ref().map(|m| {
-            let mut c: Vec<(Vec<u32>, u32)> = m.iter().map(|(t, &c)| (t.clone(), c)).collect();
+            let mut c = m.entries();
             c.sort_unstable();
             c
         });
@@ -190,6 +191,89 @@ impl ReleaseFn {
             classes,
         ))
     }
+}
+
+/// A partition's tuple -> class map. Its key is the tuple's codes packed into one integer
+/// where they fit: mixed radix, each code below its attribute's count of codes. Otherwise the
+/// key is the codes themselves. One hash of a word a record, instead of a hash of a vector.
+enum ClassMap {
+    Packed {
+        strides: Vec<u64>,
+        radix: Vec<u64>,
+        map: FxHashMap<u64, u32>,
+    },
+    Codes(FxHashMap<Vec<u32>, u32>),
+}
+
+impl ClassMap {
+    /// The map of `classes`, whose codes are those of `ids` (text -> leaf code).
+    fn new(classes: FxHashMap<Vec<u32>, u32>, ids: &[FxHashMap<String, u32>]) -> ClassMap {
+        let mut radix: Vec<u64> = ids
+            .iter()
+            .map(|m| m.values().map(|&c| u64::from(c) + 1).max().unwrap_or(1))
+            .collect();
+        for t in classes.keys() {
+            for (r, &c) in radix.iter_mut().zip(t) {
+                *r = (*r).max(u64::from(c) + 1);
+            }
+        }
+        let mut strides = Vec::with_capacity(radix.len());
+        let mut stride = Some(1u64);
+        for &r in &radix {
+            strides.push(stride.unwrap_or(0));
+            stride = stride.and_then(|s| s.checked_mul(r));
+        }
+        if stride.is_none() {
+            return ClassMap::Codes(classes);
+        }
+        let map = classes
+            .into_iter()
+            .map(|(t, c)| (pack(&t, &strides), c))
+            .collect();
+        ClassMap::Packed {
+            strides,
+            radix,
+            map,
+        }
+    }
+
+    fn get(&self, codes: &[u32]) -> Option<u32> {
+        match self {
+            ClassMap::Packed { strides, map, .. } => map.get(&pack(codes, strides)).copied(),
+            ClassMap::Codes(map) => map.get(codes).copied(),
+        }
+    }
+
+    /// Every (tuple, class), for the wire.
+    fn entries(&self) -> Vec<(Vec<u32>, u32)> {
+        match self {
+            ClassMap::Packed {
+                strides,
+                radix,
+                map,
+            } => map
+                .iter()
+                .map(|(&k, &c)| {
+                    let t = strides
+                        .iter()
+                        .zip(radix)
+                        .map(|(&s, &r)| ((k / s) % r) as u32)
+                        .collect();
+                    (t, c)
+                })
+                .collect(),
+            ClassMap::Codes(map) => map.iter().map(|(t, &c)| (t.clone(), c)).collect(),
+        }
+    }
+}
+
+/// `codes` packed with `strides`.
+fn pack(codes: &[u32], strides: &[u64]) -> u64 {
+    codes
+        .iter()
+        .zip(strides)
+        .map(|(&c, &s)| u64::from(c) * s)
+        .sum()
 }
 
 impl ScalarUDFImpl for ReleaseFn {
@@ -229,7 +313,7 @@ impl ScalarUDFImpl for ReleaseFn {
                 })?;
             }
             if let Some(classes) = &self.classes {
-                let c = *classes.get(&g).ok_or_else(|| {
+                let c = classes.get(&g).ok_or_else(|| {
                     DataFusionError::Execution(format!(
                         "the input changed during the run: a record's quasi-identifiers were \
                          not there when {} was loaded",
@@ -366,5 +450,47 @@ mod tests {
             let err = call(f, &["a"], &["y"]).unwrap_err().to_string();
             assert!(err.contains("input changed"), "{err}");
         }
+    }
+
+    /// Codes too wide to pack into one word (three attributes of 2^31 codes) keep the vector
+    /// key: the same mapping, and the same on the wire.
+    #[test]
+    fn wide_codes_map_by_their_vector() {
+        let big = 1u32 << 31;
+        let ids: Vec<FxHashMap<String, u32>> = (0..3)
+            .map(|_| {
+                [("a".to_string(), 0), ("z".to_string(), big)]
+                    .into_iter()
+                    .collect()
+            })
+            .collect();
+        let labels = vec![vec!["A".into(), "Z".into()]; 3];
+        let classes: FxHashMap<Vec<u32>, u32> = [(vec![0, 0, 0], 0), (vec![big, big, big], 1)]
+            .into_iter()
+            .collect();
+        let f = ReleaseFn::of_partition("in.csv".into(), ids, labels, classes.clone());
+        assert!(matches!(f.classes, Some(ClassMap::Codes(_))));
+        let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
+        assert!(matches!(back.classes, Some(ClassMap::Codes(_))));
+        for m in [f.classes.as_ref().unwrap(), back.classes.as_ref().unwrap()] {
+            assert_eq!(m.get(&[big, big, big]), Some(1));
+            assert_eq!(m.get(&[0, 0, 0]), Some(0));
+            assert_eq!(m.get(&[0, big, 0]), None);
+            let mut e = m.entries();
+            e.sort_unstable();
+            assert_eq!(e, vec![(vec![0, 0, 0], 0), (vec![big, big, big], 1)]);
+        }
+        // Narrow codes pack, and unpack for the wire.
+        let narrow: FxHashMap<Vec<u32>, u32> =
+            [(vec![1, 2], 0), (vec![3, 0], 1)].into_iter().collect();
+        let m = ClassMap::new(narrow, &[FxHashMap::default(), FxHashMap::default()]);
+        assert!(matches!(m, ClassMap::Packed { .. }));
+        assert_eq!(
+            (m.get(&[3, 0]), m.get(&[1, 2]), m.get(&[2, 1])),
+            (Some(1), Some(0), None)
+        );
+        let mut e = m.entries();
+        e.sort_unstable();
+        assert_eq!(e, vec![(vec![1, 2], 0), (vec![3, 0], 1)]);
     }
 }

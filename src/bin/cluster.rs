@@ -8,8 +8,7 @@
 //!
 //! Records' text passes through an executor's work folder (the shuffle files, and what its
 //! plans spill past `--memory-limit`): give it a private folder (`--work-dir`, made 0700 by the
-//! script). The scheduler asks the executors to
-//! remove a job's files as soon as it has finished.
+//! script). The scheduler asks the executors to remove a job's files as soon as it has finished.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -204,12 +204,12 @@ pub fn reachable(address: &str) -> Result<()> {
     Err(unreachable(last))
 }
 
-/// A context whose plans run on the cluster at `address`, configured by `config`.
 /// The largest plan a driver, scheduler or executor sends or takes (gRPC's limit, 16 MiB by
 /// default): the release's function carries a map as large as the frequency set's distinct
 /// values, and Mondrian's a class per tuple.
 pub const MAX_MESSAGE: usize = 1 << 30;
 
+/// A context whose plans run on the cluster at `address`, configured by `config`.
 pub async fn context(address: &str, config: SessionConfig) -> DfResult<SessionContext> {
     let (logical, physical) = codecs();
     let config = config

@@ -700,8 +700,8 @@ fn release_udf(
             let labels = (0..raw.len())
                 .map(|q| c.labels.iter().map(|row| row[q].clone()).collect())
                 .collect();
-            let classes = c.tuples.iter().cloned().collect();
-            return Ok(ReleaseFn::of_partition(input, raw.to_vec(), labels, classes).udf());
+            let udf = ReleaseFn::of_partition(input, raw.to_vec(), labels, c.tuples.clone());
+            return Ok(udf.udf());
         }
     };
     let ids: Vec<FxHashMap<String, u32>> = raw

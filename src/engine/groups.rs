@@ -122,7 +122,7 @@ impl Sorted {
         })
     }
 
-    /// Attribute `a`'s distinct texts, in rank order.
+    /// How many distinct texts attribute `a` has (its ranks are below it).
     pub fn distinct(&self, a: usize) -> usize {
         self.first[a].len()
     }

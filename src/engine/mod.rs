@@ -67,7 +67,6 @@ pub fn check_job(job: &Job) -> Result<()> {
         "Anatomy runs on the embedded engine only (its release groups records, not tuples)"
             .to_string()
     } else if job.method == Method::Mondrian
-        && job.mondrian_on_hierarchies()
         && job.partitioning == crate::algorithms::mondrian::hierarchical::Partitioning::Relaxed
     {
         "relaxed partitioning breaks ties between tuples by their order in the input, which \

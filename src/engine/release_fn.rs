@@ -88,13 +88,14 @@ impl ReleaseFn {
         ReleaseFn::with_classes(input, ids, labels, suppressed, None)
     }
 
-    /// The function of a partition: `ids` maps each text to its leaf code, `classes` each tuple
-    /// of leaf codes to its class, and `labels` holds, per quasi-identifier, each class's label.
+    /// The function of a partition: `ids` maps each text to its leaf code, `classes` pairs each
+    /// tuple of leaf codes (once) with its class, and `labels` holds, per quasi-identifier, each
+    /// class's label.
     pub fn of_partition(
         input: String,
         ids: Vec<FxHashMap<String, u32>>,
         labels: Vec<Vec<String>>,
-        classes: FxHashMap<Vec<u32>, u32>,
+        classes: Vec<(Vec<u32>, u32)>,
     ) -> ReleaseFn {
         ReleaseFn::with_classes(input, ids, labels, FxHashSet::default(), Some(classes))
     }
@@ -104,7 +105,7 @@ impl ReleaseFn {
         ids: Vec<FxHashMap<String, u32>>,
         labels: Vec<Vec<String>>,
         suppressed: FxHashSet<Vec<u32>>,
-        classes: Option<FxHashMap<Vec<u32>, u32>>,
+        classes: Option<Vec<(Vec<u32>, u32)>>,
     ) -> ReleaseFn {
         let labels: Vec<ArrayRef> = labels
             .iter()
@@ -182,13 +183,12 @@ impl ReleaseFn {
             .map(|m| m.into_iter().collect())
             .collect();
         let suppressed = wire.suppressed.into_iter().collect();
-        let classes = wire.classes.map(|c| c.into_iter().collect());
         Ok(ReleaseFn::with_classes(
             wire.input,
             ids,
             wire.labels,
             suppressed,
-            classes,
+            wire.classes,
         ))
     }
 }
@@ -206,13 +206,14 @@ enum ClassMap {
 }
 
 impl ClassMap {
-    /// The map of `classes`, whose codes are those of `ids` (text -> leaf code).
-    fn new(classes: FxHashMap<Vec<u32>, u32>, ids: &[FxHashMap<String, u32>]) -> ClassMap {
+    /// The map of `classes` (each tuple once), whose codes are those of `ids` (text -> leaf
+    /// code).
+    fn new(classes: Vec<(Vec<u32>, u32)>, ids: &[FxHashMap<String, u32>]) -> ClassMap {
         let mut radix: Vec<u64> = ids
             .iter()
             .map(|m| m.values().map(|&c| u64::from(c) + 1).max().unwrap_or(1))
             .collect();
-        for t in classes.keys() {
+        for (t, _) in &classes {
             for (r, &c) in radix.iter_mut().zip(t) {
                 *r = (*r).max(u64::from(c) + 1);
             }
@@ -224,7 +225,7 @@ impl ClassMap {
             stride = stride.and_then(|s| s.checked_mul(r));
         }
         if stride.is_none() {
-            return ClassMap::Codes(classes);
+            return ClassMap::Codes(classes.into_iter().collect());
         }
         let map = classes
             .into_iter()
@@ -371,6 +372,13 @@ mod tests {
         ReleaseFn::new("in.csv".into(), ids, labels, suppressed)
     }
 
+    fn owned(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
     fn call(f: &ReleaseFn, a: &[&str], b: &[&str]) -> DfResult<Vec<(String, String)>> {
         let args = vec![
             ColumnarValue::Array(Arc::new(StringArray::from(a.to_vec()))),
@@ -404,12 +412,10 @@ mod tests {
         let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
         for f in [&f, &back] {
             let got = call(f, &["a", "b", "c", "c"], &["y", "x", "x", "y"]).unwrap();
-            let want = [("ab", "y"), ("ab", "x"), ("c", "x"), ("*", "?")];
-            let want: Vec<(String, String)> = want
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect();
-            assert_eq!(got, want);
+            assert_eq!(
+                got,
+                owned(&[("ab", "y"), ("ab", "x"), ("c", "x"), ("*", "?")])
+            );
             let err = call(f, &["d"], &["x"]).unwrap_err().to_string();
             assert!(err.contains("'d' was not there when in.csv"), "{err}");
         }
@@ -434,19 +440,12 @@ mod tests {
             vec!["{a,b}".into(), "b".into()],
             vec!["x".into(), "y".into()],
         ];
-        let classes = [(vec![0, 0], 0), (vec![1, 0], 0), (vec![1, 1], 1)]
-            .into_iter()
-            .collect();
+        let classes = vec![(vec![0, 0], 0), (vec![1, 0], 0), (vec![1, 1], 1)];
         let f = ReleaseFn::of_partition("in.csv".into(), ids, labels, classes);
         let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
         for f in [&f, &back] {
             let got = call(f, &["b", "a", "b"], &["y", "x", "x"]).unwrap();
-            let want = [("b", "y"), ("{a,b}", "x"), ("{a,b}", "x")];
-            let want: Vec<(String, String)> = want
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect();
-            assert_eq!(got, want);
+            assert_eq!(got, owned(&[("b", "y"), ("{a,b}", "x"), ("{a,b}", "x")]));
             let err = call(f, &["a"], &["y"]).unwrap_err().to_string();
             assert!(err.contains("input changed"), "{err}");
         }
@@ -465,10 +464,8 @@ mod tests {
             })
             .collect();
         let labels = vec![vec!["A".into(), "Z".into()]; 3];
-        let classes: FxHashMap<Vec<u32>, u32> = [(vec![0, 0, 0], 0), (vec![big, big, big], 1)]
-            .into_iter()
-            .collect();
-        let f = ReleaseFn::of_partition("in.csv".into(), ids, labels, classes.clone());
+        let classes = vec![(vec![0, 0, 0], 0), (vec![big, big, big], 1)];
+        let f = ReleaseFn::of_partition("in.csv".into(), ids, labels, classes);
         assert!(matches!(f.classes, Some(ClassMap::Codes(_))));
         let back = ReleaseFn::from_bytes(&f.to_bytes().unwrap()).unwrap();
         assert!(matches!(back.classes, Some(ClassMap::Codes(_))));
@@ -481,8 +478,7 @@ mod tests {
             assert_eq!(e, vec![(vec![0, 0, 0], 0), (vec![big, big, big], 1)]);
         }
         // Narrow codes pack, and unpack for the wire.
-        let narrow: FxHashMap<Vec<u32>, u32> =
-            [(vec![1, 2], 0), (vec![3, 0], 1)].into_iter().collect();
+        let narrow = vec![(vec![1, 2], 0), (vec![3, 0], 1)];
         let m = ClassMap::new(narrow, &[FxHashMap::default(), FxHashMap::default()]);
         assert!(matches!(m, ClassMap::Packed { .. }));
         assert_eq!(

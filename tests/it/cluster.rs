@@ -91,6 +91,13 @@ impl Drop for Cluster {
     }
 }
 
+/// Runs anonbox in `d` with `cfg` on `engine` and `flags`; returns the report.
+fn run_on(d: &Path, cfg: &Path, engine: &str, flags: &[&str]) -> serde_json::Value {
+    let mut args = vec!["-config", cfg.to_str().unwrap(), "-engine", engine];
+    args.extend_from_slice(flags);
+    run_ok(d, &args)
+}
+
 fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
     rows.sort();
     rows
@@ -114,23 +121,18 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     write_parquet(&input, &adult_rows(), 4096);
     let cfg = config(d, &input, "", "out.parquet");
     for (row, s, metric) in arx_k5_rows() {
-        let r = run_ok(
-            d,
-            &[
-                "-config",
-                cfg.to_str().unwrap(),
-                "-engine",
-                &cluster.address,
-                "-method",
-                "Flash",
-                "-k",
-                "5",
-                "-suppression",
-                &s.to_string(),
-                "-metric",
-                &metric,
-            ],
-        );
+        let s_flag = s.to_string();
+        let flags = [
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-suppression",
+            &s_flag,
+            "-metric",
+            &metric,
+        ];
+        let r = run_on(d, &cfg, &cluster.address, &flags);
         assert_eq!(r["engine"], cluster.address.as_str());
         assert_matches_arx(d, &row, &r, s);
     }
@@ -140,25 +142,18 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     write_csv(&csv, &adult_rows());
     let rows_of = |engine: &str, out: &str| {
         let cfg = config(d, &csv, "separator=\";\" header=\"true\"", out);
-        let r = run_ok(
-            d,
-            &[
-                "-config",
-                cfg.to_str().unwrap(),
-                "-engine",
-                engine,
-                "-separator",
-                ";",
-                "-method",
-                "Flash",
-                "-k",
-                "10",
-                "-suppression",
-                "0.02",
-            ],
-        );
-        let rows = csv_rows(&d.join(out), ";", true);
-        (r, rows)
+        let flags = [
+            "-separator",
+            ";",
+            "-method",
+            "Flash",
+            "-k",
+            "10",
+            "-suppression",
+            "0.02",
+        ];
+        let r = run_on(d, &cfg, engine, &flags);
+        (r, csv_rows(&d.join(out), ";", true))
     };
     let (embedded, want) = rows_of("embedded", "embedded.csv");
     let (on_cluster, got) = rows_of(&cluster.address, "cluster.csv");
@@ -182,19 +177,7 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     // the executors, the embedded engine's rows as a multiset, k-anonymous.
     let mondrian = |engine: &str, out: &str| {
         let cfg = config(d, &input, "", out);
-        let r = run_ok(
-            d,
-            &[
-                "-config",
-                cfg.to_str().unwrap(),
-                "-engine",
-                engine,
-                "-method",
-                "Mondrian",
-                "-k",
-                "5",
-            ],
-        );
+        let r = run_on(d, &cfg, engine, &["-method", "Mondrian", "-k", "5"]);
         (r, read_release(&d.join(out)).1)
     };
     let (embedded, want) = mondrian("embedded", "mondrian-embedded.parquet");
@@ -277,9 +260,7 @@ fn an_executor_killed_mid_run_retries_or_fails_cleanly() {
     write_parquet(&input, &adult_rows(), 4096);
     let flags = ["-method", "Flash", "-k", "5", "-suppression", "0.02"];
     let cfg = config(d, &input, "", "embedded.parquet");
-    let mut args = vec!["-config", cfg.to_str().unwrap(), "-engine", "embedded"];
-    args.extend(flags);
-    run_ok(d, &args);
+    run_on(d, &cfg, "embedded", &flags);
     let want = sorted(read_release(&d.join("embedded.parquet")).1);
     let before = crate::common::files_in(d);
 
@@ -344,21 +325,8 @@ fn executors_under_a_memory_limit_give_the_same_release() {
     write_parquet(&input, &numbered_adult_rows(4), 8192);
     let run = |engine: &str, out: &str| {
         let cfg = numbered_config(d, &input, out);
-        let r = run_ok(
-            d,
-            &[
-                "-config",
-                cfg.to_str().unwrap(),
-                "-engine",
-                engine,
-                "-method",
-                "Flash",
-                "-k",
-                "5",
-                "-suppression",
-                "0.02",
-            ],
-        );
+        let flags = ["-method", "Flash", "-k", "5", "-suppression", "0.02"];
+        let r = run_on(d, &cfg, engine, &flags);
         (r, sorted(read_release(&d.join(out)).1))
     };
     let (embedded, want) = run("embedded", "embedded.parquet");

@@ -317,6 +317,9 @@ pub struct OutputSpec {
     pub columnar: Option<crate::io::columnar::Kind>,
     /// The release goes to memory, not to `path` (the library's callers; `path` only names it).
     pub memory: Option<crate::io::columnar::Sink>,
+    /// `path` is a data set folder: the release is its part files (`columnar` is their kind;
+    /// see [`crate::io::parts`]).
+    pub folder: bool,
 }
 
 /// A run's validated job, built by [`crate::config::build_job`]: what `anonbox` runs and

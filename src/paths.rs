@@ -57,6 +57,8 @@ pub fn writes(job: &Job) -> Vec<(&'static str, PathBuf)> {
             let (qit, st) = anatomy_paths(&o.path);
             out.push(("output", qit));
             out.push(("output", st));
+        } else if o.folder {
+            // A data set folder: its own rules (crate::io::parts, checked with the job).
         } else {
             out.push(("output", o.path.clone()));
         }
@@ -95,7 +97,25 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 
 /// Checks the job's destinations (see the module docs). Errors are [`Error::Usage`].
 pub fn check_destinations(job: &Job) -> Result<()> {
-    check(&reads(job), &writes(job))
+    let writes = writes(job);
+    if let Some(o) = job.output.as_ref().filter(|o| o.folder) {
+        let folder = std::fs::canonicalize(&o.path).unwrap_or_else(|_| o.path.clone());
+        for (what, path) in &writes {
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            if std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(&folder)) {
+                return Err(usage(format!(
+                    "the {what} {} is in the output folder {}, which holds the release's parts \
+                     only: write it elsewhere",
+                    path.display(),
+                    o.path.display()
+                )));
+            }
+        }
+    }
+    check(&reads(job), &writes)
 }
 
 /// What makes two destinations the same: a descriptor, or a name in a folder.

@@ -13,7 +13,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use anonbox::engine::ballista::{codecs, MAX_MESSAGE};
+use anonbox::engine::ballista::{codecs, session_builder, MAX_MESSAGE};
 use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
@@ -91,6 +91,8 @@ fn main() {
                     expire_dead_executor_interval_seconds: 5,
                     override_logical_codec: Some(logical),
                     override_physical_codec: Some(physical),
+                    // Plans name anonbox's part writer (the release into a folder).
+                    override_session_builder: Some(Arc::new(session_builder)),
                     // Plans carry the release's maps (see MAX_MESSAGE).
                     grpc_server_max_decoding_message_size: MAX_MESSAGE as u32,
                     grpc_server_max_encoding_message_size: MAX_MESSAGE as u32,

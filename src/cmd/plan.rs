@@ -456,6 +456,19 @@ fn destination_lines(job: &Job) -> Vec<(&'static str, String)> {
             ));
             lines.push(("", format!("{} (anatomy ST), {}", st.display(), state(&st))));
         }
+        Some(out) if out.folder => lines.push((
+            "output",
+            format!(
+                "{} (genVals, a data set folder of {} parts), {}",
+                out.path.display(),
+                out.columnar.map_or("Parquet", |k| k.name()),
+                if out.path.exists() {
+                    "exists: its parts would be replaced"
+                } else {
+                    "new"
+                }
+            ),
+        )),
         Some(out) => lines.push((
             "output",
             format!(

@@ -686,6 +686,7 @@ impl<'a> Builder<'a> {
                 format: OutputFormat::GenVals,
                 columnar: Some(crate::io::columnar::Kind::Ipc),
                 memory: Some(sink.clone()),
+                folder: false,
             }));
         }
         let cfg_output = self.cfg.output.as_ref();
@@ -739,6 +740,15 @@ impl<'a> Builder<'a> {
                     path.display()
                 ),
             ));
+        }
+        if is_folder_output(&path) {
+            return self.folder_output(
+                path,
+                src,
+                format,
+                cfg_output.and_then(|o| o.columnar),
+                input,
+            );
         }
         let written = match format {
             OutputFormat::Anatomy => {
@@ -809,6 +819,65 @@ impl<'a> Builder<'a> {
             format,
             columnar,
             memory: None,
+            folder: false,
+        }))
+    }
+
+    /// A data set folder output (`-output DIR/`, or an existing folder): the release's part
+    /// files, Parquet unless the format says Arrow IPC (see [`crate::io::parts`]).
+    fn folder_output(
+        &self,
+        path: PathBuf,
+        src: Source<'_>,
+        format: OutputFormat,
+        cfg_columnar: Option<crate::io::columnar::Kind>,
+        input: &InputSpec,
+    ) -> Result<Option<OutputSpec>> {
+        if format != OutputFormat::GenVals {
+            return Err(self.source_err(
+                src,
+                format!(
+                    "a data set folder holds genVals: {} is written to a file",
+                    crate::output::format_name(format)
+                ),
+            ));
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
+            return Err(self.source_err(
+                src,
+                format!("output folder {} does not exist", parent.display()),
+            ));
+        }
+        crate::io::parts::check_folder(&path)
+            .map_err(|m| self.source_err(src, format!("{}: {m}", path.display())))?;
+        if let (Ok(folder), Ok(input)) = (
+            std::fs::canonicalize(&path),
+            std::fs::canonicalize(&input.path),
+        ) {
+            if input.starts_with(&folder) {
+                return Err(self.source_err(
+                    src,
+                    format!(
+                        "the input {} is in the output folder {}; choose another output folder",
+                        input.display(),
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        let kind = cfg_columnar
+            .or(self.args.output_columnar)
+            .unwrap_or(crate::io::columnar::Kind::Parquet);
+        Ok(Some(OutputSpec {
+            path,
+            format,
+            columnar: Some(kind),
+            memory: None,
+            folder: true,
         }))
     }
 
@@ -1549,6 +1618,12 @@ fn peek_first_line(input: &InputSpec) -> Result<Option<FirstLine>> {
             .map(|f| String::from_utf8_lossy(f).trim().to_string())
             .collect(),
     }))
+}
+
+/// True if an output path names a data set folder: it ends with `/` or is an existing folder.
+fn is_folder_output(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes().ends_with(b"/") || path.is_dir()
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
 
+use super::parts;
 use super::release_fn::{ReleaseFn, NAME};
 use crate::{Error, Result};
 
@@ -71,11 +72,22 @@ impl LogicalExtensionCodec for LogicalCodec {
         inputs: &[LogicalPlan],
         ctx: &TaskContext,
     ) -> DfResult<Extension> {
-        self.inner.try_decode(buf, inputs, ctx)
+        match parts::decode(buf, inputs) {
+            Some(node) => Ok(Extension {
+                node: Arc::new(node?),
+            }),
+            None => self.inner.try_decode(buf, inputs, ctx),
+        }
     }
 
     fn try_encode(&self, node: &Extension, buf: &mut Vec<u8>) -> DfResult<()> {
-        self.inner.try_encode(node, buf)
+        match parts::encode(node.node.as_ref()) {
+            Some(bytes) => {
+                buf.extend(bytes);
+                Ok(())
+            }
+            None => self.inner.try_encode(node, buf),
+        }
     }
 
     fn try_decode_table_provider(
@@ -140,7 +152,10 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
-        self.inner.try_decode(buf, inputs, ctx, proto_converter)
+        match parts::decode_exec(buf, inputs) {
+            Some(plan) => plan,
+            None => self.inner.try_decode(buf, inputs, ctx, proto_converter),
+        }
     }
 
     fn try_encode(
@@ -149,7 +164,13 @@ impl PhysicalExtensionCodec for PhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> DfResult<()> {
-        self.inner.try_encode(node, buf, proto_converter)
+        match parts::encode_exec(node.as_ref()) {
+            Some(bytes) => {
+                buf.extend(bytes);
+                Ok(())
+            }
+            None => self.inner.try_encode(node, buf, proto_converter),
+        }
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> DfResult<Arc<ScalarUDF>> {
@@ -222,4 +243,13 @@ pub async fn context(address: &str, config: SessionConfig) -> DfResult<SessionCo
         .build();
     let url = format!("df://{}", host_port(address));
     SessionContext::remote_with_state(&url, state).await
+}
+
+/// The scheduler's sessions: Ballista's, planning anonbox's part writer too
+/// ([`parts::Planner`]).
+pub fn session_builder(config: SessionConfig) -> DfResult<datafusion::execution::SessionState> {
+    let state = ballista_core::utils::default_session_builder(config)?;
+    Ok(SessionStateBuilder::new_from_existing(state)
+        .with_query_planner(Arc::new(parts::Planner))
+        .build())
 }

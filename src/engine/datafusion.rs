@@ -45,6 +45,7 @@ use csv::ByteRecord;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::functions::core::expr_fn::{coalesce, get_field};
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::logical_expr::{cast, lit, Expr, ScalarUDF};
@@ -56,6 +57,7 @@ use futures::StreamExt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::groups::Sorted;
+use super::parts::{Planner, WriteParts};
 use super::release_fn::ReleaseFn;
 use super::spill::SpillDir;
 use super::Rewrite;
@@ -63,6 +65,7 @@ use crate::data::load::{Encoding, LoadObserver, LoadSummary, RowEncoder, Source}
 use crate::data::{EncodedTable, TupleBuilder};
 use crate::io::columnar::writer::BatchWriter;
 use crate::io::columnar::{dataset_files, Columnar, Kind, BATCH_ROWS};
+use crate::io::parts::PartsFolder;
 use crate::io::{Cleanup, Format, Publication, ReadStats};
 use crate::job::{InputSpec, Job};
 use crate::progress::Progress;
@@ -178,10 +181,20 @@ impl Session {
             .build()
             .map_err(|e| Error::Invalid(format!("cannot start DataFusion's threads: {e}")))?;
         let (ctx, ordered) = match &params.cluster {
-            None => (
-                SessionContext::new_with_config_rt(config(), env.clone()),
-                SessionContext::new_with_config_rt(ordered_config(), env),
-            ),
+            None => {
+                // DataFusion's planner, plus the release's part writer.
+                let local = |c: SessionConfig, env: Arc<RuntimeEnv>| {
+                    SessionContext::new_with_state(
+                        SessionStateBuilder::new()
+                            .with_config(c)
+                            .with_runtime_env(env)
+                            .with_default_features()
+                            .with_query_planner(Arc::new(Planner))
+                            .build(),
+                    )
+                };
+                (local(config(), env.clone()), local(ordered_config(), env))
+            }
             #[cfg(feature = "ballista")]
             Some(address) => {
                 super::ballista::reachable(address)?;
@@ -478,6 +491,12 @@ impl Session {
             None => DataType::Utf8,
         };
         let udf = release_udf(&self.raw, rewrite, encoding, input)?;
+        if out.folder {
+            // Parts: every partition of one plan over the whole input, on every core.
+            let kind = out.columnar.unwrap_or(Kind::Parquet);
+            let df = self.release_frame(&self.ctx, input, job, &format, &udf, &label_type)?;
+            return self.release_parts(df, &out.path, kind, publication, records, progress);
+        }
         // A data set folder: one plan a file, in path order (the partitions of one plan keep
         // the order of one file's byte ranges, not of several files).
         let targets: Vec<PathBuf> = match format.columnar_source() {
@@ -489,34 +508,7 @@ impl Session {
         // The release plan of one file: each partition read ahead by its own task.
         let parts = |target: &Path| -> Result<(SchemaRef, Parts)> {
             let err = |e| df_err(target, e);
-            let Scan { mut df, names } = self.scan(&self.ordered, target, &format)?;
-            if !job.input.keep_unknown {
-                df = df.filter(!unknown(&names)).map_err(err)?;
-            }
-            let args = job.qids.iter().map(|q| text(&names[q.index])).collect();
-            let mut select = Vec::with_capacity(names.len() + 1);
-            select.push(udf.call(args).alias("__labels"));
-            select.extend(names.iter().map(|n| column(n)));
-            df = df.select(select).map_err(err)?;
-            let mut qid_of: Vec<Option<usize>> = vec![None; names.len()];
-            for (j, q) in job.qids.iter().enumerate() {
-                qid_of[q.index] = Some(j);
-            }
-            let mut select = Vec::new();
-            for (i, name) in names.iter().enumerate() {
-                if job.ids.contains(&i) {
-                    continue;
-                }
-                select.push(match qid_of[i] {
-                    Some(j) => cast(
-                        get_field(column("__labels"), format!("l{j}")),
-                        label_type.clone(),
-                    )
-                    .alias(name),
-                    None => column(name).alias(name),
-                });
-            }
-            let df = df.select(select).map_err(err)?;
+            let df = self.release_frame(&self.ordered, target, job, &format, &udf, &label_type)?;
             let partitions = self
                 .runtime
                 .block_on(df.execute_stream_partitioned())
@@ -617,6 +609,97 @@ impl Session {
         }
         bar.finish();
         file.commit()
+    }
+
+    /// The release's projection of `target` in `ctx`: the quasi-identifiers' labels from
+    /// `udf`, the other columns as they are, the identifiers dropped.
+    fn release_frame(
+        &self,
+        ctx: &SessionContext,
+        target: &Path,
+        job: &Job,
+        format: &Format,
+        udf: &ScalarUDF,
+        label_type: &DataType,
+    ) -> Result<DataFrame> {
+        let err = |e| df_err(target, e);
+        let Scan { mut df, names } = self.scan(ctx, target, format)?;
+        if !job.input.keep_unknown {
+            df = df.filter(!unknown(&names)).map_err(err)?;
+        }
+        let args = job.qids.iter().map(|q| text(&names[q.index])).collect();
+        let mut select = Vec::with_capacity(names.len() + 1);
+        select.push(udf.call(args).alias("__labels"));
+        select.extend(names.iter().map(|n| column(n)));
+        df = df.select(select).map_err(err)?;
+        let mut qid_of: Vec<Option<usize>> = vec![None; names.len()];
+        for (j, q) in job.qids.iter().enumerate() {
+            qid_of[q.index] = Some(j);
+        }
+        let mut select = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            if job.ids.contains(&i) {
+                continue;
+            }
+            select.push(match qid_of[i] {
+                Some(j) => cast(
+                    get_field(column("__labels"), format!("l{j}")),
+                    label_type.clone(),
+                )
+                .alias(name),
+                None => column(name).alias(name),
+            });
+        }
+        let df = df.select(select).map_err(err)?;
+        Ok(df)
+    }
+
+    /// (b) into a data set folder: every partition of the release's plan written as a part
+    /// where it runs ([`super::parts`]), then adopted into `folder` in partition order.
+    fn release_parts(
+        &self,
+        df: DataFrame,
+        folder: &Path,
+        kind: Kind,
+        publication: &Publication,
+        records: u64,
+        progress: &Progress,
+    ) -> Result<()> {
+        let err = |e| df_err(folder, e);
+        let mut parts = PartsFolder::open(publication, folder, kind)?;
+        let staging = absolute(parts.staging()?);
+        let bar = progress.rows("write", records);
+        let (state, plan) = df.into_parts();
+        let plan = WriteParts::new(plan, &staging, kind).map_err(err)?.plan();
+        let batches = self
+            .runtime
+            .block_on(DataFrame::new(state, plan).collect())
+            .map_err(err)?;
+        let mut written = Vec::new();
+        for b in &batches {
+            let partition = b.column(0).as_primitive::<arrow::datatypes::UInt64Type>();
+            let file = b.column(1).as_string::<i32>();
+            let rows = b.column(2).as_primitive::<arrow::datatypes::UInt64Type>();
+            for i in 0..b.num_rows() {
+                written.push((partition.value(i), file.value(i).to_string(), rows.value(i)));
+            }
+        }
+        written.sort();
+        let rows: u64 = written.iter().map(|(_, _, r)| r).sum();
+        if rows != records {
+            return Err(Error::in_file(
+                folder,
+                format!(
+                    "the input changed during the run (it had {records} records when loaded, \
+                     the release has {rows})"
+                ),
+            ));
+        }
+        for (n, (_, file, _)) in written.iter().enumerate() {
+            parts.adopt(n, file)?;
+        }
+        bar.finish();
+        parts.finish(written.len())
     }
 }
 

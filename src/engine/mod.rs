@@ -43,6 +43,8 @@ pub mod datafusion;
 mod groups;
 pub mod kind;
 #[cfg(feature = "datafusion")]
+pub mod parts;
+#[cfg(feature = "datafusion")]
 pub mod release_fn;
 #[cfg(feature = "datafusion")]
 mod spill;

@@ -250,6 +250,43 @@ impl AtomicFile {
         }
     }
 
+    /// Replaces the temporary file's content by the file `from` (renamed over it: same file
+    /// system) and commits (see [`Publication::adopt`]).
+    pub(super) fn adopt(mut self, from: &Path) -> Result<()> {
+        let target = self.target.clone();
+        let Sink::Temp(Uncommitted { temp: Some(t), .. }) = self.out.get_mut() else {
+            return Err(Error::Invalid(format!(
+                "{} is not a regular file: a part of a release must be one",
+                target.display()
+            )));
+        };
+        let failed = |e: io::Error| Error::io(from, e);
+        let (Some(parent), Some(name)) = (from.parent(), from.file_name()) else {
+            return Err(failed(io::ErrorKind::InvalidInput.into()));
+        };
+        let from_dir = Dir::open(parent).map_err(failed)?;
+        rustix::fs::renameat(&from_dir, name, &*t.dir, &t.name).map_err(|e| failed(e.into()))?;
+        let fd = rustix::fs::openat(
+            &*t.dir,
+            &t.name,
+            OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            RawMode::empty(),
+        )
+        .map_err(|e| failed(e.into()))?;
+        let info = dest::stat_fd(&fd).map_err(failed)?;
+        // From here on the temporary file is the adopted one (removed if the run fails).
+        t.ino = info.ino;
+        t.file = std::fs::File::from(fd);
+        if !(info.is_file() && info.is_mine()) {
+            return Err(Error::in_file(
+                from,
+                "is not a regular file of the user's: nothing was written",
+            ));
+        }
+        let _ = t.file.try_lock();
+        self.commit()
+    }
+
     /// The path as given.
     pub fn target(&self) -> &Path {
         &self.target

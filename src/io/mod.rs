@@ -39,6 +39,7 @@ mod cleanup;
 pub mod columnar;
 pub mod dest;
 pub mod encoding;
+pub mod parts;
 mod publication;
 mod reader;
 pub mod source;

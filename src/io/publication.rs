@@ -184,6 +184,25 @@ impl Publication {
         f.commit()
     }
 
+    /// Stages the finished file `from` (written by another process, in a private folder on
+    /// `target`'s file system) as the output `target`: it is renamed over a new temporary file
+    /// beside `target`, must be a regular file of the user's, and is published with the rest.
+    pub fn adopt(&self, target: &Path, from: &Path) -> Result<()> {
+        AtomicFile::create_in(self, target, Mode::Release)?.adopt(from)
+    }
+
+    /// Once the run is published, removes `names` in the folder `dir` (those that are regular
+    /// files of the user's), and never if the run fails: an earlier release's parts that the
+    /// new one does not replace.
+    pub fn remove_on_publish(&self, dir: &Path, names: &[OsString]) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let d = Arc::new(Dir::open(dir).map_err(|e| Error::io(dir, e))?);
+        lock(&self.staging.obsolete).extend(names.iter().map(|n| (Arc::clone(&d), n.clone())));
+        Ok(())
+    }
+
     /// Creates the folder `path` for outputs (its parent must exist) and returns true, or
     /// returns false if a folder is already there. A folder created here is removed again if
     /// the command fails (the publication is dropped unpublished) or is interrupted

@@ -46,6 +46,25 @@ pub fn write_as(
     progress: &Progress,
 ) -> Result<()> {
     match out.columnar {
+        // A data set folder from this process: one part.
+        Some(kind) if out.folder => {
+            let folder = crate::io::parts::PartsFolder::open(publication, &out.path, kind)?;
+            let part = crate::job::OutputSpec {
+                path: folder.part(0),
+                folder: false,
+                ..out.clone()
+            };
+            crate::output::columnar::write(
+                publication,
+                job,
+                &part,
+                kind,
+                records,
+                labels,
+                progress,
+            )?;
+            folder.finish(1)
+        }
         Some(kind) => {
             crate::output::columnar::write(publication, job, out, kind, records, labels, progress)
         }

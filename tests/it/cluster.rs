@@ -193,6 +193,52 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     assert_eq!(on_cluster["equivalence_classes"], classes.len() as u64);
     assert_eq!(sorted(got), sorted(want));
 
+    // A data set folder: each executor's task writes its part, the driver adopts them; the
+    // embedded engine's rows as a multiset, nothing else left in the folder.
+    let cfg = config(d, &input, "", "parts/");
+    let r = run_on(
+        d,
+        &cfg,
+        &cluster.address,
+        &[
+            "-threads",
+            "2",
+            "-method",
+            "Flash",
+            "-k",
+            "5",
+            "-suppression",
+            "0.02",
+        ],
+    );
+    let mut names: Vec<String> = std::fs::read_dir(d.join("parts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "a part a task: {names:?}");
+    assert!(
+        names
+            .iter()
+            .enumerate()
+            .all(|(n, f)| *f == format!("part-{n:05}.parquet")),
+        "{names:?}"
+    );
+    let got = read_release(&d.join("parts")).1;
+    let found = recheck(d, &got, 5, (0.02f64 * 30162.0).floor() as usize);
+    assert_eq!(r["suppressed_records"], found.suppressed as u64);
+    let cfg = config(d, &input, "", "flash-embedded.parquet");
+    run_on(
+        d,
+        &cfg,
+        "embedded",
+        &["-method", "Flash", "-k", "5", "-suppression", "0.02"],
+    );
+    assert_eq!(
+        sorted(got),
+        sorted(read_release(&d.join("flash-embedded.parquet")).1)
+    );
+
     // `down`: exactly the cluster's processes stop, and its folder (the shuffle files) goes.
     assert!(work.exists());
     let out = cluster.down();

@@ -189,6 +189,131 @@ fn datafusion_and_embedded_release_the_same_rows() {
     }
 }
 
+/// A data set folder release (`-output DIR/`): the embedded engine writes one part, DataFusion
+/// a part per partition of its plan (two threads: at least two parts, written in parallel);
+/// the same rows as a multiset, k-anonymous by the independent checker, and nothing else in
+/// the folder. A second release into the folder with fewer parts leaves exactly its own parts
+/// (and a `_SUCCESS` marker another tool put there); a folder holding another file is refused
+/// before the input is read (exit 2), the file untouched, and so is a report inside the folder.
+#[test]
+fn a_data_set_folder_release_is_the_same_on_both_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("adult.parquet");
+    write_parquet(&input, &adult_rows(), 3000);
+    let names = |folder: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let release = |engine: &str, out: &str| {
+        let cfg = config(d, &input, "", out);
+        let flags = [
+            "-config",
+            cfg.to_str().unwrap(),
+            "-engine",
+            engine,
+            "-threads",
+            "2",
+            "-k",
+            "5",
+            "-suppression",
+            "0.02",
+        ];
+        let r = run_ok(d, &flags);
+        (r, read_release(&d.join(out)).1)
+    };
+    let (embedded, mut want) = release("embedded", "embedded/");
+    assert_eq!(names(&d.join("embedded")), ["part-00000.parquet"]);
+    let (datafusion, mut got) = release("datafusion", "datafusion/");
+    let parts = names(&d.join("datafusion"));
+    assert!(parts.len() >= 2, "one part a partition: {parts:?}");
+    for (n, name) in parts.iter().enumerate() {
+        assert_eq!(name, &format!("part-{n:05}.parquet"));
+        let mode = std::fs::metadata(d.join("datafusion").join(name))
+            .unwrap()
+            .permissions();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+            0o600
+        );
+    }
+    for key in [
+        "transformation",
+        "suppressed_records",
+        "equivalence_classes",
+    ] {
+        assert_eq!(embedded[key], datafusion[key], "{key}");
+    }
+    assert_eq!(got.len(), 30_162);
+    let found = recheck(d, &got, 5, (0.02f64 * 30162.0).floor() as usize);
+    assert_eq!(datafusion["suppressed_records"], found.suppressed as u64);
+    want.sort();
+    got.sort();
+    assert!(want == got, "the folders' rows differ");
+
+    // Again into the DataFusion folder, with one part: the old parts go, the marker stays.
+    std::fs::write(d.join("datafusion/_SUCCESS"), b"").unwrap();
+    let (_, again) = release("embedded", "datafusion/");
+    assert_eq!(
+        names(&d.join("datafusion")),
+        ["_SUCCESS", "part-00000.parquet"]
+    );
+    assert_eq!(again.len(), 30_162);
+
+    // A folder with another file, and a report in the folder: refused, nothing touched.
+    std::fs::write(d.join("embedded/notes.txt"), b"mine").unwrap();
+    let before = std::fs::read(d.join("embedded/part-00000.parquet")).unwrap();
+    let cfg = config(d, &input, "", "embedded/");
+    for (engine, report) in [
+        ("datafusion", "report.json"),
+        ("embedded", "embedded/r.json"),
+    ] {
+        if engine == "embedded" {
+            std::fs::remove_file(d.join("embedded/notes.txt")).unwrap();
+        }
+        let out = anonbox(
+            d,
+            &[
+                "-quiet",
+                "-config",
+                cfg.to_str().unwrap(),
+                "-engine",
+                engine,
+                "-k",
+                "5",
+                "-report",
+                report,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2), "{engine}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("anonbox:") && err.lines().count() == 1,
+            "{err}"
+        );
+        assert!(
+            err.contains(if engine == "datafusion" {
+                "notes.txt"
+            } else {
+                "in the output folder"
+            }),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(d.join("embedded/part-00000.parquet")).unwrap(),
+        before
+    );
+    assert_eq!(
+        names(&d.join("datafusion")),
+        ["_SUCCESS", "part-00000.parquet"]
+    );
+}
+
 /// The toolbox's census sample (VGHs, a category map, `?` rows skipped, identifiers dropped,
 /// a sensitive attribute with l-diversity) and hierarchy builders (`<intervals/>`, `<mask/>`,
 /// `<categories/>`, codes in order of first appearance on the embedded engine): both engines

@@ -13,6 +13,10 @@
 #   SPILL=64M scripts/bench_engines.sh               # also datafusion under -memoryLimit 64M
 #                                                    # (the people file: its frequency set spills)
 #   METHOD=Mondrian scripts/bench_engines.sh         # another method than Flash (k = 5)
+#   OUTPUT=folder scripts/bench_engines.sh           # the release into a data set folder of
+#                                                    # Parquet parts (each engine's partitions
+#                                                    # write their own; default: one file in the
+#                                                    # input's format, in input order)
 #
 # The binaries are built with the ballista feature (it includes datafusion).
 # Inputs are generated in $BENCH_DIR (default /tmp/anonbox-engines), never in the repository;
@@ -28,6 +32,7 @@ copies=${ADULT_COPIES:-100}
 engines=${ENGINES:-embedded datafusion ballista}
 spill=${SPILL:-}
 method=${METHOD:-Flash}
+output=${OUTPUT:-file}
 mkdir -p "$work"
 # PROFILE=dev: the binaries of the README's test command (`cargo test --features ballista`:
 # anonbox at opt-level 3, its dependencies at 2, debug assertions on): for a machine with no
@@ -65,16 +70,18 @@ if [[ " $engines " == *" ballista "* ]]; then
 fi
 
 echo "machine: $(nproc) cores, $(awk '/model name/ {sub(/.*: /, ""); print; exit}' /proc/cpuinfo)"
-echo "commit: $(git rev-parse --short HEAD), $method k = 5, ${PROFILE:-release} build"
+echo "commit: $(git rev-parse --short HEAD), $method k = 5, ${PROFILE:-release} build, release into a $output"
 echo "| data | input | engine | frequency set (s) | search (s) | release (s) | total (s) | CPU (s) | peak RSS (MB) | load avg |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 run() { # data input engine [flags]
     local data=$1 input=$2 engine=$3; shift 3
     local la; la=$(cut -d' ' -f1 /proc/loadavg)
     local ext=csv; [ "$input" = parquet ] && ext=parquet
+    local dest="$work/out.$ext"
+    if [ "$output" = folder ]; then dest="$work/out-parts/"; rm -rf "$dest"; fi
     rm -f "$work/report.json"
     if ! /usr/bin/time -v "$BIN" -config "$work/$data-$input.xml" -method "$method" -k 5 -quiet \
-        -engine "$engine" -output "$work/out.$ext" -report "$work/report.json" "$@" \
+        -engine "$engine" -output "$dest" -report "$work/report.json" "$@" \
         > /dev/null 2> "$work/time.txt"; then
         echo "| $data | $input | $engine $* | failed: $(grep -v '^\s' "$work/time.txt" | head -n 1) | | | | | | $la |"
         return
@@ -104,4 +111,4 @@ for data in "people-$people" "adult-x$copies"; do
         fi
     done
 done
-rm -f "$work/out.csv" "$work/out.parquet"
+rm -rf "$work/out.csv" "$work/out.parquet" "$work/out-parts"

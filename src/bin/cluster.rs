@@ -8,7 +8,8 @@
 //!
 //! Records' text passes through an executor's work folder (the shuffle files, and what its
 //! plans spill past `--memory-limit`): give it a private folder (`--work-dir`, made 0700 by the
-//! script). The scheduler asks the executors to remove a job's files as soon as it has finished.
+//! script). The scheduler asks the executors to remove a job's files five minutes after it has
+//! finished (Ballista's default; the driver reads the last stage's files meanwhile).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -70,6 +71,9 @@ enum Role {
 
 fn main() {
     let args = Args::parse();
+    // Ballista's warnings and errors (a lost executor, a failed task) with their time, on
+    // stderr: `scripts/cluster.sh` keeps them in the cluster's log files. RUST_LOG overrides.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("anonbox-cluster")
@@ -83,8 +87,12 @@ fn main() {
                     bind_host: bind.clone(),
                     bind_port: port,
                     external_host: bind.clone(),
-                    // A finished job's last files (records' text) go as soon as it is done.
-                    finished_job_data_clean_up_interval_seconds: 1,
+                    // A finished job's last files (records' text, in the private work folder)
+                    // go five minutes after it is done (Ballista's default): the driver is still
+                    // reading its result from them when the scheduler marks it finished (a
+                    // frequency set of 20 M groups was cut off with 1 s: "Failed to open
+                    // partition file").
+                    finished_job_data_clean_up_interval_seconds: 300,
                     // An executor that stops answering (killed, its machine gone) is noticed
                     // within half a minute, and its tasks run again on the others.
                     executor_timeout_seconds: 20,

@@ -4,13 +4,17 @@
 //! The driver (this process) plans the frequency set and the release as on DataFusion and sends
 //! the logical plans to the scheduler; the scheduler splits them into stages and the executors
 //! scan the input, group and shuffle. What comes back to the driver is what the DataFusion
-//! engine's driver also holds: the frequency set's groups, and the release's batches, which the
-//! driver writes through the run's staged publication (so a failed run publishes nothing, and
-//! the release is the same file as on the other engines).
+//! engine's driver also holds: the frequency set's groups, and for a release into a single file
+//! the release's batches, which the driver writes through the run's staged publication (so a
+//! failed run publishes nothing, and the release is the same file as on the other engines). A
+//! release into a data set folder is written by the executors, a part a task, into the
+//! folder's private staging folder; the driver gets each part's name and rows and publishes
+//! them ([`super::parts`]).
 //!
-//! Plans name one function of anonbox's, the release's [`ReleaseFn`]: its maps travel inside the
-//! plans, through the codecs here ([`LogicalCodec`], [`PhysicalCodec`]), which the driver, the
-//! scheduler and the executors all use. The executors are therefore anonbox's own
+//! Plans name one function of anonbox's, the release's [`ReleaseFn`], and one plan node, the part
+//! writer ([`super::parts::WriteParts`]): they travel inside the plans, through the codecs here
+//! ([`LogicalCodec`], [`PhysicalCodec`]), which the driver, the scheduler and the executors all
+//! use; the scheduler plans the node with anonbox's planner ([`session_builder`]). The executors are therefore anonbox's own
 //! (`anonbox-cluster executor`, built from the same crates), not a stock Ballista executor.
 //!
 //! The executors read the input by its path: the driver and every executor must see the same

@@ -17,11 +17,12 @@
 //!   folder under `-memoryLimit`; the driver encodes each distinct tuple once. (b) is a
 //!   projection over the input: each quasi-identifier's text mapped to its label at the chosen
 //!   level, and the suppressed classes' records to the suppression labels (or, for Mondrian,
-//!   the tuple mapped to its class's labels), written in input order.
+//!   the tuple mapped to its class's labels), written in input order; into a data set folder,
+//!   every partition of the plan writes its own part ([`parts`]).
 //! - `ballista://HOST:PORT` ([`ballista`]): the same plans, run by an Apache Ballista
 //!   scheduler and its executors (anonbox's own, `anonbox-cluster`, which decode the release's
-//!   function); the driver encodes the frequency set's groups and writes the release as on
-//!   `datafusion`.
+//!   function); the driver encodes the frequency set's groups, and the executors write a data
+//!   set folder's parts (a single file is written by the driver, as on `datafusion`).
 //!
 //! Each of the two is a cargo feature of the same name (`ballista` includes `datafusion`;
 //! DataFusion is most of a cold build): a build without it refuses the engine with the job

@@ -16,6 +16,14 @@ use crate::io::Dest;
 use crate::job::{Generalization, Job, Method, OutputFormat, PrivacyModel, SubsetSpec};
 use crate::{Error, Result};
 
+/// The folder a path names a file in: its parent, or `.` for a bare name.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// Every file the run reads, with what it is.
 pub fn reads(job: &Job) -> Vec<(&'static str, PathBuf)> {
     let mut out = Vec::new();
@@ -101,10 +109,7 @@ pub fn check_destinations(job: &Job) -> Result<()> {
     if let Some(o) = job.output.as_ref().filter(|o| o.folder) {
         let folder = std::fs::canonicalize(&o.path).unwrap_or_else(|_| o.path.clone());
         for (what, path) in &writes {
-            let parent = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
+            let parent = folder_of(path);
             if std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(&folder)) {
                 return Err(usage(format!(
                     "the {what} {} is in the output folder {}, which holds the release's parts \

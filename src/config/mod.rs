@@ -759,10 +759,7 @@ impl<'a> Builder<'a> {
         };
         let input_real = std::fs::canonicalize(&input.path).ok();
         for file in &written {
-            let parent = match file.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
+            let parent = crate::paths::folder_of(file);
             if !parent.is_dir() {
                 return Err(self.source_err(
                     src,
@@ -842,10 +839,7 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let parent = crate::paths::folder_of(&path);
         if !parent.is_dir() {
             return Err(self.source_err(
                 src,

@@ -158,10 +158,7 @@ pub fn prepare(args: &[String]) -> Result<Request> {
         check_dir(&a).map_err(usage)?;
         writable(&a.dir)?;
     } else {
-        let parent = match a.dir.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let parent = crate::paths::folder_of(&a.dir);
         if !parent.is_dir() {
             return Err(usage(format!(
                 "--dir: folder {} does not exist",

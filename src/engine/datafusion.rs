@@ -59,14 +59,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::groups::Sorted;
 use super::parts::{Planner, WriteParts};
 use super::release_fn::ReleaseFn;
-use super::spill::SpillDir;
+use super::spill::spill_dir;
 use super::Rewrite;
 use crate::data::load::{Encoding, LoadObserver, LoadSummary, RowEncoder, Source};
 use crate::data::{EncodedTable, TupleBuilder};
 use crate::io::columnar::writer::BatchWriter;
 use crate::io::columnar::{dataset_files, Columnar, Kind, BATCH_ROWS};
 use crate::io::parts::PartsFolder;
-use crate::io::{Cleanup, Format, Publication, ReadStats};
+use crate::io::{Cleanup, Format, PrivateDir, Publication, ReadStats};
 use crate::job::{InputSpec, Job};
 use crate::progress::Progress;
 use crate::{Error, Result};
@@ -136,13 +136,13 @@ pub struct Session {
     /// Bytes the frequency set spilled to disk.
     spilled: usize,
     /// Removed (with the spill files) when the session is dropped, after the plans.
-    spill: SpillDir,
+    spill: PrivateDir,
 }
 
 impl Session {
     /// A session for `params`, its spill folder listed in `cleanup`.
     pub fn new(params: &Params, cleanup: &Cleanup) -> Result<Session> {
-        let spill = SpillDir::new(cleanup)?;
+        let spill = spill_dir(cleanup)?;
         let threads = params.threads.max(1);
         let mut env = RuntimeEnvBuilder::new().with_disk_manager_builder(
             DiskManagerBuilder::default().with_mode(DiskManagerMode::Directories(vec![spill
@@ -599,13 +599,7 @@ impl Session {
             }
         }
         if written != records {
-            return Err(Error::in_file(
-                input,
-                format!(
-                    "the input changed during the run (it had {records} records when loaded, \
-                     the release has {written})"
-                ),
-            ));
+            return Err(changed(input, records, written));
         }
         bar.finish();
         file.commit()
@@ -687,13 +681,7 @@ impl Session {
         written.sort();
         let rows: u64 = written.iter().map(|(_, _, r)| r).sum();
         if rows != records {
-            return Err(Error::in_file(
-                folder,
-                format!(
-                    "the input changed during the run (it had {records} records when loaded, \
-                     the release has {rows})"
-                ),
-            ));
+            return Err(changed(folder, records, rows));
         }
         for (n, (_, file, _)) in written.iter().enumerate() {
             parts.adopt(n, file)?;
@@ -701,6 +689,18 @@ impl Session {
         bar.finish();
         parts.finish(written.len())
     }
+}
+
+/// The error of a release of `written` records where the load counted `records`; `path` names
+/// it.
+fn changed(path: &Path, records: u64, written: u64) -> Error {
+    Error::in_file(
+        path,
+        format!(
+            "the input changed during the run (it had {records} records when loaded, the \
+             release has {written})"
+        ),
+    )
 }
 
 /// A scan: the DataFrame and its column names by index.

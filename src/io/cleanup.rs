@@ -197,3 +197,40 @@ impl Cleanup {
         std::mem::forget(self.phase());
     }
 }
+
+/// A private working folder (mode 0700), listed in a run's clean-up from the moment it exists
+/// so that a signal removes it with its contents ([`Cleanup::interrupt`]), and removed with its
+/// contents when dropped: after the run, whether it succeeded or failed. An engine's spill
+/// folder, a data set release's staging folder.
+pub struct PrivateDir {
+    path: PathBuf,
+    cleanup: Cleanup,
+}
+
+impl PrivateDir {
+    /// Creates `PREFIX` + six random characters in `parent` and lists it in `cleanup`.
+    pub fn new_in(parent: &Path, prefix: &str, cleanup: &Cleanup) -> crate::Result<PrivateDir> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix(prefix)
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)
+            .map_err(|e| crate::Error::io(parent, e))?;
+        // Listed before tempfile lets go of it: there is no moment a signal would miss it.
+        cleanup.add_private_dir(dir.path());
+        Ok(PrivateDir {
+            path: dir.keep(),
+            cleanup: cleanup.clone(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        self.cleanup.remove_private_dir(&self.path);
+    }
+}

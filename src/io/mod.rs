@@ -54,7 +54,7 @@ use encoding::Encoding;
 #[cfg(feature = "datafusion")]
 pub(crate) use atomic::test_pause;
 pub use atomic::{check_writable, is_stdout, is_stream, AtomicFile};
-pub use cleanup::Cleanup;
+pub use cleanup::{Cleanup, PrivateDir};
 pub use dest::Dest;
 pub use publication::{parse_file_mode, Publication};
 pub use reader::{DelimitedReader, ReadStats};

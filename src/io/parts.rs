@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::FlockOperation;
 
 use super::columnar::Kind;
-use super::{Cleanup, Publication};
+use super::{Cleanup, PrivateDir, Publication};
 use crate::{Error, Result};
 
 /// The prefix of a staging folder's name.
@@ -59,15 +59,22 @@ fn is_part(name: &str) -> bool {
 /// Why the folder at `dir` cannot take a release's parts, if it cannot: it holds something
 /// else than parts (hidden and `_` entries aside), or is not a folder. A missing folder can.
 pub fn check_folder(dir: &Path) -> std::result::Result<(), String> {
+    parts_in(dir).map(drop)
+}
+
+/// The parts in the folder at `dir` (none if it is missing), or why it cannot take a release's
+/// parts ([`check_folder`]).
+fn parts_in(dir: &Path) -> std::result::Result<Vec<OsString>, String> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("cannot list the folder: {e}")),
     };
+    let mut parts = Vec::new();
     for e in entries {
         let e = e.map_err(|e| format!("cannot list the folder: {e}"))?;
-        let name = e.file_name();
-        let name = name.to_string_lossy();
+        let file_name = e.file_name();
+        let name = file_name.to_string_lossy();
         if name.starts_with('.') || name.starts_with('_') {
             continue;
         }
@@ -79,8 +86,9 @@ pub fn check_folder(dir: &Path) -> std::result::Result<(), String> {
                  new folder"
             ));
         }
+        parts.push(file_name.clone());
     }
-    Ok(())
+    Ok(parts)
 }
 
 /// A data set folder being written (see the module docs).
@@ -98,15 +106,8 @@ impl<'a> PartsFolder<'a> {
     /// run fails), after checking it again ([`check_folder`]).
     pub fn open(publication: &'a Publication, dir: &Path, kind: Kind) -> Result<PartsFolder<'a>> {
         publication.create_dir(dir).map_err(|e| Error::io(dir, e))?;
-        check_folder(dir).map_err(|m| Error::in_file(dir, m))?;
+        let before = parts_in(dir).map_err(|m| Error::in_file(dir, m))?;
         sweep_staging(dir);
-        let mut before = Vec::new();
-        for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-            let e = e.map_err(|e| Error::io(dir, e))?;
-            if is_part(&e.file_name().to_string_lossy()) {
-                before.push(e.file_name());
-            }
-        }
         Ok(PartsFolder {
             publication,
             dir: dir.to_path_buf(),
@@ -127,7 +128,7 @@ impl<'a> PartsFolder<'a> {
         if self.staging.is_none() {
             self.staging = Some(Staging::new(&self.dir, self.publication.cleanup())?);
         }
-        Ok(&self.staging.as_ref().expect("made").path)
+        Ok(self.staging.as_ref().expect("made").dir.path())
     }
 
     /// Makes `name`, a part written into the staging folder, part `n` of the release.
@@ -142,7 +143,7 @@ impl<'a> PartsFolder<'a> {
             )));
         }
         self.publication
-            .adopt(&self.part(n), &staging.path.join(name))
+            .adopt(&self.part(n), &staging.dir.path().join(name))
     }
 
     /// Ends the release at `parts` parts: the earlier release's parts past them are removed
@@ -161,37 +162,20 @@ impl<'a> PartsFolder<'a> {
     }
 }
 
-/// A staging folder: 0700, locked while the run lives, removed with its contents when dropped
-/// and listed in the run's clean-up for a signal.
+/// A staging folder: private ([`PrivateDir`]: 0700, removed when dropped and on a signal), and
+/// locked while the run lives.
 struct Staging {
-    path: PathBuf,
-    cleanup: Cleanup,
+    dir: PrivateDir,
     /// Holds the folder's lock: a sweep never takes a live run's folder.
     _lock: std::fs::File,
 }
 
 impl Staging {
     fn new(parent: &Path, cleanup: &Cleanup) -> Result<Staging> {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::Builder::new()
-            .prefix(STAGING)
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(parent)
-            .map_err(|e| Error::io(parent, e))?;
-        cleanup.add_private_dir(dir.path());
+        let dir = PrivateDir::new_in(parent, STAGING, cleanup)?;
         let lock = std::fs::File::open(dir.path()).map_err(|e| Error::io(dir.path(), e))?;
         let _ = rustix::fs::flock(&lock, FlockOperation::NonBlockingLockExclusive);
-        Ok(Staging {
-            path: dir.keep(),
-            cleanup: cleanup.clone(),
-            _lock: lock,
-        })
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        self.cleanup.remove_private_dir(&self.path);
+        Ok(Staging { dir, _lock: lock })
     }
 }
 

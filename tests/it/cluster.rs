@@ -211,11 +211,7 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
             "0.02",
         ],
     );
-    let mut names: Vec<String> = std::fs::read_dir(d.join("parts"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = crate::common::files_in(&d.join("parts"));
     assert!(names.len() >= 2, "a part a task: {names:?}");
     assert!(
         names

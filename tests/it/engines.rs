@@ -201,14 +201,6 @@ fn a_data_set_folder_release_is_the_same_on_both_engines() {
     let d = dir.path();
     let input = d.join("adult.parquet");
     write_parquet(&input, &adult_rows(), 3000);
-    let names = |folder: &Path| -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(folder)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    };
     let release = |engine: &str, out: &str| {
         let cfg = config(d, &input, "", out);
         let flags = [
@@ -227,9 +219,12 @@ fn a_data_set_folder_release_is_the_same_on_both_engines() {
         (r, read_release(&d.join(out)).1)
     };
     let (embedded, mut want) = release("embedded", "embedded/");
-    assert_eq!(names(&d.join("embedded")), ["part-00000.parquet"]);
+    assert_eq!(
+        common::files_in(&d.join("embedded")),
+        ["part-00000.parquet"]
+    );
     let (datafusion, mut got) = release("datafusion", "datafusion/");
-    let parts = names(&d.join("datafusion"));
+    let parts = common::files_in(&d.join("datafusion"));
     assert!(parts.len() >= 2, "one part a partition: {parts:?}");
     for (n, name) in parts.iter().enumerate() {
         assert_eq!(name, &format!("part-{n:05}.parquet"));
@@ -259,7 +254,7 @@ fn a_data_set_folder_release_is_the_same_on_both_engines() {
     std::fs::write(d.join("datafusion/_SUCCESS"), b"").unwrap();
     let (_, again) = release("embedded", "datafusion/");
     assert_eq!(
-        names(&d.join("datafusion")),
+        common::files_in(&d.join("datafusion")),
         ["_SUCCESS", "part-00000.parquet"]
     );
     assert_eq!(again.len(), 30_162);
@@ -309,7 +304,7 @@ fn a_data_set_folder_release_is_the_same_on_both_engines() {
         before
     );
     assert_eq!(
-        names(&d.join("datafusion")),
+        common::files_in(&d.join("datafusion")),
         ["_SUCCESS", "part-00000.parquet"]
     );
 }

@@ -348,10 +348,24 @@ impl<'a> RowEncoder<'a> {
     /// (`out.len() == self.width()`). `line` is for error messages.
     #[inline]
     pub fn encode(&mut self, rec: &ByteRecord, line: u64, out: &mut [u32]) -> Result<()> {
+        self.encode_records(rec, line, out, 1)
+    }
+
+    /// Encodes a row that stands for `records` records (a group of a group-by): the same codes
+    /// as [`RowEncoder::encode`], and the values' record counts (which equal-frequency bins and
+    /// frequency groupings are built from) grow by `records`.
+    #[inline]
+    pub fn encode_records(
+        &mut self,
+        rec: &ByteRecord,
+        line: u64,
+        out: &mut [u32],
+        records: u64,
+    ) -> Result<()> {
         for (c, slot) in self.columns.iter_mut().zip(out.iter_mut()) {
             let raw = io::trim(&rec[c.index]);
             *slot = c
-                .encode(raw)
+                .encode(raw, records)
                 .map_err(|msg| Error::at(&self.path, line, Some(c.name.to_string()), msg))?;
         }
         Ok(())
@@ -413,9 +427,10 @@ impl<'a> RowEncoder<'a> {
 }
 
 impl ColumnEncoder<'_> {
-    /// The code of a trimmed field, or the message of what is wrong with it.
+    /// The code of a trimmed field (of `records` records), or the message of what is wrong
+    /// with it.
     #[inline]
-    fn encode(&mut self, raw: &[u8]) -> std::result::Result<u32, String> {
+    fn encode(&mut self, raw: &[u8], records: u64) -> std::result::Result<u32, String> {
         match &mut self.kind {
             Column::File { path } => {
                 let v = crate::io::utf8_field(raw)?;
@@ -455,14 +470,14 @@ impl ColumnEncoder<'_> {
                 counts,
             } => {
                 if let Some(&c) = cache.get(raw) {
-                    counts[c as usize] += 1;
+                    counts[c as usize] += records;
                     return Ok(c);
                 }
                 let v = crate::io::utf8_field(raw)?;
                 builder.check(v)?;
                 let (code, _) = self.dictionary.intern(v);
                 cache.insert(raw.into(), code);
-                counts.push(1);
+                counts.push(records);
                 Ok(code)
             }
             Column::Map { map } => {

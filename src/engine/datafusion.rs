@@ -428,7 +428,9 @@ impl Session {
                     None => rec.push_field(b""),
                 }
             }
-            encoder.encode(&rec, 0, &mut codes).map_err(unnumbered)?;
+            encoder
+                .encode_records(&rec, 0, &mut codes, count)
+                .map_err(unnumbered)?;
             for (q, by_rank) in code_of.iter_mut().enumerate() {
                 by_rank[ranks[q] as usize] = codes[q];
             }
@@ -495,7 +497,7 @@ impl Session {
             // Parts: every partition of one plan over the whole input, on every core.
             let kind = out.columnar.unwrap_or(Kind::Parquet);
             let df = self.release_frame(&self.ctx, input, job, &format, &udf, &label_type)?;
-            return self.release_parts(df, &out.path, kind, publication, records, progress);
+            return self.release_parts(df, input, &out.path, kind, publication, records, progress);
         }
         // A data set folder: one plan a file, in path order (the partitions of one plan keep
         // the order of one file's byte ranges, not of several files).
@@ -649,10 +651,13 @@ impl Session {
     }
 
     /// (b) into a data set folder: every partition of the release's plan written as a part
-    /// where it runs ([`super::parts`]), then adopted into `folder` in partition order.
+    /// where it runs ([`super::parts`]), then adopted into `folder` in partition order; `input`
+    /// is named if the rows do not add up to the load's.
+    #[allow(clippy::too_many_arguments)]
     fn release_parts(
         &self,
         df: DataFrame,
+        input: &Path,
         folder: &Path,
         kind: Kind,
         publication: &Publication,
@@ -681,7 +686,7 @@ impl Session {
         written.sort();
         let rows: u64 = written.iter().map(|(_, _, r)| r).sum();
         if rows != records {
-            return Err(changed(folder, records, rows));
+            return Err(changed(input, records, rows));
         }
         for (n, (_, file, _)) in written.iter().enumerate() {
             parts.adopt(n, file)?;

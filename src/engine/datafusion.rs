@@ -46,7 +46,7 @@ use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::session_state::SessionStateBuilder;
-use datafusion::functions::core::expr_fn::{coalesce, get_field};
+use datafusion::functions::core::expr_fn::coalesce;
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::logical_expr::{cast, lit, Expr, ScalarUDF};
 use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
@@ -623,31 +623,8 @@ impl Session {
         if !job.input.keep_unknown {
             df = df.filter(!unknown(&names)).map_err(err)?;
         }
-        let args = job.qids.iter().map(|q| text(&names[q.index])).collect();
-        let mut select = Vec::with_capacity(names.len() + 1);
-        select.push(udf.call(args).alias("__labels"));
-        select.extend(names.iter().map(|n| column(n)));
-        df = df.select(select).map_err(err)?;
-        let mut qid_of: Vec<Option<usize>> = vec![None; names.len()];
-        for (j, q) in job.qids.iter().enumerate() {
-            qid_of[q.index] = Some(j);
-        }
-        let mut select = Vec::new();
-        for (i, name) in names.iter().enumerate() {
-            if job.ids.contains(&i) {
-                continue;
-            }
-            select.push(match qid_of[i] {
-                Some(j) => cast(
-                    get_field(column("__labels"), format!("l{j}")),
-                    label_type.clone(),
-                )
-                .alias(name),
-                None => column(name).alias(name),
-            });
-        }
-        let df = df.select(select).map_err(err)?;
-        Ok(df)
+        let qids: Vec<usize> = job.qids.iter().map(|q| q.index).collect();
+        labelled(df, &names, &qids, &job.ids, udf, label_type).map_err(err)
     }
 
     /// (b) into a data set folder: every partition of the release's plan written as a part
@@ -706,6 +683,44 @@ fn changed(path: &Path, records: u64, written: u64) -> Error {
              release has {written})"
         ),
     )
+}
+
+/// `df` (columns `names`) with the columns at `qids` replaced by their labels from `udf` (in
+/// `label_type`), the other columns as they are, the identifiers (`ids`) dropped.
+fn labelled(
+    mut df: DataFrame,
+    names: &[String],
+    qids: &[usize],
+    ids: &[usize],
+    udf: &ScalarUDF,
+    label_type: &DataType,
+) -> datafusion::error::Result<DataFrame> {
+    // The columns as they are: the function takes texts, integers and dictionaries, and has
+    // anything else cast to text.
+    let args = qids.iter().map(|&i| column(&names[i])).collect();
+    let mut select = Vec::with_capacity(names.len() + 1);
+    select.push(udf.call(args).alias("__labels"));
+    select.extend(names.iter().map(|n| column(n)));
+    df = df.select(select)?;
+    // The struct's fields as columns (`__labels.l0`, ...). Reading them with `get_field`
+    // instead let the optimizers push each field access down into the projection that calls
+    // the function, which then ran once a quasi-identifier, not once a batch.
+    df = df.unnest_columns(&["__labels"])?;
+    let mut qid_of: Vec<Option<usize>> = vec![None; names.len()];
+    for (j, &i) in qids.iter().enumerate() {
+        qid_of[i] = Some(j);
+    }
+    let mut select = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if ids.contains(&i) {
+            continue;
+        }
+        select.push(match qid_of[i] {
+            Some(j) => cast(column(&format!("__labels.l{j}")), label_type.clone()).alias(name),
+            None => column(name).alias(name),
+        });
+    }
+    df.select(select)
 }
 
 /// A scan: the DataFrame and its column names by index.
@@ -815,4 +830,84 @@ fn release_udf(
         .collect();
     let suppressed: FxHashSet<Vec<u32>> = suppressed.iter().cloned().collect();
     Ok(ReleaseFn::new(input, ids, labels, suppressed).udf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::release_fn::NAME;
+    use arrow::array::{Int64Array, StringArray};
+
+    /// The release's projection as DataFusion optimizes and runs it: the function is called
+    /// once (not once a quasi-identifier: a field access pushed down into its projection did
+    /// that), an integer column maps by its value, the identifier is dropped and the other
+    /// column kept.
+    #[test]
+    fn the_release_function_runs_once_a_batch() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("name", DataType::Utf8, false),
+            Field::new("age", DataType::Int64, true),
+            Field::new("sex", DataType::Utf8, true),
+            Field::new("note", DataType::Utf8, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(StringArray::from(vec!["ann", "bob", "cy"])),
+                Arc::new(Int64Array::from(vec![Some(30), Some(41), None])),
+                Arc::new(StringArray::from(vec![Some("f"), Some("m"), None])),
+                Arc::new(StringArray::from(vec!["x", "y", "z"])),
+            ],
+        )
+        .unwrap();
+        let map = |pairs: &[(&str, u32)]| -> FxHashMap<String, u32> {
+            pairs.iter().map(|&(t, id)| (t.to_string(), id)).collect()
+        };
+        let udf = ReleaseFn::new(
+            "in.parquet".into(),
+            vec![
+                map(&[("30", 0), ("41", 1), ("", 1)]),
+                map(&[("f", 0), ("m", 1), ("", 1)]),
+            ],
+            vec![
+                vec!["<40".into(), ">=40".into(), "*".into()],
+                vec!["f".into(), "other".into(), "*".into()],
+            ],
+            FxHashSet::default(),
+        )
+        .udf();
+        let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+        let table = datafusion::datasource::MemTable::try_new(schema, vec![vec![batch]]).unwrap();
+        let df = ctx.read_table(Arc::new(table)).unwrap();
+        let names: Vec<String> = ["name", "age", "sex", "note"].map(String::from).into();
+        let df = labelled(df, &names, &[1, 2], &[0], &udf, &DataType::Utf8).unwrap();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let plan = rt.block_on(df.clone().create_physical_plan()).unwrap();
+        let shown = datafusion::physical_plan::displayable(plan.as_ref())
+            .indent(true)
+            .to_string();
+        assert_eq!(shown.matches(NAME).count(), 1, "{shown}");
+        let out = rt.block_on(df.collect()).unwrap();
+        let rows: Vec<Vec<String>> = out
+            .iter()
+            .flat_map(|b| {
+                let cols: Vec<ArrayRef> = b.columns().iter().map(|c| utf8(c).unwrap()).collect();
+                (0..b.num_rows())
+                    .map(move |r| {
+                        cols.iter()
+                            .map(|c| c.as_string::<i32>().value(r).to_string())
+                            .collect()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ["<40", "f", "x"],
+                [">=40", "other", "y"],
+                [">=40", "other", "z"]
+            ]
+        );
+    }
 }

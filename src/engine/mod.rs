@@ -49,6 +49,8 @@ pub mod parts;
 pub mod release_fn;
 #[cfg(feature = "datafusion")]
 mod spill;
+#[cfg(feature = "datafusion")]
+mod text_ids;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -8,8 +8,11 @@
 //! [`ReleaseFn::from_bytes`]): in the process it is called directly; on a Ballista cluster the
 //! plans' codec ([`super::ballista`]) carries it to the scheduler and the executors, which know
 //! nothing else of anonbox. Each label is a key into the level's labels (a dictionary array), so
-//! no text is copied per record. A text the frequency set did not see is an error: the input
-//! changed during the run.
+//! no text is copied per record. The function takes each column as it is read where it can
+//! ([`super::text_ids`]: texts, integers, dictionaries) and maps a whole column at a time; a
+//! suppressed class or a partition's tuple is found by one integer key where the tuple's ids
+//! fit in one word. A text the frequency set did not see is an error: the input changed during
+//! the run.
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -23,6 +26,8 @@ use datafusion::logical_expr::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
+
+use super::text_ids::{argument_type, Miss, TextIds};
 
 /// The function's name in plans.
 pub const NAME: &str = "anonbox_release";
@@ -46,9 +51,10 @@ struct Wire {
 /// The function: its maps, ready to call.
 pub struct ReleaseFn {
     input: String,
-    ids: Vec<FxHashMap<String, u32>>,
+    ids: Vec<TextIds>,
     labels: Vec<ArrayRef>,
-    suppressed: FxHashSet<Vec<u32>>,
+    /// The suppressed classes (each one's value unused); empty when none is.
+    suppressed: ClassMap,
     classes: Option<ClassMap>,
     signature: Signature,
     fields: Fields,
@@ -121,10 +127,16 @@ impl ReleaseFn {
         let fields: Fields = (0..ids.len())
             .map(|j| Field::new(format!("l{j}"), label_type.clone(), false))
             .collect();
-        let classes = classes.map(|c| ClassMap::new(c, &ids));
+        let ids: Vec<TextIds> = ids
+            .iter()
+            .map(|m| TextIds::new(m.iter().map(|(t, &id)| (t.as_str(), id))))
+            .collect();
+        let radix: Vec<u64> = ids.iter().map(TextIds::radix).collect();
+        let classes = classes.map(|c| ClassMap::new(c, radix.clone()));
+        let suppressed = ClassMap::new(suppressed.into_iter().map(|t| (t, 0)).collect(), radix);
         ReleaseFn {
             input,
-            signature: Signature::exact(vec![DataType::Utf8; ids.len()], Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
             ids,
             labels,
             suppressed,
@@ -140,11 +152,7 @@ impl ReleaseFn {
 
     /// The function's state as bytes (for a cluster's codec).
     pub fn to_bytes(&self) -> DfResult<Vec<u8>> {
-        let mut ids: Vec<Vec<(String, u32)>> = self
-            .ids
-            .iter()
-            .map(|m| m.iter().map(|(v, &g)| (v.clone(), g)).collect())
-            .collect();
+        let mut ids: Vec<Vec<(String, u32)>> = self.ids.iter().map(TextIds::entries).collect();
         for m in &mut ids {
             m.sort_unstable();
         }
@@ -156,7 +164,12 @@ impl ReleaseFn {
                 s.iter().map(|v| v.unwrap_or("").to_string()).collect()
             })
             .collect();
-        let mut suppressed: Vec<Vec<u32>> = self.suppressed.iter().cloned().collect();
+        let mut suppressed: Vec<Vec<u32>> = self
+            .suppressed
+            .entries()
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
         suppressed.sort_unstable();
         let classes = self.classes.as_ref().map(|m| {
             let mut c = m.entries();
@@ -206,13 +219,12 @@ enum ClassMap {
 }
 
 impl ClassMap {
-    /// The map of `classes` (each tuple once), whose codes are those of `ids` (text -> leaf
-    /// code).
-    fn new(classes: Vec<(Vec<u32>, u32)>, ids: &[FxHashMap<String, u32>]) -> ClassMap {
-        let mut radix: Vec<u64> = ids
-            .iter()
-            .map(|m| m.values().map(|&c| u64::from(c) + 1).max().unwrap_or(1))
-            .collect();
+    /// The map of `classes` (each tuple once), whose codes are below `radix` (each
+    /// attribute's count of codes; raised where a tuple holds a greater one).
+    fn new(classes: Vec<(Vec<u32>, u32)>, mut radix: Vec<u64>) -> ClassMap {
+        for r in radix.iter_mut() {
+            *r = (*r).max(1);
+        }
         for (t, _) in &classes {
             for (r, &c) in radix.iter_mut().zip(t) {
                 *r = (*r).max(u64::from(c) + 1);
@@ -243,6 +255,17 @@ impl ClassMap {
             ClassMap::Packed { strides, map, .. } => map.get(&pack(codes, strides)).copied(),
             ClassMap::Codes(map) => map.get(codes).copied(),
         }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            ClassMap::Packed { map, .. } => map.len(),
+            ClassMap::Codes(map) => map.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Every (tuple, class), for the wire.
@@ -290,47 +313,65 @@ impl ScalarUDFImpl for ReleaseFn {
         Ok(DataType::Struct(self.fields.clone()))
     }
 
+    fn coerce_types(&self, args: &[DataType]) -> DfResult<Vec<DataType>> {
+        if args.len() != self.ids.len() {
+            return Err(DataFusionError::Plan(format!(
+                "{NAME} takes {} columns, not {}",
+                self.ids.len(),
+                args.len()
+            )));
+        }
+        Ok(args.iter().map(argument_type).collect())
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DfResult<ColumnarValue> {
         let rows = args.number_rows;
-        let nq = self.ids.len();
-        let arrays: Vec<ArrayRef> = args
-            .args
-            .iter()
-            .map(|a| a.to_array(rows))
-            .collect::<DfResult<_>>()?;
-        let texts: Vec<&StringArray> = arrays.iter().map(|a| a.as_string::<i32>()).collect();
-        let top: Vec<i32> = self.labels.iter().map(|l| l.len() as i32 - 1).collect();
-        let mut keys: Vec<Vec<i32>> = (0..nq).map(|_| Vec::with_capacity(rows)).collect();
-        let mut g = vec![0u32; nq];
-        for row in 0..rows {
-            for (j, t) in texts.iter().enumerate() {
-                let v = t.value(row);
-                g[j] = *self.ids[j].get(v).ok_or_else(|| {
-                    DataFusionError::Execution(format!(
-                        "the input changed during the run: '{v}' was not there when {} was \
-                         loaded",
-                        self.input
-                    ))
-                })?;
+        let changed = |what: String| {
+            DataFusionError::Execution(format!(
+                "the input changed during the run: {what} not there when {} was loaded",
+                self.input
+            ))
+        };
+        // Each column's ids, a column at a time.
+        let mut ids: Vec<Vec<u32>> = Vec::with_capacity(self.ids.len());
+        for (a, m) in args.args.iter().zip(&self.ids) {
+            let column = a.to_array(rows)?;
+            let mut out = Vec::new();
+            m.column(&column, &mut out).map_err(|e| match e {
+                Miss::Text(v) => changed(format!("'{v}' was")),
+                Miss::Type(t) => DataFusionError::Internal(format!("{NAME}: a column of type {t}")),
+            })?;
+            ids.push(out);
+        }
+        let mut keys: Vec<Vec<i32>> = if let Some(classes) = &self.classes {
+            let mut class = Vec::with_capacity(rows);
+            let mut g = vec![0u32; ids.len()];
+            for row in 0..rows {
+                for (x, col) in g.iter_mut().zip(&ids) {
+                    *x = col[row];
+                }
+                let c = classes
+                    .get(&g)
+                    .ok_or_else(|| changed("a record's quasi-identifiers were".into()))?;
+                class.push(c as i32);
             }
-            if let Some(classes) = &self.classes {
-                let c = classes.get(&g).ok_or_else(|| {
-                    DataFusionError::Execution(format!(
-                        "the input changed during the run: a record's quasi-identifiers were \
-                         not there when {} was loaded",
-                        self.input
-                    ))
-                })?;
-                for k in keys.iter_mut() {
-                    k.push(c as i32);
+            vec![class; ids.len()]
+        } else {
+            ids.iter()
+                .map(|col| col.iter().map(|&id| id as i32).collect())
+                .collect()
+        };
+        if !self.suppressed.is_empty() {
+            let top: Vec<i32> = self.labels.iter().map(|l| l.len() as i32 - 1).collect();
+            let mut g = vec![0u32; ids.len()];
+            for row in 0..rows {
+                for (x, col) in g.iter_mut().zip(&ids) {
+                    *x = col[row];
                 }
-            } else if !self.suppressed.is_empty() && self.suppressed.contains(&g) {
-                for (k, &t) in keys.iter_mut().zip(&top) {
-                    k.push(t);
-                }
-            } else {
-                for (k, &id) in keys.iter_mut().zip(&g) {
-                    k.push(id as i32);
+                if self.suppressed.get(&g).is_some() {
+                    for (k, &t) in keys.iter_mut().zip(&top) {
+                        k[row] = t;
+                    }
                 }
             }
         }
@@ -479,7 +520,7 @@ mod tests {
         }
         // Narrow codes pack, and unpack for the wire.
         let narrow = vec![(vec![1, 2], 0), (vec![3, 0], 1)];
-        let m = ClassMap::new(narrow, &[FxHashMap::default(), FxHashMap::default()]);
+        let m = ClassMap::new(narrow, vec![0, 0]);
         assert!(matches!(m, ClassMap::Packed { .. }));
         assert_eq!(
             (m.get(&[3, 0]), m.get(&[1, 2]), m.get(&[2, 1])),

@@ -371,6 +371,24 @@ impl<'a> RowEncoder<'a> {
         Ok(())
     }
 
+    /// Encodes attribute `a`'s field (quasi-identifiers, then sensitive attributes), of
+    /// `records` records: what [`RowEncoder::encode_records`] does for that field alone.
+    #[inline]
+    pub fn encode_field(&mut self, a: usize, raw: &[u8], records: u64) -> Result<u32> {
+        let c = &mut self.columns[a];
+        c.encode(io::trim(raw), records)
+            .map_err(|msg| Error::at(&self.path, 0, Some(c.name.to_string()), msg))
+    }
+
+    /// Counts `records` more records of attribute `a`'s value `code`, encoded before: the
+    /// same as encoding its field again, without reading it.
+    #[inline]
+    pub fn recount(&mut self, a: usize, code: u32, records: u64) {
+        if let Column::Built { counts, .. } = &mut self.columns[a].kind {
+            counts[code as usize] += records;
+        }
+    }
+
     /// The dictionaries and hierarchies, once every row is encoded.
     pub fn finish(self) -> Encoding {
         let nq = self.source.qids.len();

@@ -385,14 +385,9 @@ impl Session {
         };
 
         let mut codes = vec![0u32; encoder.width()];
-        let mut slot: Vec<Option<usize>> = vec![None; width];
-        for (a, &i) in attrs.iter().enumerate() {
-            slot[i] = Some(a);
-        }
         let mut tuples = TupleBuilder::new(nq);
         let mut sens: Vec<Vec<u32>> = vec![Vec::new(); source.sensitive.len()];
         let mut stats = ReadStats::default();
-        let mut rec = ByteRecord::new();
         // The groups as they come (they are the frequency set: its memory is the driver's
         // anyway), put in the order of their texts, so that codes follow one order on every
         // run ([`Sorted`]).
@@ -408,10 +403,12 @@ impl Session {
             .map(|b| arrow::compute::cast(b.column(b.num_columns() - 1), &DataType::UInt64))
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| df_err(input, e))?;
-        // Each quasi-identifier's code by rank, once a group has encoded it.
+        // Each attribute's code by rank, once a group has encoded it: a text is encoded (and
+        // checked) once, where its rank first comes, and only counted after that.
         const UNSEEN: u32 = u32::MAX;
-        let mut code_of: Vec<Vec<u32>> =
-            (0..nq).map(|q| vec![UNSEEN; sorted.distinct(q)]).collect();
+        let mut code_of: Vec<Vec<u32>> = (0..attrs.len())
+            .map(|a| vec![UNSEEN; sorted.distinct(a)])
+            .collect();
         for ((b, row), ranks) in sorted.iter() {
             let count = counts[b]
                 .as_primitive::<arrow::datatypes::UInt64Type>()
@@ -421,18 +418,16 @@ impl Session {
                 stats.rows_skipped += count;
                 continue;
             }
-            rec.clear();
-            for s in &slot {
-                match s {
-                    Some(a) => rec.push_field(sorted.text(*a, ranks[*a]).as_bytes()),
-                    None => rec.push_field(b""),
+            for (a, (&rank, code)) in ranks.iter().zip(codes.iter_mut()).enumerate() {
+                let known = &mut code_of[a][rank as usize];
+                if *known == UNSEEN {
+                    *known = encoder
+                        .encode_field(a, sorted.text(a, rank).as_bytes(), count)
+                        .map_err(unnumbered)?;
+                } else {
+                    encoder.recount(a, *known, count);
                 }
-            }
-            encoder
-                .encode_records(&rec, 0, &mut codes, count)
-                .map_err(unnumbered)?;
-            for (q, by_rank) in code_of.iter_mut().enumerate() {
-                by_rank[ranks[q] as usize] = codes[q];
+                *code = *known;
             }
             tuples.push_n(&codes[..nq], count);
             for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
@@ -440,7 +435,7 @@ impl Session {
             }
         }
         // The release's map: each text the plans showed -> its code.
-        let raw: Vec<FxHashMap<String, u32>> = code_of
+        let raw: Vec<FxHashMap<String, u32>> = code_of[..nq]
             .iter()
             .enumerate()
             .map(|(q, by_rank)| {

@@ -348,31 +348,19 @@ impl<'a> RowEncoder<'a> {
     /// (`out.len() == self.width()`). `line` is for error messages.
     #[inline]
     pub fn encode(&mut self, rec: &ByteRecord, line: u64, out: &mut [u32]) -> Result<()> {
-        self.encode_records(rec, line, out, 1)
-    }
-
-    /// Encodes a row that stands for `records` records (a group of a group-by): the same codes
-    /// as [`RowEncoder::encode`], and the values' record counts (which equal-frequency bins and
-    /// frequency groupings are built from) grow by `records`.
-    #[inline]
-    pub fn encode_records(
-        &mut self,
-        rec: &ByteRecord,
-        line: u64,
-        out: &mut [u32],
-        records: u64,
-    ) -> Result<()> {
         for (c, slot) in self.columns.iter_mut().zip(out.iter_mut()) {
             let raw = io::trim(&rec[c.index]);
             *slot = c
-                .encode(raw, records)
+                .encode(raw, 1)
                 .map_err(|msg| Error::at(&self.path, line, Some(c.name.to_string()), msg))?;
         }
         Ok(())
     }
 
-    /// Encodes attribute `a`'s field (quasi-identifiers, then sensitive attributes), of
-    /// `records` records: what [`RowEncoder::encode_records`] does for that field alone.
+    /// Encodes attribute `a`'s field (quasi-identifiers, then sensitive attributes) of a row
+    /// that stands for `records` records (a group of a group-by): the code
+    /// [`RowEncoder::encode`] gives it, and the value's record count (which equal-frequency
+    /// bins and frequency groupings are built from) grows by `records`.
     #[inline]
     pub fn encode_field(&mut self, a: usize, raw: &[u8], records: u64) -> Result<u32> {
         let c = &mut self.columns[a];

@@ -343,43 +343,51 @@ impl ScalarUDFImpl for ReleaseFn {
             })?;
             ids.push(out);
         }
-        let mut keys: Vec<Vec<i32>> = if let Some(classes) = &self.classes {
-            let mut class = Vec::with_capacity(rows);
-            let mut g = vec![0u32; ids.len()];
-            for row in 0..rows {
-                for (x, col) in g.iter_mut().zip(&ids) {
-                    *x = col[row];
-                }
-                let c = classes
-                    .get(&g)
-                    .ok_or_else(|| changed("a record's quasi-identifiers were".into()))?;
-                class.push(c as i32);
+        // Row `row`'s tuple of ids into `g`.
+        let tuple_at = |row: usize, g: &mut [u32]| {
+            for (x, col) in g.iter_mut().zip(&ids) {
+                *x = col[row];
             }
-            vec![class; ids.len()]
-        } else {
-            ids.iter()
-                .map(|col| col.iter().map(|&id| id as i32).collect())
-                .collect()
         };
-        if !self.suppressed.is_empty() {
-            let top: Vec<i32> = self.labels.iter().map(|l| l.len() as i32 - 1).collect();
-            let mut g = vec![0u32; ids.len()];
-            for row in 0..rows {
-                for (x, col) in g.iter_mut().zip(&ids) {
-                    *x = col[row];
+        let mut g = vec![0u32; ids.len()];
+        let keys: Vec<Int32Array> = match &self.classes {
+            // A partition: every label is its class's, one array of keys for all of them.
+            Some(classes) => {
+                let mut class = Vec::with_capacity(rows);
+                for row in 0..rows {
+                    tuple_at(row, &mut g);
+                    let c = classes
+                        .get(&g)
+                        .ok_or_else(|| changed("a record's quasi-identifiers were".into()))?;
+                    class.push(c as i32);
                 }
-                if self.suppressed.get(&g).is_some() {
-                    for (k, &t) in keys.iter_mut().zip(&top) {
-                        k[row] = t;
+                vec![Int32Array::from(class); ids.len()]
+            }
+            // Levels: each id its label, the suppressed classes' records the top label.
+            None => {
+                let mut keys: Vec<Vec<i32>> = ids
+                    .iter()
+                    .map(|col| col.iter().map(|&id| id as i32).collect())
+                    .collect();
+                if !self.suppressed.is_empty() {
+                    let top: Vec<i32> = self.labels.iter().map(|l| l.len() as i32 - 1).collect();
+                    for row in 0..rows {
+                        tuple_at(row, &mut g);
+                        if self.suppressed.get(&g).is_some() {
+                            for (k, &t) in keys.iter_mut().zip(&top) {
+                                k[row] = t;
+                            }
+                        }
                     }
                 }
+                keys.into_iter().map(Int32Array::from).collect()
             }
-        }
+        };
         let cols: Vec<ArrayRef> = keys
             .into_iter()
             .zip(&self.labels)
             .map(|(k, values)| {
-                DictionaryArray::<Int32Type>::try_new(Int32Array::from(k), values.clone())
+                DictionaryArray::<Int32Type>::try_new(k, values.clone())
                     .map(|d| Arc::new(d) as ArrayRef)
             })
             .collect::<std::result::Result<_, _>>()?;

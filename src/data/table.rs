@@ -129,9 +129,39 @@ impl TupleBuilder {
             .extend(std::iter::repeat_n(t, (n - 1) as usize));
     }
 
+    /// [`push_n`](Self::push_n) for a caller that knows `codes` to be either the tuple added
+    /// last or one not added before (sorted groups whose codes each name one value): no
+    /// lookup, and the lookup table is dropped. A later `push` rebuilds it.
+    pub fn push_sorted_n(&mut self, codes: &[u32], n: u64) {
+        if n == 0 {
+            return;
+        }
+        if !self.slots.is_empty() {
+            self.slots = Vec::new();
+        }
+        let tuples = self.tuples();
+        let last = tuples.checked_sub(1);
+        let t = match last {
+            Some(t) if self.columns.iter().zip(codes).all(|(c, &x)| c.get(t) == x) => t,
+            _ => {
+                for (col, &c) in self.columns.iter_mut().zip(codes) {
+                    col.push(c);
+                }
+                tuples
+            }
+        };
+        self.record_tuple
+            .extend(std::iter::repeat_n(t as u32, n as usize));
+    }
+
     #[cold]
     fn grow(&mut self) {
+        // At most 3/4 full, with room for the next tuple (after `push_sorted_n`, the table
+        // may be rebuilt for many tuples at once).
         self.bits += 1;
+        while (self.tuples() + 1) * 4 > (3usize << self.bits) {
+            self.bits += 1;
+        }
         // The old table is freed before the new one is allocated (it is rebuilt from the
         // columns), so the two never add up at the load's peak.
         self.slots = Vec::new();
@@ -398,5 +428,45 @@ mod tests {
         assert_eq!(table.tuples(), first.len());
         assert!(first.len() > 5_000, "{}", first.len());
         assert_eq!(table.rows(), rows.len());
+    }
+
+    /// Sorted groups pushed without lookups, then records by lookup: the lookup table rebuilt
+    /// at once for all the sorted tuples (more than one growth's worth) finds every one of
+    /// them, and the records map to the tuples a builder of lookups alone gives them.
+    #[test]
+    fn sorted_groups_then_lookups() {
+        use super::TupleBuilder;
+        let labels: Vec<Vec<String>> = (0..150).map(|v| vec![v.to_string(), "*".into()]).collect();
+        let h = Hierarchy::from_label_rows("x", &labels);
+        // 10,000 tuples: the table rebuilt for them takes two growths at once.
+        let sorted: Vec<([u32; 2], u64)> = (0..100u32)
+            .flat_map(|a| (0..100u32).map(move |b| ([a, b], 1 + (a + b) as u64 % 3)))
+            .collect();
+        let later: Vec<[u32; 2]> = (0..5000u32).map(|i| [i * 7 % 150, i * 11 % 150]).collect();
+        let mut fast = TupleBuilder::new(2);
+        let mut plain = TupleBuilder::new(2);
+        for (codes, n) in &sorted {
+            // Each group twice in a row (a sensitive value's split): the second merges.
+            fast.push_sorted_n(codes, *n);
+            fast.push_sorted_n(codes, 1);
+            plain.push_n(codes, *n);
+            plain.push_n(codes, 1);
+        }
+        for codes in &later {
+            fast.push(codes);
+            plain.push(codes);
+        }
+        let fast = fast.finish(vec![h.clone(), h.clone()], vec![]);
+        let plain = plain.finish(vec![h.clone(), h], vec![]);
+        assert_eq!(fast.tuples(), plain.tuples());
+        assert!(fast.tuples() > sorted.len(), "later rows add tuples");
+        assert_eq!(fast.rows(), plain.rows());
+        for r in 0..fast.rows() {
+            assert_eq!(fast.tuple_of(r), plain.tuple_of(r), "record {r}");
+            assert_eq!(
+                fast.row(r).collect::<Vec<_>>(),
+                plain.row(r).collect::<Vec<_>>()
+            );
+        }
     }
 }

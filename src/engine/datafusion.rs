@@ -135,6 +135,8 @@ pub struct Session {
     raw: Vec<FxHashMap<String, u32>>,
     /// Bytes the frequency set spilled to disk.
     spilled: usize,
+    /// Threads of the plans and of the driver's work on the groups.
+    threads: usize,
     /// Removed (with the spill files) when the session is dropped, after the plans.
     spill: PrivateDir,
 }
@@ -223,6 +225,7 @@ impl Session {
             ordered,
             raw: Vec::new(),
             spilled: 0,
+            threads,
             spill,
         })
     }
@@ -397,26 +400,23 @@ impl Session {
         }
         drop(stream);
         let flag = skip_unknown.then_some(attrs.len());
-        let sorted = Sorted::new(&batches, attrs.len(), flag, utf8)?;
-        let counts: Vec<ArrayRef> = batches
-            .iter()
-            .map(|b| arrow::compute::cast(b.column(b.num_columns() - 1), &DataType::UInt64))
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|e| df_err(input, e))?;
+        let sorted = Sorted::new(&batches, attrs.len(), flag, self.threads, utf8)?;
         // Each attribute's code by rank, once a group has encoded it: a text is encoded (and
         // checked) once, where its rank first comes, and only counted after that.
         const UNSEEN: u32 = u32::MAX;
         let mut code_of: Vec<Vec<u32>> = (0..attrs.len())
             .map(|a| vec![UNSEEN; sorted.distinct(a)])
             .collect();
-        for ((b, row), ranks) in sorted.iter() {
-            let count = counts[b]
-                .as_primitive::<arrow::datatypes::UInt64Type>()
-                .value(row);
+        // While each quasi-identifier's codes name one text each (the reader may read two texts
+        // as one value, e.g. with spaces trimmed), groups with the same tuple come one after
+        // the other, and tuples need no lookup.
+        let mut taken: Vec<Vec<bool>> = vec![Vec::new(); nq];
+        let mut one_to_one = true;
+        sorted.try_for_each(|count, skipped, ranks| -> Result<()> {
             stats.rows_read += count;
-            if flag.is_some_and(|c| batches[b].column(c).as_boolean().value(row)) {
+            if skipped {
                 stats.rows_skipped += count;
-                continue;
+                return Ok(());
             }
             for (a, (&rank, code)) in ranks.iter().zip(codes.iter_mut()).enumerate() {
                 let known = &mut code_of[a][rank as usize];
@@ -424,16 +424,28 @@ impl Session {
                     *known = encoder
                         .encode_field(a, sorted.text(a, rank).as_bytes(), count)
                         .map_err(unnumbered)?;
+                    if let Some(taken) = taken.get_mut(a) {
+                        let c = *known as usize;
+                        if taken.len() <= c {
+                            taken.resize(c + 1, false);
+                        }
+                        one_to_one &= !std::mem::replace(&mut taken[c], true);
+                    }
                 } else {
                     encoder.recount(a, *known, count);
                 }
                 *code = *known;
             }
-            tuples.push_n(&codes[..nq], count);
+            if one_to_one {
+                tuples.push_sorted_n(&codes[..nq], count);
+            } else {
+                tuples.push_n(&codes[..nq], count);
+            }
             for (col, &c) in sens.iter_mut().zip(&codes[nq..]) {
                 col.extend(std::iter::repeat_n(c, count as usize));
             }
-        }
+            Ok(())
+        })?;
         // The release's map: each text the plans showed -> its code.
         let raw: Vec<FxHashMap<String, u32>> = code_of[..nq]
             .iter()

@@ -24,6 +24,7 @@ use arrow::datatypes::{DataType, UInt64Type};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::text_ids::short_key;
 use crate::Result;
 
 /// The groups of `batches` (their first `attrs` columns are the attributes' texts, as `Utf8`,
@@ -61,18 +62,6 @@ enum Order {
 /// Bits that hold the numbers below `n`.
 fn bits_for(n: usize) -> u32 {
     usize::BITS - n.saturating_sub(1).leading_zeros()
-}
-
-/// `text` as a 128-bit key (its bytes, then its length), if it has at most 15 bytes.
-#[inline]
-fn short_key(text: &[u8]) -> Option<u128> {
-    if text.len() > 15 {
-        return None;
-    }
-    let mut b = [0u8; 16];
-    b[..text.len()].copy_from_slice(text);
-    b[15] = text.len() as u8;
-    Some(u128::from_le_bytes(b))
 }
 
 /// Each group's rank of its text in `a`'s column (the texts in byte order), and per rank the
@@ -222,14 +211,14 @@ impl Sorted {
             None => {
                 let mut keyed: Vec<(u64, u64)> = packed
                     .into_iter()
-                    .zip(&at)
-                    .map(|(key, &(b, r))| {
-                        let (b, r) = (b as usize, r as usize);
-                        let key = match &ties[b] {
-                            Some(t) => key << 1 | u64::from(t.value(r)),
+                    .enumerate()
+                    .map(|(g, key)| {
+                        let key = match tie {
+                            Some(_) => key << 1 | u64::from(flag(g)),
                             None => key,
                         };
-                        (key, counts[b].value(r))
+                        let (b, r) = at[g];
+                        (key, counts[b as usize].value(r as usize))
                     })
                     .collect();
                 // No two groups have the same texts and flag: no two words are equal.

@@ -32,9 +32,9 @@ pub enum Miss {
     Type(DataType),
 }
 
-/// `text` as a 128-bit key, if it is short enough.
+/// `text` as a 128-bit key (its bytes, then its length), if it is short enough.
 #[inline]
-fn short_key(text: &[u8]) -> Option<u128> {
+pub(super) fn short_key(text: &[u8]) -> Option<u128> {
     if text.len() > SHORT {
         return None;
     }

@@ -17,16 +17,23 @@
 //! use; the scheduler plans the node with anonbox's planner ([`session_builder`]). The executors are therefore anonbox's own
 //! (`anonbox-cluster executor`, built from the same crates), not a stock Ballista executor.
 //!
+//! A signal (or a library caller's cancel) cancels the run's jobs on the cluster ([`Jobs`])
+//! before the driver removes its folders: the executors' tasks are aborted, and a part's task
+//! removes its unfinished file, rather than writing on into a staging folder whose run is over.
+//!
 //! The executors read the input by its path: the driver and every executor must see the same
 //! files (one machine, or a shared file system). Their shuffle files hold records' text: the
 //! cluster's work folder must be private (`scripts/cluster.sh` makes it 0700 and removes it).
 
 use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ballista::prelude::SessionContextExt;
+use ballista_core::execution_plans::DistributedQueryExec;
 use ballista_core::extension::SessionConfigExt;
+use ballista_core::serde::protobuf::scheduler_grpc_client::SchedulerGrpcClient;
+use ballista_core::serde::protobuf::CancelJobParams;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use datafusion::catalog::TableProvider;
 use datafusion::common::TableReference;
@@ -39,6 +46,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{PhysicalExtensionCodec, PhysicalProtoConverterExtension};
+use datafusion_proto::protobuf::LogicalPlanNode;
 
 use super::parts;
 use super::release_fn::{ReleaseFn, NAME};
@@ -229,6 +237,92 @@ pub fn reachable(address: &str) -> Result<()> {
     Err(unreachable(last))
 }
 
+/// How long a signal's cleanup waits for the scheduler to take the cancellations.
+pub const CANCEL_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The plans one run sends to the cluster at `address`: each becomes a job once it starts
+/// (its root, Ballista's query node, learns the job's id), and [`Jobs::cancel`] asks the
+/// scheduler to cancel those jobs.
+pub struct Jobs {
+    address: String,
+    plans: Mutex<Vec<Arc<dyn ExecutionPlan>>>,
+}
+
+impl Jobs {
+    pub fn new(address: &str) -> Jobs {
+        Jobs {
+            address: address.to_string(),
+            plans: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn plans(&self) -> std::sync::MutexGuard<'_, Vec<Arc<dyn ExecutionPlan>>> {
+        self.plans
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Tracks `plan`, if it runs on the cluster.
+    pub fn track(&self, plan: &Arc<dyn ExecutionPlan>) {
+        if query(plan).is_some() {
+            self.plans().push(Arc::clone(plan));
+        }
+    }
+
+    /// The ids of the jobs the tracked plans started.
+    fn ids(&self) -> Vec<String> {
+        self.plans()
+            .iter()
+            .filter_map(|p| query(p)?.job_id())
+            .map(String::from)
+            .collect()
+    }
+
+    /// Asks the scheduler to cancel every job started (a finished one is left as it is); gives
+    /// up after [`CANCEL_TIMEOUT`]. For a signal's cleanup: it runs on its own thread, outside
+    /// the run's runtime.
+    pub fn cancel(&self) {
+        let ids = self.ids();
+        if self.plans().is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        let url = format!("http://{}", host_port(&self.address));
+        let cancel = async {
+            let Ok(mut scheduler) = SchedulerGrpcClient::connect(url).await else {
+                return;
+            };
+            // A plan just sent may not know its job's id yet: wait for it a little.
+            let mut ids = ids;
+            for _ in 0..20 {
+                if ids.len() == self.plans().len() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ids = self.ids();
+            }
+            for job_id in ids {
+                let _ = scheduler.cancel_job(CancelJobParams { job_id }).await;
+            }
+        };
+        // The timer is made inside the runtime.
+        runtime.block_on(async move {
+            let _ = tokio::time::timeout(CANCEL_TIMEOUT, cancel).await;
+        });
+    }
+}
+
+/// Ballista's query node at the root of `plan`, if it runs on a cluster.
+fn query(plan: &Arc<dyn ExecutionPlan>) -> Option<&DistributedQueryExec<LogicalPlanNode>> {
+    let any: &dyn std::any::Any = plan.as_ref();
+    any.downcast_ref()
+}
+
 /// The largest plan a driver, scheduler or executor sends or takes (gRPC's limit, 16 MiB by
 /// default): the release's function carries a map as large as the frequency set's distinct
 /// values, and Mondrian's a class per tuple.
@@ -237,7 +331,11 @@ pub const MAX_MESSAGE: usize = 1 << 30;
 /// A context whose plans run on the cluster at `address`, configured by `config`.
 pub async fn context(address: &str, config: SessionConfig) -> DfResult<SessionContext> {
     let (logical, physical) = codecs();
+    // Named, and tracked by polling: the driver learns a job's id as soon as the scheduler
+    // takes it (pushed status gives it only with the first update), so a signal can cancel it.
     let config = config
+        .with_ballista_job_name("anonbox")
+        .set_bool(ballista_core::config::BALLISTA_CLIENT_PULL, true)
         .with_ballista_logical_extension_codec(logical)
         .with_ballista_physical_extension_codec(physical)
         .with_ballista_grpc_client_max_message_size(MAX_MESSAGE);

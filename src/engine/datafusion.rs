@@ -46,6 +46,7 @@ use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::execution::TaskContext;
 use datafusion::functions::core::expr_fn::coalesce;
 use datafusion::functions_aggregate::expr_fn::count;
 use datafusion::logical_expr::{cast, lit, Expr, ScalarUDF};
@@ -137,6 +138,9 @@ pub struct Session {
     spilled: usize,
     /// Threads of the plans and of the driver's work on the groups.
     threads: usize,
+    /// The plans sent to a cluster, cancelled on a signal.
+    #[cfg(feature = "ballista")]
+    jobs: Option<Arc<super::ballista::Jobs>>,
     /// Removed (with the spill files) when the session is dropped, after the plans.
     spill: PrivateDir,
 }
@@ -219,6 +223,19 @@ impl Session {
                 )))
             }
         };
+        // A signal cancels the cluster's jobs before the run's folders go (while the session
+        // lives: the hook holds it weakly).
+        #[cfg(feature = "ballista")]
+        let jobs = params.cluster.as_deref().map(|address| {
+            let jobs = Arc::new(super::ballista::Jobs::new(address));
+            let weak = Arc::downgrade(&jobs);
+            cleanup.on_interrupt(Arc::new(move || {
+                if let Some(jobs) = weak.upgrade() {
+                    jobs.cancel();
+                }
+            }));
+            jobs
+        });
         Ok(Session {
             runtime,
             ctx,
@@ -226,6 +243,8 @@ impl Session {
             raw: Vec::new(),
             spilled: 0,
             threads,
+            #[cfg(feature = "ballista")]
+            jobs,
             spill,
         })
     }
@@ -238,6 +257,21 @@ impl Session {
     /// The private spill folder.
     pub fn spill_dir(&self) -> &Path {
         self.spill.path()
+    }
+
+    /// `df`'s physical plan and its task context (errors name `at`). A cluster's plan is
+    /// tracked, so that a signal cancels its job.
+    fn plan(&self, df: DataFrame, at: &Path) -> Result<(Arc<dyn ExecutionPlan>, Arc<TaskContext>)> {
+        let task = Arc::new(df.task_ctx());
+        let plan = self
+            .runtime
+            .block_on(df.create_physical_plan())
+            .map_err(|e| df_err(at, e))?;
+        #[cfg(feature = "ballista")]
+        if let Some(jobs) = &self.jobs {
+            jobs.track(&plan);
+        }
+        Ok((plan, task))
     }
 
     /// The input of `format` at `path` as a DataFrame of `ctx`, and its column names in order.
@@ -375,11 +409,7 @@ impl Session {
         let df = df
             .aggregate(groups, vec![count(lit(1)).alias("__n")])
             .map_err(|e| df_err(input, e))?;
-        let task = Arc::new(df.task_ctx());
-        let plan = self
-            .runtime
-            .block_on(df.create_physical_plan())
-            .map_err(|e| df_err(input, e))?;
+        let (plan, task) = self.plan(df, input)?;
         let mut stream = {
             // Executing starts the partitions' tasks: on this session's runtime.
             let _runtime = self.runtime.enter();
@@ -518,10 +548,11 @@ impl Session {
         let parts = |target: &Path| -> Result<(SchemaRef, Parts)> {
             let err = |e| df_err(target, e);
             let df = self.release_frame(&self.ordered, target, job, &format, &udf, &label_type)?;
-            let partitions = self
-                .runtime
-                .block_on(df.execute_stream_partitioned())
-                .map_err(err)?;
+            let (plan, task) = self.plan(df, target)?;
+            let partitions = {
+                let _runtime = self.runtime.enter();
+                datafusion::physical_plan::execute_stream_partitioned(plan, task).map_err(err)?
+            };
             let schema: SchemaRef = match partitions.first() {
                 Some(p) => p.schema(),
                 None => {
@@ -654,9 +685,10 @@ impl Session {
         let bar = progress.rows("write", records);
         let (state, plan) = df.into_parts();
         let plan = WriteParts::new(plan, &staging, kind).map_err(err)?.plan();
+        let (plan, task) = self.plan(DataFrame::new(state, plan), folder)?;
         let batches = self
             .runtime
-            .block_on(DataFrame::new(state, plan).collect())
+            .block_on(datafusion::physical_plan::collect(plan, task))
             .map_err(err)?;
         let mut written = Vec::new();
         for b in &batches {

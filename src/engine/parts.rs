@@ -291,6 +291,7 @@ async fn write_part(
         .open(&tmp)
         .map_err(io)?;
     let mut pending = Pending(Some(tmp.clone()));
+    test_pause().await;
     let mut w =
         BatchWriter::new(kind, BufWriter::new(file), input.schema(), &tmp).map_err(external)?;
     let mut rows = 0u64;
@@ -308,6 +309,30 @@ async fn write_part(
     std::fs::rename(&tmp, dir.join(&name)).map_err(io)?;
     pending.0 = None;
     Ok((name, rows))
+}
+
+/// Debug builds only: a pause of `ANONBOX_TEST_PART_DELAY_MS` milliseconds once a part's file
+/// is created, announced on stderr (an executor's log), for the test of a signal cancelling a
+/// cluster's job; a task aborted during the pause says so.
+async fn test_pause() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("ANONBOX_TEST_PART_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        struct Aborted(bool);
+        impl Drop for Aborted {
+            fn drop(&mut self) {
+                if self.0 {
+                    eprintln!("anonbox: test: part task aborted");
+                }
+            }
+        }
+        let mut aborted = Aborted(true);
+        eprintln!("anonbox: test: writing a part");
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        aborted.0 = false;
+    }
 }
 
 /// Plans [`WriteParts`] as [`WritePartsExec`].

@@ -44,7 +44,13 @@ struct Shared {
     /// Private working folders (an engine's spill folder, raw records in it): removed with
     /// everything in them on a signal ([`Cleanup::add_private_dir`]).
     private: Mutex<Vec<PathBuf>>,
+    /// What stops work running outside this process (a cluster's jobs) before the files go
+    /// ([`Cleanup::on_interrupt`]).
+    stoppers: Mutex<Vec<Stopper>>,
 }
+
+/// A hook [`Cleanup::on_interrupt`] lists.
+type Stopper = Arc<dyn Fn() + Send + Sync>;
 
 /// Where a publication stands (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
@@ -122,10 +128,18 @@ impl Cleanup {
         lock(&self.0.private).push(path.to_path_buf());
     }
 
+    /// Lists `stop`, run by a signal's cleanup (or a library caller's cancel) before anything
+    /// is removed: it stops work that would still write into the listed folders, such as a
+    /// cluster's tasks writing a release's parts. It must return within a few seconds, and do
+    /// nothing once its work is over.
+    pub fn on_interrupt(&self, stop: Stopper) {
+        lock(&self.0.stoppers).push(stop);
+    }
+
     /// Removes a private working folder with its contents and unlists it.
     pub fn remove_private_dir(&self, path: &Path) {
         let _phase = self.phase();
-        let _ = std::fs::remove_dir_all(path);
+        remove_private(path);
         lock(&self.0.private).retain(|p| p != path);
     }
 
@@ -173,10 +187,16 @@ impl Cleanup {
         true
     }
 
-    /// Removes every temporary file and created folder listed (the caller holds the lock).
+    /// Stops the work listed with [`Cleanup::on_interrupt`], then removes every temporary file
+    /// and created folder listed (the caller holds the lock).
     fn remove_listed(&self) {
+        let stoppers = lock(&self.0.stoppers).clone();
+        for stop in stoppers {
+            // A hook that fails must not keep the files from going.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stop()));
+        }
         for dir in std::mem::take(&mut *lock(&self.0.private)) {
-            let _ = std::fs::remove_dir_all(dir);
+            remove_private(&dir);
         }
         let temporary = lock(&self.0.temporary).clone();
         for (dir, name) in temporary {
@@ -195,6 +215,20 @@ impl Cleanup {
     /// (that cleanup then exits the process itself) and keeps later signals from starting one.
     pub fn hold_for_exit(&self) {
         std::mem::forget(self.phase());
+    }
+}
+
+/// Removes the private folder `dir` with its contents. Work stopped just before (a cluster's
+/// task) may still create a file in it while it goes, which leaves the folder in place: it is
+/// tried again for up to a second.
+fn remove_private(dir: &Path) {
+    for _ in 0..20 {
+        match std::fs::remove_dir_all(dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound && dir.exists() => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            _ => return,
+        }
     }
 }
 

@@ -570,6 +570,38 @@ mod tests {
         assert!(dir.path().join("c.csv").is_file());
     }
 
+    /// The hooks listed with `on_interrupt` run before anything is removed (a cluster's
+    /// tasks stop before their staging folder goes), a failing one does not keep the rest from
+    /// running or the files from going, and a library caller's cancel runs them too.
+    #[test]
+    fn an_interrupt_stops_outside_work_first() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for cancel in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let cleanup = Cleanup::default();
+            let private =
+                super::super::cleanup::PrivateDir::new_in(dir.path(), "p-", &cleanup).unwrap();
+            let path = private.path().to_path_buf();
+            std::fs::write(path.join("part"), b"x").unwrap();
+            let ran = Arc::new(AtomicUsize::new(0));
+            cleanup.on_interrupt(Arc::new(|| panic!("a failing hook")));
+            let (seen, p) = (Arc::clone(&ran), path.clone());
+            cleanup.on_interrupt(Arc::new(move || {
+                assert!(p.join("part").exists(), "the folder went before the hook");
+                seen.fetch_add(1, Ordering::SeqCst);
+            }));
+            let done = if cancel {
+                cleanup.cancel()
+            } else {
+                cleanup.interrupt()
+            };
+            assert!(done);
+            assert_eq!(ran.load(Ordering::SeqCst), 1);
+            assert!(!path.exists());
+            std::mem::forget(private);
+        }
+    }
+
     #[test]
     fn links_are_followed_and_own_modes_kept() {
         use std::os::unix::fs::PermissionsExt;

@@ -26,7 +26,13 @@ struct Cluster {
 }
 
 fn script(state: &Path, args: &[&str]) -> std::process::Output {
+    script_env(state, args, &[])
+}
+
+/// `scripts/cluster.sh` with `env` set for it (and the processes it starts).
+fn script_env(state: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     Command::new("bash")
+        .envs(env.iter().copied())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/cluster.sh"))
         .args(args)
         .env("ANONBOX_CLUSTER_BIN", env!("CARGO_BIN_EXE_anonbox-cluster"))
@@ -51,12 +57,17 @@ impl Cluster {
 
     /// A cluster started with `up`'s `options` beside the executors and the port.
     fn up_with(executors: usize, options: &[&str]) -> Cluster {
+        Cluster::up_env(executors, options, &[])
+    }
+
+    /// A cluster started with `options`, its processes with `env` set.
+    fn up_env(executors: usize, options: &[&str], env: &[(&str, &str)]) -> Cluster {
         let state = tempfile::tempdir().unwrap();
         let port = free_port().to_string();
         let n = executors.to_string();
         let mut args = vec!["up", "--executors", &n, "--port", &port];
         args.extend_from_slice(options);
-        let out = script(state.path(), &args);
+        let out = script_env(state.path(), &args, env);
         assert!(
             out.status.success(),
             "cluster.sh up: {}",
@@ -78,6 +89,17 @@ impl Cluster {
             .lines()
             .map(|l| l.trim().parse().unwrap())
             .collect()
+    }
+
+    /// The executors' logs, one string.
+    fn executor_logs(&self) -> String {
+        let mut all = String::new();
+        for name in crate::common::files_in(&self.dir().join("logs")) {
+            if name.starts_with("executor-") {
+                all += &std::fs::read_to_string(self.dir().join("logs").join(name)).unwrap();
+            }
+        }
+        all
     }
 
     fn down(&self) -> std::process::Output {
@@ -352,6 +374,64 @@ fn an_executor_killed_mid_run_retries_or_fails_cleanly() {
     let mut after = crate::common::files_in(d);
     after.retain(|f| f != "out.parquet");
     assert_eq!(after, before, "a staged file was left behind");
+}
+
+/// SIGTERM while the executors write a release's parts (the debug build's executors pause each
+/// part's task once its file is created): the driver cancels the job before it removes its
+/// staging folder, so the executors abort the tasks (each removing its unfinished file) rather
+/// than writing on after the run has ended; the run exits 143 and leaves nothing in the output
+/// folder's parent but what was there.
+#[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the debug build's pause hooks (ANONBOX_TEST_*_DELAY_MS)"
+)]
+fn sigterm_during_a_cluster_release_cancels_its_job() {
+    use std::io::Read;
+    let cluster = Cluster::up_env(2, &[], &[("ANONBOX_TEST_PART_DELAY_MS", "600000")]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("adult.parquet");
+    write_parquet(&input, &adult_rows(), 4096);
+    let cfg = config(d, &input, "", "parts/");
+    let before = crate::common::files_in(d);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anonbox"))
+        .current_dir(d)
+        .args(["-quiet", "-config", cfg.to_str().unwrap()])
+        .args(["-engine", &cluster.address, "-threads", "2"])
+        .args(["-method", "Flash", "-k", "5"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waited = |what: &str, secs: u64| {
+        let start = Instant::now();
+        while !cluster.executor_logs().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "no {what:?} in the executors' logs after {secs} s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    waited("anonbox: test: writing a part", 120);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
+    // Without the cancellation the tasks sleep on for ten minutes.
+    waited("anonbox: test: part task aborted", 20);
+    assert_eq!(crate::common::files_in(d), before, "{err}");
 }
 
 /// Executors started with a memory limit below the frequency set's size (ADULT four times

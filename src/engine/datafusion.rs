@@ -5,7 +5,8 @@
 //! - **In the plans** (DataFusion's threads, `-threads` partitions of the input, spilling to a
 //!   private 0700 folder under `-memoryLimit`, [`super::spill`]): the scan of the input (Parquet
 //!   by row group, a data set folder's files in path order, Arrow IPC, record batches in memory,
-//!   or UTF-8 delimited text of a one-byte separator, every column a string), each attribute's
+//!   or UTF-8 delimited text of a one-byte separator, every column a string, in byte ranges
+//!   unless the file holds a quote, [`unquoted`]), each attribute's
 //!   text form (arrow's cast to a string, a null as empty: what the embedded reader reads), the
 //!   toolbox's `?` rule (a record with `?` in any field is skipped and counted), the group-by
 //!   with a count, and the release's projection.
@@ -328,7 +329,7 @@ impl Session {
                     .has_header(format.header())
                     .delimiter(format.separator()[0])
                     .schema(&schema)
-                    .newlines_in_values(true)
+                    .newlines_in_values(!unquoted(path, self.threads))
                     .file_extension("");
                 self.runtime
                     .block_on(ctx.read_csv(absolute(path).to_string_lossy().into_owned(), opts))
@@ -769,6 +770,47 @@ struct Scan {
 }
 
 /// `path` made absolute (DataFusion reads URLs).
+/// True if the delimited file at `path` holds no quote (`"`), read on `threads` threads side
+/// by side: no value can then hold a line break, and the scans may split the file into byte
+/// ranges, each starting after a line break, read on every core (on a cluster, by every
+/// executor). A file with a quote is read as one range: a line break may sit inside a value.
+/// Anything but a regular file, or a read error, counts as quoted (the scan reports the error).
+fn unquoted(path: &Path, threads: usize) -> bool {
+    use std::os::unix::fs::FileExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let len = match file.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => return false,
+    };
+    let quoted = AtomicBool::new(false);
+    let per = len.div_ceil(threads.max(1) as u64).max(1);
+    std::thread::scope(|scope| {
+        for start in (0..len).step_by(per as usize) {
+            let (file, quoted) = (&file, &quoted);
+            scope.spawn(move || {
+                let end = (start + per).min(len);
+                let mut buf = vec![0u8; 1 << 20];
+                let mut at = start;
+                while at < end && !quoted.load(Ordering::Relaxed) {
+                    let want = ((end - at) as usize).min(buf.len());
+                    match file.read_at(&mut buf[..want], at) {
+                        Ok(0) => break,
+                        Ok(n) if memchr::memchr(b'"', &buf[..n]).is_none() => at += n as u64,
+                        _ => {
+                            quoted.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    !quoted.load(Ordering::Relaxed)
+}
+
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
@@ -876,6 +918,51 @@ mod tests {
     use super::*;
     use crate::engine::release_fn::NAME;
     use arrow::array::{Int64Array, StringArray};
+
+    /// A delimited file is scanned in byte ranges, one a thread, unless it holds a quote
+    /// anywhere (the first byte, the last, at a thread's boundary): then in one range.
+    #[test]
+    fn only_unquoted_text_is_scanned_in_ranges() {
+        let dir = tempfile::tempdir().unwrap();
+        let cleanup = Cleanup::default();
+        let params = Params {
+            threads: 4,
+            memory_limit: None,
+            cluster: None,
+        };
+        let session = Session::new(&params, &cleanup).unwrap();
+        let format = Format::new(";", true).unwrap();
+        let mut text = String::from("a;b\n");
+        for i in 0..200_000 {
+            text += &format!("{i};x\n");
+        }
+        let len = text.len();
+        let plain = dir.path().join("plain.csv");
+        std::fs::write(&plain, &text).unwrap();
+        let mut cases = vec![(plain, 4)];
+        for at in [4, len / 4, len / 2, len - 2] {
+            let mut bytes = text.clone().into_bytes();
+            bytes[at] = b'"';
+            let path = dir.path().join(format!("quoted-{at}.csv"));
+            std::fs::write(&path, bytes).unwrap();
+            cases.push((path, 1));
+        }
+        for (path, ranges) in cases {
+            assert_eq!(unquoted(&path, 4), ranges > 1, "{path:?}");
+            let scan = session.scan(&session.ctx, &path, &format).unwrap();
+            let plan = session
+                .runtime
+                .block_on(scan.df.create_physical_plan())
+                .unwrap();
+            assert_eq!(
+                plan.properties().partitioning.partition_count(),
+                ranges,
+                "{path:?}"
+            );
+        }
+        assert!(!unquoted(&dir.path().join("missing.csv"), 4));
+        assert!(!unquoted(dir.path(), 4));
+    }
 
     /// The release's projection as DataFusion optimizes and runs it: the function is called
     /// once (not once a quasi-identifier: a field access pushed down into its projection did

@@ -309,6 +309,54 @@ fn a_data_set_folder_release_is_the_same_on_both_engines() {
     );
 }
 
+/// Delimited text without a quote is read in byte ranges on every core; a file whose quoted
+/// values hold line breaks (most of its line breaks, so that a range boundary read as a record
+/// boundary would cut a value) is read as one range. Either way DataFusion releases the
+/// embedded engine's rows and suppresses as much. (Which scan is split: the engine's unit
+/// test; a part a range on a cluster: `cluster.rs`.)
+#[test]
+fn delimited_text_is_read_in_ranges_unless_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = adult_rows();
+    let plain = d.join("plain.csv");
+    write_csv(&plain, &rows);
+    let quoted = d.join("quoted.csv");
+    let mut text = common::ADULT_ATTRIBUTES.join(";") + ";row\n";
+    for r in &rows {
+        text += &format!("{};\"{}\n\n\n\n\n\n\n\n\n\"\n", r[..9].join(";"), r[9]);
+    }
+    std::fs::write(&quoted, text).unwrap();
+    for input in [&plain, &quoted] {
+        let release = |engine: &str, out: &str| {
+            let cfg = config(d, input, "separator=\";\" header=\"true\"", out);
+            let flags = ["-config", cfg.to_str().unwrap(), "-engine", engine];
+            let r = run_ok(
+                d,
+                &[
+                    &flags[..],
+                    &["-threads", "4", "-k", "5", "-suppression", "0.02"],
+                ]
+                .concat(),
+            );
+            let mut got = read_release(&d.join(out)).1;
+            got.sort();
+            (r, got)
+        };
+        let (embedded, want) = release("embedded", "embedded/");
+        let (datafusion, got) = release("datafusion", "datafusion/");
+        assert_eq!(got.len(), 30_162);
+        assert!(want == got, "{input:?}: the released rows differ");
+        for key in ["transformation", "suppressed_records"] {
+            assert_eq!(embedded[key], datafusion[key], "{input:?}: {key}");
+        }
+        // The checker reads the quasi-identifiers (the `row` values hold line breaks).
+        let qids: Vec<Vec<String>> = got.iter().map(|r| r[..9].to_vec()).collect();
+        let found = recheck(d, &qids, 5, (0.02f64 * 30162.0).floor() as usize);
+        assert_eq!(datafusion["suppressed_records"], found.suppressed as u64);
+    }
+}
+
 /// The toolbox's census sample (VGHs, a category map, `?` rows skipped, identifiers dropped,
 /// a sensitive attribute with l-diversity) and hierarchy builders (`<intervals/>`, `<mask/>`,
 /// `<categories/>`, codes in order of first appearance on the embedded engine): both engines

@@ -162,19 +162,15 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     // From CSV into CSV with suppression: the embedded engine's rows, as a multiset.
     let csv = d.join("adult.csv");
     write_csv(&csv, &adult_rows());
+    let search = ["-method", "Flash", "-k", "10", "-suppression", "0.02"];
     let rows_of = |engine: &str, out: &str| {
         let cfg = config(d, &csv, "separator=\";\" header=\"true\"", out);
-        let flags = [
-            "-separator",
-            ";",
-            "-method",
-            "Flash",
-            "-k",
-            "10",
-            "-suppression",
-            "0.02",
-        ];
-        let r = run_on(d, &cfg, engine, &flags);
+        let r = run_on(
+            d,
+            &cfg,
+            engine,
+            &[&["-separator", ";"][..], &search].concat(),
+        );
         (r, csv_rows(&d.join(out), ";", true))
     };
     let (embedded, want) = rows_of("embedded", "embedded.csv");
@@ -195,17 +191,12 @@ fn ballista_gives_arx_optimum_and_the_embedded_engines_rows() {
     // The same CSV (no quote in it) into a data set folder: the executors read the file in
     // byte ranges, each task writing the part of its range.
     let cfg = config(d, &csv, "separator=\";\" header=\"true\"", "csvparts/");
-    let flags = [
-        "-threads",
-        "2",
-        "-method",
-        "Flash",
-        "-k",
-        "10",
-        "-suppression",
-        "0.02",
-    ];
-    run_on(d, &cfg, &cluster.address, &flags);
+    run_on(
+        d,
+        &cfg,
+        &cluster.address,
+        &[&["-threads", "2"][..], &search].concat(),
+    );
     let parts = crate::common::files_in(&d.join("csvparts"));
     assert!(parts.len() >= 2, "a part a byte range: {parts:?}");
     assert_eq!(sorted(read_release(&d.join("csvparts")).1), want);

@@ -278,9 +278,10 @@ impl Jobs {
             .collect()
     }
 
-    /// Asks the scheduler to cancel every job started (a finished one is left as it is); gives
-    /// up after [`CANCEL_TIMEOUT`]. For a signal's cleanup: it runs on its own thread, outside
-    /// the run's runtime.
+    /// Asks the scheduler to cancel every job started; gives up after [`CANCEL_TIMEOUT`]. A job
+    /// that has already finished is sent the request too: the scheduler then only marks it
+    /// failed (its results were read). For a signal's cleanup: it runs on its own thread,
+    /// outside the run's runtime.
     pub fn cancel(&self) {
         let ids = self.ids();
         if self.plans().is_empty() {

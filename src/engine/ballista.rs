@@ -283,7 +283,6 @@ impl Jobs {
     /// failed (its results were read). For a signal's cleanup: it runs on its own thread,
     /// outside the run's runtime.
     pub fn cancel(&self) {
-        let ids = self.ids();
         if self.plans().is_empty() {
             return;
         }
@@ -299,7 +298,7 @@ impl Jobs {
                 return;
             };
             // A plan just sent may not know its job's id yet: wait for it a little.
-            let mut ids = ids;
+            let mut ids = self.ids();
             for _ in 0..20 {
                 if ids.len() == self.plans().len() {
                     break;

@@ -139,6 +139,9 @@ pub struct Session {
     spilled: usize,
     /// Threads of the plans and of the driver's work on the groups.
     threads: usize,
+    /// Per delimited file scanned: whether it holds no quote ([`unquoted`]), found once for the
+    /// frequency set and the release.
+    unquoted: std::sync::Mutex<FxHashMap<PathBuf, bool>>,
     /// The plans sent to a cluster, cancelled on a signal.
     #[cfg(feature = "ballista")]
     jobs: Option<Arc<super::ballista::Jobs>>,
@@ -244,6 +247,7 @@ impl Session {
             raw: Vec::new(),
             spilled: 0,
             threads,
+            unquoted: Default::default(),
             #[cfg(feature = "ballista")]
             jobs,
             spill,
@@ -273,6 +277,17 @@ impl Session {
             jobs.track(&plan);
         }
         Ok((plan, task))
+    }
+
+    /// [`unquoted`] of `path`, read once a session.
+    fn unquoted(&self, path: &Path) -> bool {
+        let mut known = self
+            .unquoted
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *known
+            .entry(path.to_path_buf())
+            .or_insert_with(|| unquoted(path, self.threads))
     }
 
     /// The input of `format` at `path` as a DataFrame of `ctx`, and its column names in order.
@@ -329,7 +344,7 @@ impl Session {
                     .has_header(format.header())
                     .delimiter(format.separator()[0])
                     .schema(&schema)
-                    .newlines_in_values(!unquoted(path, self.threads))
+                    .newlines_in_values(!self.unquoted(path))
                     .file_extension("");
                 self.runtime
                     .block_on(ctx.read_csv(absolute(path).to_string_lossy().into_owned(), opts))
@@ -769,7 +784,6 @@ struct Scan {
     names: Vec<String>,
 }
 
-/// `path` made absolute (DataFusion reads URLs).
 /// True if the delimited file at `path` holds no quote (`"`), read on `threads` threads side
 /// by side: no value can then hold a line break, and the scans may split the file into byte
 /// ranges, each starting after a line break, read on every core (on a cluster, by every
@@ -811,6 +825,7 @@ fn unquoted(path: &Path, threads: usize) -> bool {
     !quoted.load(Ordering::Relaxed)
 }
 
+/// `path` made absolute (DataFusion reads URLs).
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -414,17 +414,22 @@ fn sigterm_during_a_cluster_release_cancels_its_job() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let waited = |what: &str, secs: u64| {
+    // Waits up to `secs` for the executors' logs to hold one of `lines`.
+    let waited = |lines: &[&str], secs: u64| {
         let start = Instant::now();
-        while !cluster.executor_logs().contains(what) {
+        loop {
+            let logs = cluster.executor_logs();
+            if lines.iter().any(|l| logs.contains(l)) {
+                break;
+            }
             assert!(
                 start.elapsed() < Duration::from_secs(secs),
-                "no {what:?} in the executors' logs after {secs} s"
+                "none of {lines:?} in the executors' logs after {secs} s: {logs}"
             );
             std::thread::sleep(Duration::from_millis(100));
         }
     };
-    waited("anonbox: test: writing a part", 120);
+    waited(&["anonbox: test: writing a part"], 120);
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
         rustix::process::Signal::TERM,
@@ -442,18 +447,10 @@ fn sigterm_during_a_cluster_release_cancels_its_job() {
     // Without the cancellation the tasks sleep on for ten minutes. With it, the executor
     // aborts the task: its part's future says so, or Ballista does (a task running several
     // partitions aborts them through its own spawned streams).
-    let start = Instant::now();
-    let aborted = |logs: &str| {
-        logs.contains("anonbox: test: part task aborted") || logs.contains("Task has been aborted")
-    };
-    while !aborted(&cluster.executor_logs()) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no task aborted 20 s after the signal: {}",
-            cluster.executor_logs()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    waited(
+        &["anonbox: test: part task aborted", "Task has been aborted"],
+        20,
+    );
     assert_eq!(crate::common::files_in(d), before, "{err}");
 }
 
